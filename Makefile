@@ -1,0 +1,93 @@
+# kpeek: plain Makefile. Targets: all (default), check, asan, fuzz, bench, demo,
+# install-deps, clean. Build trees: build/ (normal), build-asan/ (ASan+UBSan).
+CC ?= gcc
+B ?= build
+SAN ?=
+OPT ?= -O2
+CFLAGS_BASE := -std=gnu11 $(OPT) -g -Wall -Wextra -Werror -Wno-unused-parameter \
+	-Wshadow -Wstrict-prototypes -Wmissing-prototypes -fPIC -D_GNU_SOURCE \
+	-Iinclude -Isrc
+ifeq ($(SAN),1)
+CFLAGS_BASE += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS_SAN := -fsanitize=address,undefined
+endif
+CFLAGS ?=
+ALL_CFLAGS := $(CFLAGS_BASE) $(CFLAGS)
+LIBS := -lbpf -lelf -lz -lzstd -llzo2 -lsnappy -lm
+
+LIB_SRC := $(sort $(wildcard src/*.c src/linux/*.c))
+CLI_SRC := $(sort $(wildcard cli/*.c))
+GEN_SRC := $(sort $(wildcard tests/gen/*.c))
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+TOOL_SRC := $(sort $(wildcard tests/tools/*.c))
+
+LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
+GEN_OBJ := $(GEN_SRC:%.c=$(B)/%.o)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(B)/tools/%)
+
+.PHONY: all check unit asan fuzz bench demo vm-check install-deps clean
+all: $(B)/libkpeek.a $(B)/libkpeek.so $(B)/kpeek $(UNIT_BIN) $(TOOL_BIN)
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(B)/libkpeek.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/libkpeek.so: $(LIB_OBJ)
+	$(CC) -shared $(LDFLAGS_SAN) -o $@ $^ $(LIBS)
+
+$(B)/kpeek: $(CLI_OBJ) $(B)/libkpeek.a
+	$(CC) $(LDFLAGS_SAN) -o $@ $(CLI_OBJ) $(B)/libkpeek.a $(LIBS)
+
+$(B)/libkptest.a: $(GEN_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/tests/%: $(B)/tests/unit/%.o $(B)/libkptest.a $(B)/libkpeek.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_SAN) -o $@ $< $(B)/libkptest.a $(B)/libkpeek.a $(LIBS)
+
+$(B)/tools/%: $(B)/tests/tools/%.o $(B)/libkptest.a $(B)/libkpeek.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_SAN) -o $@ $< $(B)/libkptest.a $(B)/libkpeek.a $(LIBS)
+
+# Unit tests of one build tree.
+unit: all
+	@tests/run-unit $(B)
+
+# The whole suite: unit tests (plain and under ASan+UBSan), then the QEMU
+# integration suite against a real Debian kernel.
+check:
+	@scripts/install-deps check
+	$(MAKE) all
+	$(MAKE) B=build-asan SAN=1 all
+	tests/run-unit build build-asan
+	tests/vm/run-suite
+
+asan:
+	$(MAKE) B=build-asan SAN=1 all
+	tests/run-unit build-asan
+
+demo:
+	@scripts/install-deps demo
+	$(MAKE) all
+	tests/vm/demo
+
+fuzz:
+	@scripts/install-deps fuzz
+	$(MAKE) -C fuzz
+
+bench:
+	@scripts/install-deps bench
+	$(MAKE) all
+	bench/run
+
+clean:
+	rm -rf build build-asan fuzz/build
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

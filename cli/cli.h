@@ -1,0 +1,46 @@
+// Shared state of the kpeek CLI and the command table entries.
+#ifndef KPEEK_CLI_H
+#define KPEEK_CLI_H
+
+#include <stdbool.h>
+#include <kpeek/kpeek.h>
+
+struct cli {
+	struct kp_open_options open;	// from global options -c/-m/--kallsyms/--btf
+	bool json;			// --json (global or per command)
+	struct kp_kernel *kernel;	// opened on first cli_kernel()
+};
+
+struct cmd {
+	const char *name;
+	int (*fn)(struct cli *cli, int argc, char **argv);	// argv[0] = command name
+	const char *args;	// e.g. "NAME|ADDR"
+	const char *summary;	// one line for `kpeek --help`
+};
+
+// Opens the kernel named by the global options (once). On failure prints the
+// error and returns NULL; the command then returns cli_fail().
+struct kp_kernel *cli_kernel(struct cli *cli);
+// Prints "kpeek: MESSAGE" on stderr, destroys err, returns the exit status (1).
+int cli_error(struct kp_error *err);
+// Prints "kpeek CMD: formatted message" on stderr, returns 2 (usage error).
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+// Parses a number (0x hex, decimal) or SYMBOL[+-OFFSET] into a virtual address.
+struct kp_error *cli_parse_address(struct cli *cli, const char *arg, uint64_t *ret);
+// True if argv has -h/--help; commands print their usage then and return 0.
+bool cli_wants_help(int argc, char **argv);
+
+int cmd_info(struct cli *cli, int argc, char **argv);
+int cmd_sym(struct cli *cli, int argc, char **argv);
+int cmd_rd(struct cli *cli, int argc, char **argv);
+int cmd_print(struct cli *cli, int argc, char **argv);
+int cmd_vtop(struct cli *cli, int argc, char **argv);
+int cmd_ps(struct cli *cli, int argc, char **argv);
+int cmd_lsmod(struct cli *cli, int argc, char **argv);
+int cmd_loadavg(struct cli *cli, int argc, char **argv);
+int cmd_dmesg(struct cli *cli, int argc, char **argv);
+int cmd_watch(struct cli *cli, int argc, char **argv);
+int cmd_check(struct cli *cli, int argc, char **argv);
+int cmd_list(struct cli *cli, int argc, char **argv);
+
+#endif

@@ -1,0 +1,52 @@
+// The one table / key-value / JSON printer every command uses. Text mode
+// prints aligned tables and "key: value" lines; JSON mode prints one JSON
+// document per command (an object; tables become arrays of objects).
+#ifndef KPEEK_OUTPUT_H
+#define KPEEK_OUTPUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct out;
+
+enum col_kind {
+	COL_STR,	// text; JSON string
+	COL_INT,	// signed decimal; JSON number
+	COL_UINT,	// unsigned decimal; JSON number
+	COL_HEX,	// text "ffff8880..." (no 0x, like ps/crash); JSON string "0x..."
+};
+
+struct column {
+	const char *name;	// header (text) and key (JSON, lower-cased)
+	enum col_kind kind;
+	bool left;		// left-align (default: numbers right, strings left)
+};
+
+// json: JSON instead of text. Output goes to stdout.
+struct out *out_create(bool json);
+// Finishes the document (closes JSON) and frees.
+void out_destroy(struct out *o);
+
+// Key/value pairs at the current level (top-level object or nested object).
+void out_kv_str(struct out *o, const char *key, const char *value);	// NULL -> null / "-"
+void out_kv_int(struct out *o, const char *key, int64_t value);
+void out_kv_uint(struct out *o, const char *key, uint64_t value);
+void out_kv_hex(struct out *o, const char *key, uint64_t value);	// text 0x..., JSON "0x..."
+void out_kv_bool(struct out *o, const char *key, bool value);
+// Nested object / list of objects under key (text: indented section).
+void out_begin_object(struct out *o, const char *key);
+void out_end_object(struct out *o);
+
+// A table under key (JSON: "key": [ {...}, ... ]; text: header + aligned rows,
+// printed at out_table_end). Cells are given row by row, one per column.
+void out_table_begin(struct out *o, const char *key, const struct column *cols, int ncols);
+void out_cell_str(struct out *o, const char *value);
+void out_cell_int(struct out *o, int64_t value);
+void out_cell_uint(struct out *o, uint64_t value);
+void out_cell_hex(struct out *o, uint64_t value);
+void out_table_end(struct out *o);
+
+// Free text (text mode only; ignored in JSON mode), e.g. a hexdump line.
+void out_text(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,49 @@
+// Address-range -> reader segment maps, one per address space (virtual,
+// physical), plus an optional virtual->physical translator for virtual
+// addresses that no virtual segment covers (physical-only dumps).
+#ifndef KP_MEMORY_H
+#define KP_MEMORY_H
+
+#include <kpeek/kpeek.h>
+
+// Reads count bytes at address; offset is the source offset for address
+// (segment offset + distance into the segment).
+typedef struct kp_error *kp_read_fn(void *buf, uint64_t address, size_t count,
+				    uint64_t offset, void *arg);
+
+// Translates vaddr. On success *paddr_ret is the physical address and
+// *size_ret the bytes that stay contiguous from vaddr (to the end of its page).
+// An unmapped address returns a KP_ERR_FAULT error naming vaddr.
+typedef struct kp_error *kp_translate_fn(void *arg, uint64_t vaddr,
+					 uint64_t *paddr_ret, uint64_t *size_ret);
+
+struct kp_memory;
+
+struct kp_error *kp_memory_create(struct kp_memory **ret);
+void kp_memory_destroy(struct kp_memory *mem);
+
+// Maps [start, start + size) of space to fn(arg) with source offset 'offset' at
+// start. Where the new range overlaps ranges already added, the earlier ones win
+// and only the gaps are mapped (kdump vmcores map kernel text twice).
+struct kp_error *kp_memory_add(struct kp_memory *mem, enum kp_space space,
+			       uint64_t start, uint64_t size, kp_read_fn *fn,
+			       void *arg, uint64_t offset);
+void kp_memory_set_translator(struct kp_memory *mem, kp_translate_fn *fn, void *arg);
+
+// Reads exactly count bytes, across segment edges; on a hole, fails with
+// KP_ERR_FAULT naming the first missing address. Allocates nothing on success.
+struct kp_error *kp_memory_read(struct kp_memory *mem, enum kp_space space,
+				uint64_t address, void *buf, size_t count);
+
+// Sorted, merged-where-adjacent ranges of a space; owned by mem, valid until
+// the next kp_memory_add.
+size_t kp_memory_ranges(struct kp_memory *mem, enum kp_space space,
+			const struct kp_range **ret);
+bool kp_memory_has_segments(struct kp_memory *mem, enum kp_space space);
+
+// Reader for memsz > filesz tails: fills with zeros.
+kp_read_fn kp_read_zero;
+// Reader over a caller-owned buffer: arg points at the bytes, offset indexes them.
+kp_read_fn kp_read_buffer;
+
+#endif
