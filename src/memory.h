@@ -41,6 +41,19 @@ size_t kp_memory_ranges(struct kp_memory *mem, enum kp_space space,
 			const struct kp_range **ret);
 bool kp_memory_has_segments(struct kp_memory *mem, enum kp_space space);
 
+// The segment of space that contains address, else the first one above it
+// (false if none): its range (last inclusive), reader and source offset of
+// its start. Lets scans skip memory that cannot hold data (kp_read_zero
+// tails, holes in sparse files) without reading it. (Added for locate.c.)
+struct kp_segment_info {
+	uint64_t start, last;
+	kp_read_fn *fn;
+	void *arg;
+	uint64_t offset;
+};
+bool kp_memory_segment_at(struct kp_memory *mem, enum kp_space space, uint64_t address,
+			  struct kp_segment_info *ret);
+
 // Reader for memsz > filesz tails: fills with zeros.
 kp_read_fn kp_read_zero;
 // Reader over a caller-owned buffer: arg points at the bytes, offset indexes them.

@@ -42,6 +42,10 @@ struct kp_source_ops {
 
 extern const struct kp_source_ops kp_elf_core_ops;	// elf_core.c
 extern const struct kp_source_ops kp_kdump_ops;		// kdump.c (incl. flattened)
+extern const struct kp_source_ops kp_lime_ops;		// lime.c (LiME, AVML)
+// raw.c: the whole file is physical memory from base (no probe: --raw).
+struct kp_error *kp_raw_open(struct kp_file *file, uint64_t base, struct kp_memory *mem,
+			     struct kp_source *src);
 
 // Parses an ELF note area (as in PT_NOTE or a kdump notes region): collects
 // VMCOREINFO, NT_PRSTATUS and QEMU CPU state into src. Malformed notes fail
@@ -49,5 +53,8 @@ extern const struct kp_source_ops kp_kdump_ops;		// kdump.c (incl. flattened)
 struct kp_error *kp_notes_parse(const uint8_t *buf, size_t len, const char *where,
 				uint64_t file_offset, struct kp_source *src);
 void kp_source_deinit(struct kp_source *src);
+// Test hook: decompressed-page cache hits and misses of a kdump source.
+void kp_kdump_cache_stats(const struct kp_source *src, uint64_t *hits_ret,
+			  uint64_t *misses_ret);
 
 #endif
