@@ -13,6 +13,9 @@ void kp_symtab_destroy(struct kp_symtab *st);
 // type: nm letter or '?'. module: NULL for core kernel.
 struct kp_error *kp_symtab_add(struct kp_symtab *st, const char *name, size_t name_len,
 			       uint64_t address, char type, const char *module);
+// Optional: room for count more symbols (and names), so that a bulk load
+// does not grow (and rehash) its arrays step by step.
+struct kp_error *kp_symtab_reserve(struct kp_symtab *st, size_t count);
 // Sorts and indexes; lookups finalize implicitly when needed.
 struct kp_error *kp_symtab_finalize(struct kp_symtab *st);
 size_t kp_symtab_count(struct kp_symtab *st);
