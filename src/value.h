@@ -1,0 +1,47 @@
+// Typed values: a BTF type (id in the working BTF, see btf.h) plus either an
+// lvalue address in kernel virtual memory or inline bytes (an rvalue), and
+// for bitfields the bit offset and width.
+#ifndef KP_VALUE_H
+#define KP_VALUE_H
+
+#include <kpeek/kpeek.h>
+
+struct btf;
+struct kp_kernel;
+
+// Biggest value read in one piece (e.g. *(char (*)[N])p with a huge N).
+#define KP_VALUE_MAX_SIZE (64u << 20)
+
+struct kp_value {
+	struct kp_kernel *kernel;
+	struct btf *btf;	// the kernel's working BTF
+	uint32_t type;
+	bool lvalue;
+	uint64_t address;	// lvalue: first byte (of the bitfield's storage)
+	uint32_t bit_offset;	// bitfield: bits from address / data[0], 0-7
+	uint32_t bit_size;	// 0 unless a bitfield
+	uint64_t size;		// bytes at address / in data
+	uint8_t *data;		// rvalue bytes (or NULL for an unread lvalue); owned
+	// A symbol with no known type: only & and casts may use it.
+	bool untyped;
+	// A per-CPU variable (or part of one) used without per_cpu(): its
+	// address is an offset into each CPU's area.
+	bool percpu;
+	char *symbol;		// untyped / percpu symbol name (owned), for messages
+};
+
+// An lvalue of type at address (no read).
+struct kp_error *kp_value_lvalue(struct kp_kernel *kernel, uint32_t type, uint64_t address,
+				 struct kp_value **ret);
+// An rvalue holding a copy of size bytes (size must be the type's size).
+struct kp_error *kp_value_rvalue(struct kp_kernel *kernel, uint32_t type, const void *bytes,
+				 uint64_t size, struct kp_value **ret);
+// An integer / pointer rvalue of type holding v (truncated to the type size).
+struct kp_error *kp_value_from_u64(struct kp_kernel *kernel, uint32_t type, uint64_t v,
+				   struct kp_value **ret);
+// Reads the bytes of an lvalue (once; kept in data). Rvalues: no-op.
+struct kp_error *kp_value_fetch(struct kp_value *value);
+// Integer/pointer contents, sign-extended for signed types; bitfields extracted.
+struct kp_error *kp_value_scalar(struct kp_value *value, uint64_t *ret);
+
+#endif

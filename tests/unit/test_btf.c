@@ -1,0 +1,364 @@
+// BTF loading (file, memory, corrupt headers), type helpers, type names,
+// member lookup through anonymous members and bitfields, layouts by name.
+#include <bpf/btf.h>
+#include <linux/btf.h>
+
+#include "test.h"
+#include "btf.h"
+#include "expr.h"
+#include "kernel.h"
+#include "../gen/mkbtf.h"
+
+static char *type_name_of(struct kp_kernel *k, const char *type)
+{
+	uint32_t id = 0;
+	struct btf *btf;
+	char *name = NULL;
+	CHECK_OK(kp_btf_work(k, &btf));
+	struct kp_error *err = kp_parse_type(k, type, &id);
+	if (err) {
+		FAILF("kp_parse_type(%s): %s", type, err->message);
+		kp_error_destroy(err);
+		return strdup("?");
+	}
+	CHECK_OK(kp_btf_type_name(btf, id, &name));
+	return name ? name : strdup("?");
+}
+
+TEST(load_from_file)
+{
+	struct kp_kernel *k = mkk_create(MKK_BTF_FILE, NULL, 0);
+	struct btf *btf = NULL;
+	CHECK_OK(kp_kernel_load_btf(k));
+	CHECK_OK(kp_kernel_btf(k, &btf));
+	CHECK(btf != NULL && btf == k->btf);
+	CHECK_STR(k->btf_source, k->btf_path);
+	CHECK(btf__find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT) > 0);
+	mkk_destroy(k);
+}
+
+TEST(load_from_memory)
+{
+	struct kp_kernel *k = mkk_create(MKK_BTF_MEMORY, NULL, 0);
+	struct btf *btf = NULL;
+	CHECK_OK(kp_kernel_btf(k, &btf));
+	CHECK(btf != NULL);
+	CHECK(k->btf_source && strncmp(k->btf_source, ".BTF in memory (0xffffffff82010000, ",
+				       36) == 0);
+	uint64_t size;
+	CHECK_OK(kp_type_size(k, "struct task_struct", &size));
+	CHECK_U64(size, MKBTF_TASK_SIZE);
+	mkk_destroy(k);
+}
+
+TEST(no_btf_symbols)
+{
+	struct kp_kernel *k = mkk_create(MKK_BTF_NONE, NULL, 0);
+	CHECK_ERR(kp_kernel_load_btf(k), KP_ERR_NOT_FOUND,
+		  "no BTF: symbols __start_BTF/__stop_BTF not found; pass --btf FILE");
+	// The failure is remembered, and each call returns its own copy.
+	CHECK(k->btf_error != NULL);
+	CHECK_ERR(kp_kernel_load_btf(k), KP_ERR_NOT_FOUND, "__start_BTF");
+	struct kp_value *v;
+	CHECK_ERR(kp_eval(k, "1", &v), KP_ERR_NOT_FOUND, "no BTF");
+	mkk_destroy(k);
+}
+
+TEST(btf_memory_absent)
+{
+	struct kp_kernel *k = mkk_create(MKK_BTF_NONE, NULL, 0);
+	mkk_symbol(k, "__start_BTF", 0xffffffff90000000ULL, 'R');
+	mkk_symbol(k, "__stop_BTF", 0xffffffff90001000ULL, 'R');
+	CHECK_ERR(kp_kernel_load_btf(k), KP_ERR_FAULT, "reading .BTF at 0xffffffff90000000");
+	mkk_destroy(k);
+	k = mkk_create(MKK_BTF_NONE, NULL, 0);
+	mkk_symbol(k, "__start_BTF", 0xffffffff90000000ULL, 'R');
+	mkk_symbol(k, "__stop_BTF", 0xffffffff80000000ULL, 'R');
+	CHECK_ERR(kp_kernel_load_btf(k), KP_ERR_FORMAT, "bad .BTF bounds");
+	mkk_destroy(k);
+}
+
+static void corrupt_case(size_t off, const void *bytes, size_t n, const char *want)
+{
+	size_t size;
+	uint8_t *blob = mkbtf_build(&size);
+	memcpy(blob + off, bytes, n);
+	CHECK_ERR(kp_btf_validate(blob, size, "test"), KP_ERR_FORMAT, want);
+	// Through both loaders too.
+	struct kp_kernel *k = mkk_create(MKK_BTF_MEMORY, blob, size);
+	CHECK_ERR(kp_kernel_load_btf(k), KP_ERR_FORMAT, want);
+	mkk_destroy(k);
+	k = mkk_create(MKK_BTF_FILE, blob, size);
+	CHECK_ERR(kp_kernel_load_btf(k), KP_ERR_FORMAT, want);
+	mkk_destroy(k);
+	free(blob);
+}
+
+TEST(corrupt_headers)
+{
+	uint16_t magic = 0x9feb;
+	corrupt_case(0, &magic, 2, "bad BTF magic 0x9feb at offset 0 (expected 0xeb9f)");
+	uint8_t version = 2;
+	corrupt_case(2, &version, 1, "unsupported BTF version 2");
+	uint32_t v = 8;
+	corrupt_case(4, &v, 4, "bad BTF header length 8");
+	v = 0x7fffffff;
+	corrupt_case(4, &v, 4, "bad BTF header length 2147483647");
+	v = 0x7ffffff0;
+	corrupt_case(8, &v, 4, "type section [2147483632");	// type_off
+	v = 0x7fffffff;
+	corrupt_case(12, &v, 4, "runs past the end");		// type_len
+	corrupt_case(16, &v, 4, "string section [2147483647");	// str_off
+	corrupt_case(20, &v, 4, "string section");		// str_len
+	v = 0xffffffff;
+	corrupt_case(12, &v, 4, "runs past the end");		// 32-bit overflow
+	v = 2;
+	corrupt_case(8, &v, 4, "not 4-byte aligned");
+	CHECK_ERR(kp_btf_validate("\x9f\xeb", 2, "tiny"), KP_ERR_FORMAT,
+		  "tiny: truncated BTF: 2 bytes, the header needs 24");
+	// Strings that are not NUL-terminated at the end of the section.
+	size_t size;
+	uint8_t *blob = mkbtf_build(&size);
+	blob[size - 1] = 'x';
+	CHECK_ERR(kp_btf_validate(blob, size, "t"), KP_ERR_FORMAT, "bad BTF string section");
+	free(blob);
+	// Not BTF at all: a text file.
+	struct kp_kernel *k = mkk_create(MKK_BTF_FILE, "hello, world, this is not BTF", 30);
+	CHECK_ERR(kp_kernel_load_btf(k), KP_ERR_FORMAT, "bad BTF magic");
+	mkk_destroy(k);
+}
+
+TEST(missing_btf_file)
+{
+	struct kp_kernel *k = mkk_create(MKK_BTF_NONE, NULL, 0);
+	k->btf_path = strdup("/nonexistent/btf");
+	struct kp_error *err = kp_kernel_load_btf(k);
+	CHECK(err && strstr(err->message, "/nonexistent/btf"));
+	kp_error_destroy(err);
+	mkk_destroy(k);
+}
+
+TEST(truncated_types_rejected)
+{
+	// Type section claims more bytes than the types hold: libbpf must refuse
+	// it after our header checks pass (or our checks catch it).
+	size_t size;
+	uint8_t *blob = mkbtf_build(&size);
+	struct btf_header *h = (struct btf_header *)blob;
+	h->type_len -= 6;	// cuts the last type in half
+	struct kp_kernel *k = mkk_create(MKK_BTF_MEMORY, blob, size);
+	CHECK_ERR(kp_kernel_load_btf(k), KP_ERR_FORMAT, ".BTF in memory");
+	mkk_destroy(k);
+	free(blob);
+}
+
+TEST(type_names)
+{
+	struct kp_kernel *k = mkk_create(MKK_BTF_FILE, NULL, 0);
+	char *s;
+	CHECK_STR(s = type_name_of(k, "struct task_struct *"), "struct task_struct *");
+	free(s);
+	CHECK_STR(s = type_name_of(k, "char[16]"), "char [16]");
+	free(s);
+	CHECK_STR(s = type_name_of(k, "unsigned long[3]"), "unsigned long [3]");
+	free(s);
+	CHECK_STR(s = type_name_of(k, "long unsigned int"), "unsigned long");
+	free(s);
+	CHECK_STR(s = type_name_of(k, "unsigned long long"), "unsigned long long");
+	free(s);
+	CHECK_STR(s = type_name_of(k, "u64 **"), "u64 **");
+	free(s);
+	CHECK_STR(s = type_name_of(k, "void *[]"), "void *[]");
+	free(s);
+	CHECK_STR(s = type_name_of(k, "const char *"), "const char *");
+	free(s);
+	CHECK_STR(s = type_name_of(k, "char const * const"), "const char *const");
+	free(s);
+	CHECK_STR(s = type_name_of(k, "struct list_head[2][3]"), "struct list_head [2][3]");
+	free(s);
+	CHECK_STR(s = type_name_of(k, "pgd_t[512]"), "pgd_t [512]");
+	free(s);
+	CHECK_STR(s = type_name_of(k, "enum task_state"), "enum task_state");
+	free(s);
+	CHECK_STR(s = type_name_of(k, "enum big_enum"), "enum big_enum");
+	free(s);
+
+	// Pointers to arrays and functions need parentheses.
+	struct btf *btf;
+	CHECK_OK(kp_btf_work(k, &btf));
+	uint32_t arr, parr, fn;
+	CHECK_OK(kp_parse_type(k, "char[16]", &arr));
+	CHECK_OK(kp_btf_pointer_to(k, arr, &parr));
+	CHECK_OK(kp_btf_type_name(btf, parr, &s));
+	CHECK_STR(s, "char (*)[16]");
+	free(s);
+	CHECK_OK(kp_btf_find(k, BTF_KIND_FUNC, "do_thing", &fn));
+	CHECK_OK(kp_btf_type_name(btf, fn, &s));
+	CHECK_STR(s, "int (int)");
+	free(s);
+	CHECK_OK(kp_btf_decl_name(btf, parr, "p", &s));
+	CHECK_STR(s, "char (*p)[16]");
+	free(s);
+	uint32_t task;
+	CHECK_OK(kp_parse_type(k, "struct task_struct", &task));
+	struct kp_btf_member m;
+	CHECK_OK(kp_btf_member(btf, task, "fn", 2, &m));
+	CHECK_OK(kp_btf_type_name(btf, m.type, &s));
+	CHECK_STR(s, "int (*)(int)");
+	free(s);
+	uint32_t unk;
+	CHECK_OK(kp_btf_unknown_func(k, &unk));
+	CHECK_OK(kp_btf_type_name(btf, unk, &s));
+	CHECK_STR(s, "void (...)");
+	free(s);
+	// Synthesized types are cached.
+	uint32_t again;
+	CHECK_OK(kp_btf_pointer_to(k, arr, &again));
+	CHECK_U64(again, parr);
+	mkk_destroy(k);
+}
+
+TEST(type_parse_errors)
+{
+	struct kp_kernel *k = mkk_create(MKK_BTF_FILE, NULL, 0);
+	uint32_t id;
+	CHECK_ERR(kp_parse_type(k, "struct nosuch", &id), KP_ERR_NOT_FOUND,
+		  "struct nosuch not found in BTF");
+	CHECK_ERR(kp_parse_type(k, "nosuch_t *", &id), KP_ERR_NOT_FOUND,
+		  "unknown type name 'nosuch_t'");
+	CHECK_ERR(kp_parse_type(k, "short", &id), KP_ERR_NOT_FOUND, "type 'short' not found");
+	CHECK_ERR(kp_parse_type(k, "char char", &id), KP_ERR_SYNTAX, "bad combination");
+	CHECK_ERR(kp_parse_type(k, "int [3", &id), KP_ERR_SYNTAX, "column 7: expected ']'");
+	CHECK_ERR(kp_parse_type(k, "int x", &id), KP_ERR_SYNTAX, "column 5");
+	CHECK_ERR(kp_parse_type(k, "", &id), KP_ERR_SYNTAX, "expected a type name");
+	mkk_destroy(k);
+}
+
+TEST(members_through_anonymous_and_bitfields)
+{
+	struct kp_kernel *k = mkk_create(MKK_BTF_FILE, NULL, 0);
+	uint64_t off, size;
+	CHECK_OK(kp_member_offset(k, "struct task_struct", "a_uint", &off, &size));
+	CHECK_U64(off, 4);
+	CHECK_U64(size, 4);
+	CHECK_OK(kp_member_offset(k, "struct task_struct", "y", &off, &size));
+	CHECK_U64(off, 84);
+	CHECK_OK(kp_member_offset(k, "struct task_struct", "tasks.prev", &off, &size));
+	CHECK_U64(off, 16);
+	CHECK_U64(size, 8);
+	CHECK_OK(kp_member_offset(k, "struct task_struct", "comm[3]", &off, &size));
+	CHECK_U64(off, 35);
+	CHECK_U64(size, 1);
+	CHECK_OK(kp_member_offset(k, "struct task_struct", "comm", &off, &size));
+	CHECK_U64(size, 16);
+	CHECK_OK(kp_member_offset(k, "struct task_struct", "utime", &off, &size));
+	CHECK_U64(off, 72);
+	CHECK_U64(size, 8);	// through typedef u64 -> __u64 -> unsigned long long
+	CHECK_OK(kp_member_offset(k, "pgd_t", "pgd", &off, &size));
+	CHECK_U64(off, 0);
+	CHECK_U64(size, 8);
+	// Repeated calls hit the cache and give the same answer.
+	for (int i = 0; i < 3; i++) {
+		CHECK_OK(kp_member_offset(k, "struct task_struct", "tasks.prev", &off, &size));
+		CHECK_U64(off, 16);
+	}
+
+	struct btf *btf;
+	CHECK_OK(kp_btf_work(k, &btf));
+	uint32_t task;
+	CHECK_OK(kp_parse_type(k, "struct task_struct", &task));
+	struct kp_btf_member m;
+	CHECK_OK(kp_btf_member(btf, task, "flag_b", 6, &m));
+	CHECK_U64(m.bit_offset, 385);
+	CHECK_U64(m.bit_size, 3);
+	CHECK_OK(kp_btf_member(btf, task, "neg", 3, &m));
+	CHECK_U64(m.bit_offset, 388);
+	CHECK_U64(m.bit_size, 4);
+	CHECK(kp_btf_is_signed(btf, m.type));
+	CHECK_OK(kp_btf_member(btf, task, "pid", 3, &m));
+	CHECK_U64(m.bit_size, 0);
+	CHECK(kp_btf_kind(btf, m.type) == BTF_KIND_INT);	// pid_t stripped
+
+	CHECK_ERR(kp_member_offset(k, "struct task_struct", "com", &off, &size), KP_ERR_TYPE,
+		  "struct task_struct has no member 'com' (did you mean: comm?)");
+	CHECK_ERR(kp_member_offset(k, "struct task_struct", "flagb", &off, &size), KP_ERR_TYPE,
+		  "did you mean: flag_b");
+	CHECK_ERR(kp_member_offset(k, "struct task_struct", "pid.x", &off, &size), KP_ERR_TYPE,
+		  "non-struct");
+	CHECK_ERR(kp_member_offset(k, "struct task_struct", "pid[0]", &off, &size), KP_ERR_TYPE,
+		  "not an array");
+	CHECK_ERR(kp_member_offset(k, "struct task_struct", "comm[", &off, &size), KP_ERR_SYNTAX,
+		  "bad index");
+	CHECK_ERR(kp_member_offset(k, "struct task_struct", "", &off, &size), KP_ERR_INVALID,
+		  "empty member");
+	CHECK_ERR(kp_member_offset(k, "struct nosuch", "x", &off, &size), KP_ERR_NOT_FOUND,
+		  "struct nosuch");
+	mkk_destroy(k);
+}
+
+TEST(type_sizes)
+{
+	struct kp_kernel *k = mkk_create(MKK_BTF_FILE, NULL, 0);
+	uint64_t size;
+	CHECK_OK(kp_type_size(k, "struct list_head", &size));
+	CHECK_U64(size, 16);
+	CHECK_OK(kp_type_size(k, "u64", &size));
+	CHECK_U64(size, 8);
+	CHECK_OK(kp_type_size(k, "unsigned long[3]", &size));
+	CHECK_U64(size, 24);
+	CHECK_OK(kp_type_size(k, "struct task_struct *", &size));
+	CHECK_U64(size, 8);
+	CHECK_ERR(kp_type_size(k, "void", &size), KP_ERR_TYPE, "no size");
+	mkk_destroy(k);
+}
+
+TEST(vars_and_int_names)
+{
+	struct kp_kernel *k = mkk_create(MKK_BTF_FILE, NULL, 0);
+	uint32_t type;
+	bool percpu;
+	CHECK(kp_btf_var(k, "global_counter", &type, &percpu));
+	CHECK(!percpu);
+	CHECK(kp_btf_var(k, "runqueue_cnt", &type, &percpu));
+	CHECK(percpu);
+	CHECK(!kp_btf_var(k, "init_task", &type, &percpu));
+	char buf[32];
+	CHECK(kp_btf_int_cname("long unsigned int", buf, sizeof(buf)));
+	CHECK_STR(buf, "unsigned long");
+	CHECK(kp_btf_int_cname("short int", buf, sizeof(buf)));
+	CHECK_STR(buf, "short");
+	CHECK(kp_btf_int_cname("signed char", buf, sizeof(buf)));
+	CHECK_STR(buf, "signed char");
+	CHECK(kp_btf_int_cname("long long int", buf, sizeof(buf)));
+	CHECK_STR(buf, "long long");
+	CHECK(kp_btf_int_cname("unsigned", buf, sizeof(buf)));
+	CHECK_STR(buf, "unsigned int");
+	CHECK(!kp_btf_int_cname("long long long", buf, sizeof(buf)));
+	CHECK(!kp_btf_int_cname("u64", buf, sizeof(buf)));
+	uint32_t id;
+	CHECK_OK(kp_btf_int_type(k, 8, false, &id));
+	struct btf *btf;
+	CHECK_OK(kp_btf_work(k, &btf));
+	char *s;
+	CHECK_OK(kp_btf_type_name(btf, id, &s));
+	CHECK_STR(s, "unsigned long");
+	free(s);
+	mkk_destroy(k);
+}
+
+int main(void)
+{
+	RUN(load_from_file);
+	RUN(load_from_memory);
+	RUN(no_btf_symbols);
+	RUN(btf_memory_absent);
+	RUN(corrupt_headers);
+	RUN(missing_btf_file);
+	RUN(truncated_types_rejected);
+	RUN(type_names);
+	RUN(type_parse_errors);
+	RUN(members_through_anonymous_and_bitfields);
+	RUN(type_sizes);
+	RUN(vars_and_int_names);
+	return TEST_SUMMARY();
+}
