@@ -1,0 +1,404 @@
+// kp_snapshot_write: the synthetic kernel (ELF with CPU notes, kdump-compressed)
+// copied into a new ELF vmcore and re-opened: the same physical bytes, the same
+// kernel facts and symbols, p_vaddr in the direct map, notes kept. Also a LiME
+// image copied; a 64 MiB mostly-zero source giving a sparse file (st_blocks);
+// progress calls; cancellation leaving no file (and no temporary); refusing
+// an existing file; pages the source cannot read (kdump excluded pages).
+#include <dirent.h>
+#include <elf.h>
+#include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "test.h"
+#include "../gen/mklime.h"
+#include "../../fuzz/synthkernel.h"
+
+static char dir[64];
+
+static char *out_path(const char *name)
+{
+	char *p;
+	if (asprintf(&p, "%s/%s", dir, name) < 0)
+		abort();
+	return p;
+}
+
+static char *write_file(const char *name, const void *buf, size_t len)
+{
+	char *p = out_path(name);
+	if (mkcore_write_bytes(p, buf, len) < 0)
+		abort();
+	return p;
+}
+
+static size_t dir_entries(void)
+{
+	DIR *d = opendir(dir);
+	size_t n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+static struct kp_kernel *open_core(const char *path)
+{
+	struct kp_open_options o = {.core = path};
+	struct kp_kernel *k = NULL;
+	CHECK_OK(kp_kernel_open(&o, &k));
+	return k;
+}
+
+// Physical ranges and every byte in them are equal.
+static void check_same_memory(struct kp_kernel *a, struct kp_kernel *b)
+{
+	const struct kp_range *ra, *rb;
+	size_t na = kp_kernel_ranges(a, KP_PHYS, &ra);
+	size_t nb = kp_kernel_ranges(b, KP_PHYS, &rb);
+	CHECK_U64(nb, na);
+	for (size_t i = 0; i < na && i < nb; i++) {
+		CHECK_U64(rb[i].start, ra[i].start);
+		CHECK_U64(rb[i].end, ra[i].end);
+		uint8_t x[4096], y[4096];
+		for (uint64_t pa = ra[i].start; pa < ra[i].end; pa += sizeof(x)) {
+			size_t n = ra[i].end - pa < sizeof(x) ? ra[i].end - pa : sizeof(x);
+			struct kp_error *ea = kp_read(a, KP_PHYS, pa, x, n);
+			if (ea) {
+				// Unreadable in the source: zeros in the copy.
+				kp_error_destroy(ea);
+				memset(x, 0, n);
+			}
+			CHECK_OK(kp_read(b, KP_PHYS, pa, y, n));
+			if (memcmp(x, y, n)) {
+				FAILF("physical 0x%" PRIx64 " differs", pa);
+				return;
+			}
+		}
+	}
+}
+
+struct prog {
+	uint64_t calls, last_done, total;
+	bool monotone;
+	uint64_t cancel_after;	// set *cancel after this many calls (0: never)
+	volatile int *cancel;
+};
+
+static void on_progress(uint64_t done, uint64_t total, void *arg)
+{
+	struct prog *p = arg;
+	if (done < p->last_done)
+		p->monotone = false;
+	p->last_done = done;
+	p->total = total;
+	p->calls++;
+	if (p->cancel_after && p->calls >= p->cancel_after)
+		*p->cancel = 1;
+}
+
+static void check_phdrs(const char *path, uint64_t direct)
+{
+	FILE *f = fopen(path, "rb");
+	Elf64_Ehdr eh;
+	CHECK(f && fread(&eh, sizeof(eh), 1, f) == 1);
+	if (!f)
+		return;
+	CHECK_U64(eh.e_type, ET_CORE);
+	CHECK_U64(eh.e_machine, EM_X86_64);
+	CHECK(eh.e_phnum >= 2);
+	for (unsigned i = 0; i < eh.e_phnum; i++) {
+		Elf64_Phdr ph;
+		fseek(f, (long)(eh.e_phoff + i * sizeof(ph)), SEEK_SET);
+		CHECK(fread(&ph, sizeof(ph), 1, f) == 1);
+		if (i == 0)
+			CHECK_U64(ph.p_type, PT_NOTE);
+		else {
+			CHECK_U64(ph.p_type, PT_LOAD);
+			CHECK_U64(ph.p_vaddr, direct ? direct + ph.p_paddr : 0);
+			CHECK_U64(ph.p_offset % 4096, ph.p_paddr % 4096);
+		}
+	}
+	fclose(f);
+}
+
+static void roundtrip(enum sk_format format, bool qemu_notes)
+{
+	struct sk_opts so = {.format = format, .ntasks = 3, .qemu_notes = qemu_notes};
+	uint8_t *img;
+	size_t len;
+	sk_build(&so, &img, &len);
+	char *src = write_file("synth.src", img, len);
+	free(img);
+	char *snap = out_path("synth.snap");
+	struct kp_kernel *a = open_core(src);
+	if (!a)
+		goto out;
+	struct prog p = {.monotone = true};
+	struct kp_snapshot_options opts = {.progress = on_progress, .arg = &p};
+	struct kp_snapshot_stats st = {0};
+	CHECK_OK(kp_snapshot_write(a, snap, &opts, &st));
+	CHECK(p.calls >= 2 && p.monotone);
+	CHECK_U64(p.last_done, p.total);
+	CHECK_U64(st.bytes, p.total);
+	CHECK_U64(st.data_bytes + st.zero_bytes, st.bytes);
+	struct stat sb;
+	CHECK(stat(snap, &sb) == 0);
+	CHECK_U64(sb.st_size, st.file_size);
+	CHECK_U64(sb.st_mode & 0777, 0600);
+	check_phdrs(snap, SK_DIRECT);
+	struct kp_kernel *b = open_core(snap);
+	if (b) {
+		check_same_memory(a, b);
+		struct kp_kernel_info ia, ib;
+		kp_kernel_get_info(a, &ia);
+		kp_kernel_get_info(b, &ib);
+		CHECK_STR(ib.source_kind, "ELF vmcore");
+		CHECK_STR(ib.release, ia.release);
+		CHECK_STR(ib.vmcoreinfo_source, "dump note");
+		CHECK_U64(ib.kaslr_offset, ia.kaslr_offset);
+		CHECK_U64(ib.phys_base, ia.phys_base);
+		CHECK_U64(ib.pgd_phys, ia.pgd_phys);
+		CHECK_U64(ib.page_offset_base, SK_DIRECT);
+		CHECK_U64(ib.ncpus, ia.ncpus);
+		CHECK_U64(ib.num_symbols, ia.num_symbols);
+		struct kp_symbol sym;
+		CHECK_OK(kp_symbol_by_name(b, "init_task", &sym));
+		CHECK_U64(sym.address, SK_INIT_TASK);
+		uint64_t v = 0;
+		CHECK_OK(kp_read_u64(b, SK_JIFFIES, &v));
+		CHECK_U64(v, 0x100003039);
+		// The direct map is a virtual segment of the copy.
+		CHECK_OK(kp_read_u64(b, SK_DIRECT + (SK_JIFFIES - SK_TEXT), &v));
+		CHECK_U64(v, 0x100003039);
+		struct kp_task *tasks;
+		size_t ntasks;
+		CHECK_OK(kp_tasks(b, false, &tasks, &ntasks));
+		CHECK_U64(ntasks, 4);
+		free(tasks);
+		kp_kernel_destroy(b);
+	}
+	kp_kernel_destroy(a);
+out:
+	unlink(src);
+	unlink(snap);
+	free(src);
+	free(snap);
+	CHECK_U64(dir_entries(), 0);
+}
+
+TEST(roundtrip_elf_with_cpu_notes)
+{
+	roundtrip(SK_ELF, true);
+}
+
+TEST(roundtrip_kdump)
+{
+	roundtrip(SK_KDUMP, false);
+}
+
+TEST(copy_of_lime)
+{
+	static uint8_t m[0x6000];
+	static const char vmci[] = "OSRELEASE=6.1.0-lime\nPAGESIZE=4096\n"
+				   "SYMBOL(swapper_pg_dir)=ffffffff82000000\n"
+				   "KERNELOFFSET=0\n";
+	memcpy(m + 0x1000, vmci, sizeof(vmci));
+	memset(m + 0x4000, 0x5a, 0x1800);
+	struct mklime *ml = mklime_create();
+	mklime_add(ml, 0x100000, m, sizeof(m));
+	mklime_add_avml(ml, 0x200000, m + 0x4000, 0x2000, NULL);
+	uint8_t *img;
+	size_t len;
+	mklime_to_buffer(ml, &img, &len);
+	mklime_destroy(ml);
+	char *src = write_file("img.lime", img, len);
+	free(img);
+	char *snap = out_path("img.snap");
+	struct kp_kernel *a = open_core(src);
+	if (a) {
+		struct kp_snapshot_stats st;
+		CHECK_OK(kp_snapshot_write(a, snap, NULL, &st));
+		CHECK_U64(st.ranges, 2);
+		CHECK_U64(st.bytes, 0x8000);
+		check_phdrs(snap, 0);	// page_offset_base unknown: p_vaddr 0
+		struct kp_kernel *b = open_core(snap);
+		if (b) {
+			check_same_memory(a, b);
+			struct kp_kernel_info ib;
+			kp_kernel_get_info(b, &ib);
+			CHECK_STR(ib.source_kind, "ELF vmcore (physical only)");
+			CHECK_STR(ib.release, "6.1.0-lime");
+			// The found text became the copy's note.
+			CHECK_STR(ib.vmcoreinfo_source, "dump note");
+			kp_kernel_destroy(b);
+		}
+		kp_kernel_destroy(a);
+	}
+	unlink(src);
+	unlink(snap);
+	free(src);
+	free(snap);
+}
+
+// 64 MiB of physical memory, three data pages: a sparse source.
+static char *big_sparse_source(void)
+{
+	static uint8_t page[4096];
+	memset(page, 0x77, sizeof(page));
+	struct mkcore *mc = mkcore_create();
+	mkcore_add_vmcoreinfo(mc, "OSRELEASE=6.1.0-big\nPAGESIZE=4096\n");
+	mkcore_add_load(mc, 0, 0, NULL, 64 << 20, 64 << 20);
+	mkcore_add_load(mc, 0, 64 << 20, page, 4096, 4096);
+	mkcore_add_load(mc, 0, 0x10000000, page, 4096, 4096);
+	mkcore_add_load(mc, 0, 0x10002000, page, 4096, 4096);
+	char *p = out_path("big.src");
+	if (mkcore_write(mc, p) < 0)
+		abort();
+	mkcore_destroy(mc);
+	return p;
+}
+
+TEST(sparse_output)
+{
+	char *src = big_sparse_source();
+	char *snap = out_path("big.snap");
+	struct kp_kernel *a = open_core(src);
+	if (a) {
+		struct kp_snapshot_stats st;
+		CHECK_OK(kp_snapshot_write(a, snap, NULL, &st));
+		CHECK_U64(st.ranges, 3);
+		CHECK_U64(st.data_bytes, 3 * 4096);
+		CHECK_U64(st.zero_bytes, 64 << 20);
+		struct stat sb;
+		CHECK(stat(snap, &sb) == 0);
+		CHECK(sb.st_size > (64 << 20));
+		// Headers + notes + three pages; allow for file-system granularity.
+		if ((uint64_t)sb.st_blocks * 512 > (1 << 20))
+			FAILF("snapshot uses %" PRIu64 " bytes on disk, expected under 1 MiB",
+			      (uint64_t)sb.st_blocks * 512);
+		struct kp_kernel *b = open_core(snap);
+		if (b) {
+			check_same_memory(a, b);
+			kp_kernel_destroy(b);
+		}
+		kp_kernel_destroy(a);
+	}
+	unlink(src);
+	unlink(snap);
+	free(src);
+	free(snap);
+}
+
+TEST(cancel_leaves_nothing)
+{
+	char *src = big_sparse_source();
+	char *snap = out_path("big.snap");
+	struct kp_kernel *a = open_core(src);
+	if (a) {
+		volatile int cancel = 0;
+		struct prog p = {.monotone = true, .cancel_after = 3, .cancel = &cancel};
+		struct kp_snapshot_options opts = {.progress = on_progress, .arg = &p,
+						   .cancel = &cancel};
+		CHECK_ERR(kp_snapshot_write(a, snap, &opts, NULL), KP_ERR_INTERRUPTED,
+			  "interrupted at physical");
+		CHECK(access(snap, F_OK) < 0 && errno == ENOENT);
+		CHECK_U64(dir_entries(), 1);	// only the source
+		// Cancelled before it starts.
+		CHECK_ERR(kp_snapshot_write(a, snap, &opts, NULL), KP_ERR_INTERRUPTED, "");
+		CHECK_U64(dir_entries(), 1);
+		kp_kernel_destroy(a);
+	}
+	unlink(src);
+	free(src);
+	free(snap);
+}
+
+TEST(refuses_existing_and_bad_paths)
+{
+	char *src = big_sparse_source();
+	char *snap = write_file("exists", "keep", 4);
+	struct kp_kernel *a = open_core(src);
+	if (a) {
+		struct kp_error *err = kp_snapshot_write(a, snap, NULL, NULL);
+		CHECK(err && err->errnum == EEXIST);
+		if (err)
+			CHECK(strstr(err->message, snap) != NULL);
+		kp_error_destroy(err);
+		struct stat sb;
+		CHECK(stat(snap, &sb) == 0 && sb.st_size == 4);
+		char *missing = out_path("no/such/dir/x");
+		CHECK_ERR(kp_snapshot_write(a, missing, NULL, NULL), KP_ERR_NOT_FOUND, "no/such/dir");
+		free(missing);
+		char *k = out_path("k.snap");
+		struct kp_snapshot_options o = {.format = KP_SNAPSHOT_KDUMP};
+		CHECK_ERR(kp_snapshot_write(a, k, &o, NULL), KP_ERR_UNSUPPORTED, "kdump");
+		CHECK(access(k, F_OK) < 0);
+		free(k);
+		CHECK_ERR(kp_snapshot_write(a, "", NULL, NULL), KP_ERR_INVALID, "");
+		CHECK_U64(dir_entries(), 2);
+		kp_kernel_destroy(a);
+	}
+	unlink(src);
+	unlink(snap);
+	free(src);
+	free(snap);
+}
+
+TEST(unreadable_pages_become_zeros)
+{
+	// kdump with excluded pages (makedumpfile -d 31): they fault in the source.
+	static uint8_t mem[16 * 4096], state[16];
+	static const char vmci[] = "OSRELEASE=6.1.0-kd\nPAGESIZE=4096\n";
+	for (size_t i = 0; i < sizeof(mem); i++)
+		mem[i] = (uint8_t)(i / 4096 + 1);
+	state[3] = MKK_EXCLUDED;
+	state[9] = MKK_EXCLUDED;
+	struct mkkdump_opts ko = {.mem = mem, .npages = 16, .comp = MKK_ZLIB, .state = state,
+				  .dump_level = 31, .vmcoreinfo = vmci};
+	uint8_t *img;
+	size_t len;
+	struct mkkdump_layout lay;
+	mkkdump_build(&ko, &img, &len, &lay);
+	char *src = write_file("kd.src", img, len);
+	free(img);
+	char *snap = out_path("kd.snap");
+	struct kp_kernel *a = open_core(src);
+	if (a) {
+		struct kp_snapshot_stats st;
+		CHECK_OK(kp_snapshot_write(a, snap, NULL, &st));
+		CHECK_U64(st.unreadable_bytes, 2 * 4096);
+		struct kp_kernel *b = open_core(snap);
+		if (b) {
+			check_same_memory(a, b);
+			uint8_t buf[4096];
+			CHECK_OK(kp_read(b, KP_PHYS, 4 * 4096, buf, 4096));
+			CHECK_U64(buf[0], 5);
+			kp_kernel_destroy(b);
+		}
+		kp_kernel_destroy(a);
+	}
+	unlink(src);
+	unlink(snap);
+	free(src);
+	free(snap);
+}
+
+int main(void)
+{
+	const char *t = getenv("TMPDIR");
+	snprintf(dir, sizeof(dir), "%s/kp-snapshot-XXXXXX", t && *t && strlen(t) < 40 ? t : "/tmp");
+	if (!mkdtemp(dir))
+		abort();
+	RUN(roundtrip_elf_with_cpu_notes);
+	RUN(roundtrip_kdump);
+	RUN(copy_of_lime);
+	RUN(sparse_output);
+	RUN(cancel_leaves_nothing);
+	RUN(refuses_existing_and_bad_paths);
+	RUN(unreadable_pages_become_zeros);
+	rmdir(dir);
+	return TEST_SUMMARY();
+}
