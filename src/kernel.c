@@ -11,6 +11,7 @@
 
 #include "kallsyms.h"
 #include "kernel.h"
+#include "locate.h"
 #include "pgtable_x86_64.h"
 
 #define KCORE_PATH "/proc/kcore"
@@ -19,13 +20,17 @@
 static const struct kp_source_ops *const source_ops[] = {
 	&kp_elf_core_ops,
 	&kp_kdump_ops,
+	&kp_lime_ops,
 };
 
-static struct kp_error *open_source(struct kp_kernel *k, const char *path)
+static struct kp_error *open_source(struct kp_kernel *k, const char *path,
+				    const struct kp_open_options *opts)
 {
 	struct kp_error *err = kp_file_open(path, &k->file);
 	if (err)
 		return err;
+	if (opts->raw)
+		return kp_raw_open(k->file, opts->raw_base, k->mem, &k->src);
 
 	uint8_t head[4096];
 	ssize_t n = pread(k->file->fd, head, sizeof(head), 0);
@@ -39,10 +44,14 @@ static struct kp_error *open_source(struct kp_kernel *k, const char *path)
 			return source_ops[i]->open(k->file, k->mem, &k->src);
 	}
 	char magic[3 * 8 + 1] = "";
+	size_t pos = 0;
 	for (ssize_t i = 0; i < n && i < 8; i++)
-		snprintf(magic + 3 * i, 4, "%s%02x", i ? " " : "", head[i]);
+		pos += snprintf(magic + pos, sizeof(magic) - pos, "%s%02x", i ? " " : "",
+				head[i]);
+	// Raw images have no header to probe: say how to open one.
 	return kp_error_create(KP_ERR_FORMAT,
-			       "%s: not an ELF core or kdump-compressed dump (starts with %s)",
+			       "%s: not an ELF core, kdump-compressed dump, LiME or AVML image "
+			       "(starts with %s); use --raw[=BASE] for a raw physical memory image",
 			       path, magic);
 }
 
@@ -77,6 +86,17 @@ static void read_vmcoreinfo_facts(struct kp_kernel *k)
 	     kp_vmcoreinfo_symbol(vi, "swapper_pg_dir", &addr)) &&
 	    kernel_image_pa(k, addr, &k->pgd_phys))
 		k->has_pgd = true;
+}
+
+// CR4.LA57 (bit 12) of any CPU in the dump's register notes.
+static void levels_from_cpus(struct kp_kernel *k)
+{
+	for (size_t i = 0; i < k->src.ncpus; i++) {
+		if (k->src.cpus[i].has_control && (k->src.cpus[i].cr0 & 1)) {
+			k->paging_levels = (k->src.cpus[i].cr4 & (1 << 12)) ? 5 : 4;
+			return;
+		}
+	}
 }
 
 static void add_source_name(struct kp_kernel *k, const char *name)
@@ -254,12 +274,25 @@ static struct kp_error *kernel_open(struct kp_kernel *k, const struct kp_open_op
 	err = kp_symtab_create(&k->symtab);
 	if (err)
 		return err;
-	err = open_source(k, path);
+	err = open_source(k, path, opts);
 	if (err)
 		return err;
 	if (k->src.has_phys_base) {
 		k->phys_base = k->src.phys_base;
 		k->has_phys_base = true;
+	}
+	if (k->src.vmcoreinfo) {
+		snprintf(k->vmcoreinfo_origin, sizeof(k->vmcoreinfo_origin), "%s",
+			 k->src.live ? "kcore note" : "dump note");
+	} else if (!kp_memory_has_segments(k->mem, KP_VIRT)) {
+		struct kp_locate_result loc;
+		err = kp_locate_kernel(k->mem, &k->src, opts, &loc);
+		if (err)
+			return kp_error_prefix(err, "%s", path);
+		k->src.vmcoreinfo = loc.vmcoreinfo;
+		k->src.vmcoreinfo_size = loc.vmcoreinfo_size;
+		snprintf(k->vmcoreinfo_origin, sizeof(k->vmcoreinfo_origin), "%s", loc.origin);
+		snprintf(k->kaslr_check, sizeof(k->kaslr_check), "%s", loc.verified);
 	}
 	if (k->src.vmcoreinfo) {
 		err = kp_vmcoreinfo_parse(k->src.vmcoreinfo, k->src.vmcoreinfo_size,
@@ -268,10 +301,8 @@ static struct kp_error *kernel_open(struct kp_kernel *k, const struct kp_open_op
 			return kp_error_prefix(err, "%s: VMCOREINFO", path);
 		read_vmcoreinfo_facts(k);
 	}
-	if (!k->vmcoreinfo && !kp_memory_has_segments(k->mem, KP_VIRT))
-		return kp_error_create(KP_ERR_UNSUPPORTED,
-				       "%s: physical-only dump without VMCOREINFO: locating the kernel from CPU registers is not supported yet",
-				       path);
+	if (!k->paging_levels)
+		levels_from_cpus(k);
 	err = setup_page_tables(k);
 	if (err)
 		return err;
@@ -333,7 +364,9 @@ void kp_kernel_get_info(struct kp_kernel *k, struct kp_kernel_info *ret)
 	ret->release = k->release;
 	ret->banner = k->banner;
 	ret->has_vmcoreinfo = k->vmcoreinfo != NULL;
+	ret->vmcoreinfo_source = k->vmcoreinfo ? k->vmcoreinfo_origin : NULL;
 	ret->has_kaslr_offset = k->has_kaslr_offset;
+	ret->kaslr_check = k->kaslr_check[0] ? k->kaslr_check : NULL;
 	ret->kaslr_offset = k->kaslr_offset;
 	ret->has_phys_base = k->has_phys_base;
 	ret->phys_base = k->phys_base;

@@ -39,6 +39,8 @@ struct kp_kernel {
 	char *release;
 	char *banner;
 	char symbol_sources[128];
+	char vmcoreinfo_origin[160];		// "dump note", "found in memory at ..."
+	char kaslr_check[192];			// locate.c: "verified against IDT and CR3 of CPU 0"
 
 	// BTF, loaded on first use by kp_kernel_btf().
 	struct btf *btf;

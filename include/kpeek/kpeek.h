@@ -77,6 +77,8 @@ struct kp_open_options {
 	const char *system_map;	// System.map (unrelocated; KASLR offset applied)
 	const char *kallsyms;	// kallsyms text file (already relocated)
 	const char *btf;	// raw BTF file (default: /sys/kernel/btf/vmlinux live, .BTF from memory for dumps)
+	bool raw;		// core is raw physical memory starting at raw_base (no probe)
+	uint64_t raw_base;
 };
 
 // Opens a memory source, probing its format (ELF kcore/vmcore, kdump-compressed),
@@ -97,6 +99,7 @@ struct kp_kernel_info {
 	const char *release;		// uname -r of the kernel, NULL if unknown
 	const char *banner;		// "Linux version ..." line, NULL if unknown
 	bool has_vmcoreinfo;
+	const char *vmcoreinfo_source;	// "dump note", "kcore note", "found in memory at phys 0x..."
 	bool has_kaslr_offset;
 	uint64_t kaslr_offset;
 	bool has_phys_base;
@@ -111,6 +114,9 @@ struct kp_kernel_info {
 	size_t num_symbols;
 	const char *btf_source;		// NULL until BTF is loaded (see kp_kernel_load_btf)
 	size_t btf_types;
+	// How KASLR offset and page tables were checked when the dump had no
+	// VMCOREINFO note ("verified against IDT and CR3 of CPU 0"), else NULL.
+	const char *kaslr_check;
 };
 
 // Fills *ret; strings are owned by the kernel handle.
@@ -139,7 +145,7 @@ struct kp_error *kp_read_cstr(struct kp_kernel *kernel, uint64_t address,
 enum { KP_VTOP_MAX_LEVELS = 5 };
 
 struct kp_vtop_step {
-	const char *name;	// "PML5", "PGD"(PML4), "PUD", "PMD", "PTE"
+	const char *name;	// kernel names: "PGD" (top), "P4D" (5-level only), "PUD", "PMD", "PTE"
 	uint64_t table;		// physical address of the table
 	unsigned index;		// entry index in the table
 	uint64_t entry;		// raw entry value
@@ -292,6 +298,47 @@ typedef struct kp_error *kp_syscall_fn(const struct kp_syscall_entry *entry, voi
 // Checks every syscall table / dispatcher found; fn is called for every entry.
 struct kp_error *kp_check_syscalls(struct kp_kernel *kernel, kp_syscall_fn *fn,
 				   void *arg);
+
+// ---------------------------------------------------------------- snapshots
+
+enum kp_snapshot_format {
+	KP_SNAPSHOT_ELF = 0,	// ELF vmcore: ET_CORE, one PT_LOAD per physical range
+	KP_SNAPSHOT_KDUMP,	// kdump-compressed (not implemented yet: KP_ERR_UNSUPPORTED)
+};
+
+// done/total in bytes of memory; called after every chunk read (often: the
+// caller throttles its display).
+typedef void kp_snapshot_progress_fn(uint64_t done, uint64_t total, void *arg);
+
+struct kp_snapshot_options {
+	enum kp_snapshot_format format;
+	kp_snapshot_progress_fn *progress;	// may be NULL
+	void *arg;
+	// Polled between chunks; nonzero stops the snapshot with KP_ERR_INTERRUPTED.
+	// A signal handler's volatile sig_atomic_t flag (an int on Linux).
+	const volatile int *cancel;	// may be NULL
+};
+
+struct kp_snapshot_stats {
+	uint64_t ranges;	// PT_LOAD segments written
+	uint64_t bytes;		// memory bytes covered
+	uint64_t data_bytes;	// non-zero pages written
+	uint64_t zero_bytes;	// all-zero pages left as holes
+	uint64_t unreadable_bytes;	// pages the source could not read (left as zeros)
+	uint64_t file_size;
+};
+
+// Copies the physical memory of the source into a new dump file at path
+// (mode 0600, never replacing an existing file): the data goes to a temporary
+// "PATH.tmp-XXXXXX" in the same directory, renamed to path on success and
+// removed on any failure or cancellation. The ELF vmcore has one PT_LOAD per
+// physical range (p_paddr = physical, p_vaddr = direct-map address when
+// page_offset_base is known, else 0), a PT_NOTE with the source's VMCOREINFO
+// and the CPU register notes; all-zero pages are not written (sparse file).
+// *ret (may be NULL) is filled on success.
+struct kp_error *kp_snapshot_write(struct kp_kernel *kernel, const char *path,
+				   const struct kp_snapshot_options *opts,
+				   struct kp_snapshot_stats *ret);
 
 #ifdef __cplusplus
 }
