@@ -1,0 +1,146 @@
+// Kernel-object helpers (tasks, modules, printk, loadavg, syscalls):
+// library-internal seams. Each public kp_* helper in kpeek.h is split into
+// (1) a layout lookup from BTF (or VMCOREINFO) and (2) a walker/decoder that
+// takes the layout explicitly, so unit tests can drive (2) over synthetic
+// memory with hand-made layouts.
+#ifndef KP_LINUX_H
+#define KP_LINUX_H
+
+#include <kpeek/kpeek.h>
+
+// Bounds shared by the list walkers: no real kernel has this many tasks or
+// modules; a list longer than this is corrupt or cyclic.
+#define KP_LX_MAX_TASKS (4u << 20)
+#define KP_LX_MAX_MODULES 65536u
+
+// Brent's cycle detector over a linked list: O(1) memory, finds a cycle that
+// does not pass through the head within about twice its length.
+struct kp_lx_loop {
+	uint64_t saved;
+	uint64_t power, steps;
+};
+
+static inline void kp_lx_loop_init(struct kp_lx_loop *l, uint64_t first)
+{
+	l->saved = first;
+	l->power = 1;
+	l->steps = 0;
+}
+
+// Call with each node address after the first; true if node was seen before.
+static inline bool kp_lx_loop_step(struct kp_lx_loop *l, uint64_t node)
+{
+	if (node == l->saved)
+		return true;
+	if (++l->steps == l->power) {
+		l->saved = node;
+		l->power *= 2;
+		l->steps = 0;
+	}
+	return false;
+}
+
+// ---------------------------------------------------------------- tasks
+
+// Offsets in struct task_struct (from BTF). *_size are member sizes in bytes.
+struct kp_lx_task_layout {
+	uint64_t tasks;			// struct list_head tasks
+	uint64_t pid, tgid;		// pid_t
+	uint64_t real_parent;		// struct task_struct *
+	uint64_t state, state_size;	// __state (5.14+, u32) or state (long)
+	uint64_t exit_state;		// int
+	uint64_t flags, flags_size;	// PF_* (unsigned int)
+	uint64_t comm;			// char [16]
+	bool has_cpu;
+	uint64_t cpu;			// thread_info.cpu (x86 5.16+) or cpu
+	uint64_t signal;		// struct signal_struct *
+	// Threads: signal->thread_head + task->thread_node (3.14+), else the
+	// headless ring task->thread_group.
+	bool has_thread_node;
+	uint64_t thread_node;
+	uint64_t signal_thread_head;	// offset in struct signal_struct
+	bool has_thread_group;
+	uint64_t thread_group;
+	// Span [lo, hi) of task_struct covering every member above: one read per task.
+	uint64_t lo, hi;
+};
+
+struct kp_error *kp_lx_task_layout(struct kp_kernel *kernel, struct kp_lx_task_layout *ret);
+// Recomputes lo/hi from the offsets (the test helpers fill offsets by hand).
+void kp_lx_task_layout_span(struct kp_lx_task_layout *l);
+struct kp_error *kp_lx_tasks_walk(struct kp_kernel *kernel, const struct kp_lx_task_layout *l,
+				  uint64_t init_task, bool threads,
+				  struct kp_task **tasks_ret, size_t *count_ret);
+// /proc/PID/stat's state letter from __state and exit_state (6.1's
+// __task_state_index()): "RSDTtXZPI".
+char kp_lx_task_state_letter(uint64_t state, uint64_t exit_state);
+
+// ---------------------------------------------------------------- modules
+
+struct kp_lx_module_layout {
+	uint64_t list;			// struct list_head list
+	uint64_t name, name_size;	// char name[MODULE_NAME_LEN]
+	uint64_t state;			// enum module_state (int)
+	bool has_refcnt;
+	uint64_t refcnt;		// atomic_t
+	// <= 6.3: core_layout / init_layout (/ data_layout) struct module_layout;
+	// 6.4+: mem[MOD_MEM_NUM_TYPES] struct module_memory. Either way a list
+	// of {base pointer, unsigned int size} records whose sizes add up to
+	// /proc/modules' size; base is the first record's (core text / MOD_TEXT).
+	unsigned nlayouts;
+	uint64_t layout_base[8];	// offset of each record's base (in struct module)
+	uint64_t layout_size[8];	// offset of each record's size (unsigned int)
+	uint64_t lo, hi;		// span to read per module
+};
+
+struct kp_error *kp_lx_module_layout(struct kp_kernel *kernel, struct kp_lx_module_layout *ret);
+void kp_lx_module_layout_span(struct kp_lx_module_layout *l);
+struct kp_error *kp_lx_modules_walk(struct kp_kernel *kernel, const struct kp_lx_module_layout *l,
+				    uint64_t modules_head, struct kp_module **mods_ret,
+				    size_t *count_ret);
+
+// ---------------------------------------------------------------- printk
+
+// Layout of the lockless ring buffer (5.10+, kernel/printk/printk_ringbuffer.h).
+struct kp_lx_prb_layout {
+	// struct printk_ringbuffer
+	uint64_t desc_ring;		// struct prb_desc_ring
+	uint64_t text_data_ring;	// struct prb_data_ring
+	// struct prb_desc_ring
+	uint64_t count_bits, descs, infos, head_id, tail_id;
+	// struct prb_data_ring
+	uint64_t size_bits, data;
+	// struct prb_desc
+	uint64_t desc_size, state_var, text_begin, text_next;
+	// struct printk_info
+	uint64_t info_size, seq, ts_nsec, text_len, caller_id;
+	uint64_t facility;		// u8
+	uint64_t flags_byte;		// byte holding flags:5 and level:3
+	unsigned flags_shift, level_shift;
+};
+
+// The ring buffer's arrays copied out of memory.
+struct kp_lx_prb_image {
+	unsigned count_bits;		// descs: 1 << count_bits
+	const uint8_t *descs;		// (1 << count_bits) * desc_size bytes
+	const uint8_t *infos;		// (1 << count_bits) * info_size bytes
+	uint64_t head_id, tail_id;
+	unsigned size_bits;		// text data: 1 << size_bits
+	const uint8_t *data;
+};
+
+struct kp_error *kp_lx_prb_layout(struct kp_kernel *kernel, struct kp_lx_prb_layout *ret);
+// Decodes the records of an image, oldest first; pure (no memory reads).
+struct kp_error *kp_lx_prb_decode(const struct kp_lx_prb_layout *l,
+				  const struct kp_lx_prb_image *img, kp_printk_fn *fn,
+				  void *arg);
+// Reads the ring buffer at address prb (struct printk_ringbuffer) and decodes it.
+struct kp_error *kp_lx_prb_read(struct kp_kernel *kernel, const struct kp_lx_prb_layout *l,
+				uint64_t prb, kp_printk_fn *fn, void *arg);
+
+// ---------------------------------------------------------------- syscalls
+
+// True if name is a syscall handler a table entry may point at.
+bool kp_lx_syscall_name_ok(const char *name);
+
+#endif

@@ -1,0 +1,122 @@
+// kp_loadavg: the numbers of /proc/loadavg (fs/proc/loadavg.c).
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel.h"
+#include "linux.h"
+
+#define FSHIFT 11
+#define FIXED_1 (1ULL << FSHIFT)
+#define LOAD_INT(x) ((x) >> FSHIFT)
+#define LOAD_FRAC(x) LOAD_INT(((x) & (FIXED_1 - 1)) * 100)
+
+void kp_loadavg_format(uint64_t avenrun, char buf[16])
+{
+	// /proc/loadavg rounds by adding FIXED_1/200 before splitting.
+	uint64_t v = avenrun + FIXED_1 / 200;
+	snprintf(buf, 16, "%llu.%02llu", (unsigned long long)(LOAD_INT(v) % 100000000ULL),
+		 (unsigned long long)LOAD_FRAC(v));
+}
+
+#define MAX_CPUS 8192	// CONFIG_NR_CPUS upper bound on x86-64
+
+static bool sym_addr(struct kp_kernel *k, const char *name, uint64_t *ret)
+{
+	struct kp_symbol sym;
+	struct kp_error *err = kp_symbol_by_name(k, name, &sym);
+	kp_error_destroy(err);
+	if (!err)
+		*ret = sym.address;
+	return !err;
+}
+
+// nr_running(): the sum of cpu_rq(cpu)->nr_running over online CPUs, the
+// runqueues being the per-CPU variable 'runqueues' at
+// &runqueues + __per_cpu_offset[cpu]. 0 if anything is missing.
+static uint32_t sum_nr_running(struct kp_kernel *k)
+{
+	uint64_t rq_sym, pco, online, nr_off, nr_cpu_ids_addr;
+	uint32_t nr_cpu_ids = MAX_CPUS;
+	if (!sym_addr(k, "runqueues", &rq_sym) || !sym_addr(k, "__per_cpu_offset", &pco) ||
+	    !sym_addr(k, "__cpu_online_mask", &online))
+		return 0;
+	struct kp_error *err = kp_member_offset(k, "struct rq", "nr_running", &nr_off, NULL);
+	if (err) {
+		kp_error_destroy(err);
+		return 0;
+	}
+	if (sym_addr(k, "nr_cpu_ids", &nr_cpu_ids_addr)) {
+		err = kp_read_u32(k, nr_cpu_ids_addr, &nr_cpu_ids);
+		kp_error_destroy(err);
+		if (err || nr_cpu_ids == 0 || nr_cpu_ids > MAX_CPUS)
+			nr_cpu_ids = MAX_CPUS;
+	}
+	// With KALLSYMS_ABSOLUTE_PERCPU, per-CPU symbols are offsets into the
+	// per-CPU area; a symbol source that relocated one by the KASLR offset
+	// gets it undone here.
+	uint64_t words[MAX_CPUS / 64];
+	size_t nwords = (nr_cpu_ids + 63) / 64;
+	if ((err = kp_read(k, KP_VIRT, online, words, nwords * 8))) {
+		kp_error_destroy(err);
+		return 0;
+	}
+	uint32_t sum = 0;
+	bool any = false;
+	for (uint32_t cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		if (!(words[cpu / 64] >> (cpu % 64) & 1))
+			continue;
+		uint64_t off;
+		uint32_t nr;
+		if ((err = kp_read_u64(k, pco + 8ULL * cpu, &off))) {
+			kp_error_destroy(err);
+			return 0;
+		}
+		err = kp_read_u32(k, rq_sym + off + nr_off, &nr);
+		if (err && k->has_kaslr_offset && k->kaslr_offset && rq_sym >= k->kaslr_offset) {
+			kp_error_destroy(err);
+			err = kp_read_u32(k, rq_sym - k->kaslr_offset + off + nr_off, &nr);
+		}
+		if (err) {
+			kp_error_destroy(err);
+			return 0;
+		}
+		sum += nr;
+		any = true;
+	}
+	return any ? sum : 0;
+}
+
+struct kp_error *kp_loadavg(struct kp_kernel *k, struct kp_loadavg *ret)
+{
+	struct kp_loadavg la = {.last_pid = -1};
+	struct kp_symbol sym;
+	struct kp_error *err = kp_symbol_by_name(k, "avenrun", &sym);
+	if (err)
+		return kp_error_prefix(err, "loadavg");
+	if ((err = kp_read(k, KP_VIRT, sym.address, la.avenrun, sizeof(la.avenrun))))
+		return kp_error_prefix(err, "loadavg: reading avenrun at 0x%llx",
+				       (unsigned long long)sym.address);
+	la.running = sum_nr_running(k);
+	uint64_t addr, off;
+	if (sym_addr(k, "nr_threads", &addr)) {
+		uint32_t v;
+		err = kp_read_u32(k, addr, &v);
+		if (!err)
+			la.total = v;
+		kp_error_destroy(err);
+	}
+	// 4.15+: last_pid is idr_get_cursor(&init_pid_ns.idr) - 1.
+	if (sym_addr(k, "init_pid_ns", &addr)) {
+		err = kp_member_offset(k, "struct pid_namespace", "idr.idr_next", &off, NULL);
+		if (!err) {
+			uint32_t v;
+			err = kp_read_u32(k, addr + off, &v);
+			if (!err)
+				la.last_pid = (int32_t)v - 1;
+		}
+		kp_error_destroy(err);
+	}
+	*ret = la;
+	return NULL;
+}

@@ -1,0 +1,429 @@
+// The public kernel-object helpers end to end (kp_tasks, kp_modules,
+// kp_loadavg, kp_printk_each) on a synthetic kernel (tests/gen/mkkernel_btf.c)
+// whose BTF describes 6.1-like struct layouts (at offsets of our own), so
+// that the BTF layout lookups are exercised, not only the walkers.
+#include <stdlib.h>
+
+#include <bpf/btf.h>
+
+#include "test.h"
+#include "../gen/mkbtf.h"
+
+struct ids {
+	int int_, uint, ulong, char_, u8, u16, u64, s64, ptr, list, atomic_long, atomic;
+};
+
+static void must(int id)
+{
+	if (id < 0)
+		abort();
+}
+
+static int array(struct btf *b, int elem, int n, int index_type)
+{
+	int id = btf__add_array(b, index_type, elem, n);
+	must(id);
+	return id;
+}
+
+#define FIELD(b, name, type, byte) must(btf__add_field(b, name, type, (byte) * 8, 0))
+
+// 6.4+ (module.mem[]) instead of core_layout/init_layout when mem is true.
+static void *build_btf(bool mem, size_t *size_ret)
+{
+	struct btf *b = btf__new_empty();
+	struct ids t;
+	must(t.int_ = btf__add_int(b, "int", 4, BTF_INT_SIGNED));
+	must(t.uint = btf__add_int(b, "unsigned int", 4, 0));
+	must(t.ulong = btf__add_int(b, "long unsigned int", 8, 0));
+	must(t.char_ = btf__add_int(b, "char", 1, BTF_INT_CHAR));
+	must(t.u8 = btf__add_int(b, "unsigned char", 1, 0));
+	must(t.u16 = btf__add_int(b, "short unsigned int", 2, 0));
+	must(t.u64 = btf__add_int(b, "long long unsigned int", 8, 0));
+	must(t.s64 = btf__add_int(b, "long long int", 8, BTF_INT_SIGNED));
+	int fwd = btf__add_fwd(b, "opaque", BTF_FWD_STRUCT);
+	must(t.ptr = btf__add_ptr(b, fwd));
+	must(t.list = btf__add_struct(b, "list_head", 16));
+	FIELD(b, "next", t.ptr, 0);
+	FIELD(b, "prev", t.ptr, 8);
+	int a64 = btf__add_struct(b, NULL, 8);
+	must(a64);
+	FIELD(b, "counter", t.s64, 0);
+	must(t.atomic_long = btf__add_typedef(b, "atomic_long_t", a64));
+	int a32 = btf__add_struct(b, NULL, 4);
+	must(a32);
+	FIELD(b, "counter", t.int_, 0);
+	must(t.atomic = btf__add_typedef(b, "atomic_t", a32));
+	int comm = array(b, t.char_, 16, t.int_);
+	int name = array(b, t.char_, 56, t.int_);
+
+	// x86-64 5.16+: cpu lives in thread_info.
+	int ti = btf__add_struct(b, "thread_info", 24);
+	must(ti);
+	FIELD(b, "flags", t.ulong, 0);
+	FIELD(b, "status", t.uint, 16);
+	FIELD(b, "cpu", t.uint, 20);
+	must(btf__add_struct(b, "task_struct", 256));
+	FIELD(b, "thread_info", ti, 0);
+	FIELD(b, "__state", t.uint, 24);
+	FIELD(b, "flags", t.uint, 28);
+	FIELD(b, "tasks", t.list, 32);
+	FIELD(b, "exit_state", t.int_, 48);
+	FIELD(b, "pid", t.int_, 52);
+	FIELD(b, "tgid", t.int_, 56);
+	FIELD(b, "real_parent", t.ptr, 64);
+	FIELD(b, "thread_group", t.list, 72);
+	FIELD(b, "thread_node", t.list, 88);
+	FIELD(b, "comm", comm, 104);
+	FIELD(b, "signal", t.ptr, 120);
+	must(btf__add_struct(b, "signal_struct", 64));
+	FIELD(b, "nr_threads", t.int_, 8);
+	FIELD(b, "thread_head", t.list, 16);
+
+	int ms = btf__add_enum(b, "module_state", 4);
+	must(ms);
+	must(btf__add_enum_value(b, "MODULE_STATE_LIVE", 0));
+	must(btf__add_enum_value(b, "MODULE_STATE_COMING", 1));
+	must(btf__add_enum_value(b, "MODULE_STATE_GOING", 2));
+	must(btf__add_enum_value(b, "MODULE_STATE_UNFORMED", 3));
+	int layout;
+	if (mem) {
+		must(layout = btf__add_struct(b, "module_memory", 32));
+		FIELD(b, "base", t.ptr, 0);
+		FIELD(b, "size", t.uint, 8);
+	} else {
+		must(layout = btf__add_struct(b, "module_layout", 80));
+		FIELD(b, "base", t.ptr, 0);
+		FIELD(b, "size", t.uint, 8);
+		FIELD(b, "text_size", t.uint, 12);
+	}
+	int mem_arr = mem ? array(b, layout, 7, t.int_) : 0;
+	must(btf__add_struct(b, "module", 512));
+	FIELD(b, "state", ms, 0);
+	FIELD(b, "list", t.list, 8);
+	FIELD(b, "name", name, 24);
+	if (mem) {
+		FIELD(b, "mem", mem_arr, 80);	// 7 * 32 = 224 bytes
+	} else {
+		FIELD(b, "core_layout", layout, 80);
+		FIELD(b, "init_layout", layout, 160);
+	}
+	FIELD(b, "refcnt", t.atomic, 320);
+
+	int dr = btf__add_struct(b, "prb_desc_ring", 48);
+	must(dr);
+	FIELD(b, "count_bits", t.uint, 0);
+	FIELD(b, "descs", t.ptr, 8);
+	FIELD(b, "infos", t.ptr, 16);
+	FIELD(b, "head_id", t.atomic_long, 24);
+	FIELD(b, "tail_id", t.atomic_long, 32);
+	FIELD(b, "last_finalized_id", t.atomic_long, 40);
+	int tr = btf__add_struct(b, "prb_data_ring", 32);
+	must(tr);
+	FIELD(b, "size_bits", t.uint, 0);
+	FIELD(b, "data", t.ptr, 8);
+	FIELD(b, "head_lpos", t.atomic_long, 16);
+	FIELD(b, "tail_lpos", t.atomic_long, 24);
+	must(btf__add_struct(b, "printk_ringbuffer", 88));
+	FIELD(b, "desc_ring", dr, 0);
+	FIELD(b, "text_data_ring", tr, 48);
+	FIELD(b, "fail", t.atomic_long, 80);
+	int lpos = btf__add_struct(b, "prb_data_blk_lpos", 16);
+	must(lpos);
+	FIELD(b, "begin", t.ulong, 0);
+	FIELD(b, "next", t.ulong, 8);
+	must(btf__add_struct(b, "prb_desc", 24));
+	FIELD(b, "state_var", t.atomic_long, 0);
+	FIELD(b, "text_blk_lpos", lpos, 8);
+	must(btf__add_struct(b, "printk_info", 88));
+	FIELD(b, "seq", t.u64, 0);
+	FIELD(b, "ts_nsec", t.u64, 8);
+	FIELD(b, "text_len", t.u16, 16);
+	FIELD(b, "facility", t.u8, 18);
+	must(btf__add_field(b, "flags", t.u8, 19 * 8, 5));
+	must(btf__add_field(b, "level", t.u8, 19 * 8 + 5, 3));
+	FIELD(b, "caller_id", t.uint, 20);
+
+	must(btf__add_struct(b, "rq", 64));
+	FIELD(b, "nr_running", t.uint, 4);
+	int idr = btf__add_struct(b, "idr", 24);
+	must(idr);
+	FIELD(b, "idr_base", t.uint, 16);
+	FIELD(b, "idr_next", t.uint, 20);
+	must(btf__add_struct(b, "pid_namespace", 136));
+	FIELD(b, "idr", idr, 0);
+
+	uint32_t size;
+	const void *raw = btf__raw_data(b, &size);
+	void *copy = raw ? malloc(size) : NULL;
+	if (!copy)
+		abort();
+	memcpy(copy, raw, size);
+	btf__free(b);
+	*size_ret = size;
+	return copy;
+}
+
+#define A(off) (MKK_BASE + (off))
+#define TASK(i) A(0x1000 + 0x100 * (i))
+#define SIG(i) A(0x2000 + 0x40 * (i))
+#define MOD(i) A(0x3000 + 0x200 * (i))
+#define MODULES A(0x2f00)
+
+static void list_link(struct kp_kernel *k, const uint64_t *nodes, int n)
+{
+	for (int i = 0; i < n; i++) {
+		mkk_put_u64(k, nodes[i], nodes[(i + 1) % n]);
+		mkk_put_u64(k, nodes[i] + 8, nodes[(i + n - 1) % n]);
+	}
+}
+
+static void task(struct kp_kernel *k, int i, int pid, int tgid, int parent, uint32_t state,
+		 const char *comm, uint32_t cpu, uint32_t flags)
+{
+	uint64_t t = TASK(i);
+	mkk_put_u32(k, t + 20, cpu);
+	mkk_put_u32(k, t + 24, state);
+	mkk_put_u32(k, t + 28, flags);
+	mkk_put_u32(k, t + 52, (uint32_t)pid);
+	mkk_put_u32(k, t + 56, (uint32_t)tgid);
+	mkk_put_u64(k, t + 64, TASK(parent));
+	mkk_put(k, t + 104, comm, strlen(comm) + 1);
+	mkk_put_u64(k, t + 120, SIG(tgid == pid ? i : parent));
+}
+
+static struct kp_kernel *scene(bool mem)
+{
+	size_t size;
+	void *blob = build_btf(mem, &size);
+	struct kp_kernel *k = mkk_create(MKK_BTF_FILE, blob, size);
+	free(blob);
+	// Tasks: swapper (0), init (1) with a second thread (3), kthreadd (2).
+	mkk_symbol(k, "init_task", TASK(0), 'D');
+	task(k, 0, 0, 0, 0, 0, "swapper/0", 0, 0x00200000);
+	task(k, 1, 1, 1, 0, 1, "init", 1, 0);
+	task(k, 2, 2, 2, 0, 1, "kthreadd", 0, 0x00200000);
+	task(k, 3, 3, 1, 1, 2, "init-worker", 1, 0);
+	mkk_put_u64(k, TASK(3) + 120, SIG(1));
+	uint64_t tl[] = {TASK(0) + 32, TASK(1) + 32, TASK(2) + 32};
+	list_link(k, tl, 3);
+	for (int i = 0; i < 3; i++) {
+		uint64_t th[] = {SIG(i) + 16, TASK(i) + 88, TASK(3) + 88};
+		list_link(k, th, i == 1 ? 3 : 2);
+	}
+	// Modules: newest first as the kernel adds them.
+	mkk_symbol(k, "modules", MODULES, 'D');
+	const char *names[] = {"virtio_net", "e1000"};
+	for (int i = 0; i < 2; i++) {
+		uint64_t m = MOD(i);
+		mkk_put_u32(k, m, 0);
+		mkk_put(k, m + 24, names[i], strlen(names[i]) + 1);
+		mkk_put_u64(k, m + 80, 0xffffffffc0000000ULL + 0x10000 * (uint64_t)i);
+		mkk_put_u32(k, m + 88, 0x4000);
+		mkk_put_u32(k, m + 80 + (mem ? 32 : 80) + 8, 0x1000);	// second area
+		mkk_put_u32(k, m + 320, 1 + (uint32_t)i);
+	}
+	uint64_t ml[] = {MODULES, MOD(0) + 8, MOD(1) + 8};
+	list_link(k, ml, 3);
+	// loadavg: avenrun, nr_threads, init_pid_ns, one online CPU's rq.
+	mkk_symbol(k, "avenrun", A(0x4000), 'D');
+	mkk_put_u64(k, A(0x4000), 2048 + 1024);	// 1.50
+	mkk_put_u64(k, A(0x4008), 205);		// 0.10
+	mkk_put_u64(k, A(0x4010), 0);
+	mkk_symbol(k, "nr_threads", A(0x4020), 'D');
+	mkk_put_u32(k, A(0x4020), 4);
+	mkk_symbol(k, "init_pid_ns", A(0x4100), 'D');
+	mkk_put_u32(k, A(0x4100) + 20, 124);
+	mkk_symbol(k, "__cpu_online_mask", A(0x4200), 'D');
+	mkk_put_u64(k, A(0x4200), 0x5);	// CPUs 0 and 2
+	mkk_symbol(k, "nr_cpu_ids", A(0x4210), 'D');
+	mkk_put_u32(k, A(0x4210), 4);
+	mkk_symbol(k, "__per_cpu_offset", A(0x4300), 'D');
+	for (int c = 0; c < 4; c++)
+		mkk_put_u64(k, A(0x4300) + 8 * (uint64_t)c, A(0x5000 + 0x100 * (uint64_t)c));
+	mkk_symbol(k, "runqueues", 0x40, 'A');	// per-CPU offset
+	for (int c = 0; c < 4; c++)
+		mkk_put_u32(k, A(0x5000 + 0x100 * (uint64_t)c) + 0x40 + 4, 1 + (uint32_t)c);
+	// printk: 4 descriptors, 64 bytes of text, two records.
+	uint64_t rb = A(0x6000), descs = A(0x6100), infos = A(0x6200), data = A(0x6400);
+	mkk_symbol(k, "prb", A(0x6800), 'D');
+	mkk_put_u64(k, A(0x6800), rb);
+	mkk_put_u32(k, rb + 0, 2);
+	mkk_put_u64(k, rb + 8, descs);
+	mkk_put_u64(k, rb + 16, infos);
+	mkk_put_u64(k, rb + 24, 1);	// head_id
+	mkk_put_u64(k, rb + 32, 0);	// tail_id
+	mkk_put_u32(k, rb + 48, 6);
+	mkk_put_u64(k, rb + 56, data);
+	const char *texts[] = {"hello", "world\nline2"};
+	uint64_t lpos = 0;
+	for (uint64_t id = 0; id < 2; id++) {
+		size_t len = strlen(texts[id]);
+		uint64_t blk = (8 + len + 7) & ~7ULL;
+		mkk_put_u64(k, descs + 24 * id, (2ULL << 62) | id);
+		mkk_put_u64(k, descs + 24 * id + 8, lpos);
+		mkk_put_u64(k, descs + 24 * id + 16, lpos + blk);
+		mkk_put_u64(k, data + lpos, id);
+		mkk_put(k, data + lpos + 8, texts[id], len);
+		lpos += blk;
+		mkk_put_u64(k, infos + 88 * id, id);
+		mkk_put_u64(k, infos + 88 * id + 8, 1000000000ULL * (id + 1) + 5000);
+		uint16_t tl16 = (uint16_t)len;
+		mkk_put(k, infos + 88 * id + 16, &tl16, 2);
+		uint8_t fl = (uint8_t)((id ? 3 : 6) << 5 | 2);
+		mkk_put(k, infos + 88 * id + 19, &fl, 1);
+	}
+	return k;
+}
+
+TEST(tasks_through_btf)
+{
+	struct kp_kernel *k = scene(false);
+	struct kp_task *t = NULL;
+	size_t n = 0;
+	CHECK_OK(kp_tasks(k, true, &t, &n));
+	CHECK_U64(n, 4);
+	if (n == 4) {
+		CHECK_STR(t[0].comm, "swapper/0");
+		CHECK(t[0].kthread && t[0].state == 'R');
+		CHECK_STR(t[1].comm, "init");
+		CHECK_U64(t[1].cpu, 1);
+		CHECK(t[1].state == 'S');
+		CHECK_STR(t[2].comm, "init-worker");	// threads follow their leader
+		CHECK_U64(t[2].pid, 3);
+		CHECK_U64(t[2].tgid, 1);
+		CHECK(t[2].state == 'D');
+		CHECK_STR(t[3].comm, "kthreadd");
+		CHECK_U64(t[3].ppid, 0);
+	}
+	free(t);
+	CHECK_OK(kp_tasks(k, false, &t, &n));
+	CHECK_U64(n, 3);
+	free(t);
+	mkk_destroy(k);
+}
+
+TEST(modules_through_btf_both_layouts)
+{
+	for (int mem = 0; mem < 2; mem++) {
+		struct kp_kernel *k = scene(mem);
+		struct kp_module *m = NULL;
+		size_t n = 0;
+		CHECK_OK(kp_modules(k, &m, &n));
+		CHECK_U64(n, 2);
+		if (n == 2) {
+			CHECK_STR(m[0].name, "virtio_net");
+			CHECK_U64(m[0].size, 0x5000);
+			CHECK_U64(m[0].base, 0xffffffffc0000000ULL);
+			CHECK_U64(m[0].refcnt, 0);
+			CHECK_STR(m[1].name, "e1000");
+			CHECK_U64(m[1].refcnt, 1);
+			CHECK_STR(m[1].state_name, "Live");
+		}
+		free(m);
+		mkk_destroy(k);
+	}
+}
+
+TEST(loadavg_through_btf)
+{
+	struct kp_kernel *k = scene(false);
+	struct kp_loadavg la = {0};
+	CHECK_OK(kp_loadavg(k, &la));
+	CHECK_U64(la.avenrun[0], 3072);
+	char buf[16];
+	kp_loadavg_format(la.avenrun[0], buf);
+	CHECK_STR(buf, "1.50");
+	CHECK_U64(la.running, 1 + 3);	// CPUs 0 and 2
+	CHECK_U64(la.total, 4);
+	CHECK_U64(la.last_pid, 123);
+	mkk_destroy(k);
+}
+
+struct recs {
+	int n;
+	char text[4][32];
+	int level[4];
+	uint64_t ts[4];
+};
+
+static struct kp_error *collect(const struct kp_printk_record *rec, void *arg)
+{
+	struct recs *r = arg;
+	if (r->n < 4) {
+		snprintf(r->text[r->n], 32, "%.*s", (int)rec->len, rec->text);
+		r->level[r->n] = rec->level;
+		r->ts[r->n] = rec->ts_nsec;
+	}
+	r->n++;
+	return NULL;
+}
+
+TEST(printk_through_btf_with_bitfields)
+{
+	struct kp_kernel *k = scene(false);
+	struct recs r = {0};
+	CHECK_OK(kp_printk_each(k, collect, &r));
+	CHECK_U64(r.n, 2);
+	CHECK_STR(r.text[0], "hello");
+	CHECK_STR(r.text[1], "world\nline2");
+	CHECK_U64(r.level[0], 6);
+	CHECK_U64(r.level[1], 3);
+	CHECK_U64(r.ts[1], 2000005000ULL);
+	mkk_destroy(k);
+}
+
+TEST(printk_corrupt_ring_is_an_error_naming_where)
+{
+	struct kp_kernel *k = scene(false);
+	struct recs r = {0};
+	uint64_t rb = A(0x6000);
+	mkk_put_u64(k, rb + 8, 0xffffc90000000000ULL);	// descs unmapped
+	CHECK_ERR(kp_printk_each(k, collect, &r), KP_ERR_FAULT,
+		  "printk descriptors at 0xffffc90000000000");
+	mkk_put_u64(k, rb + 8, A(0x6100));
+	mkk_put_u32(k, rb + 0, 40);	// count_bits
+	CHECK_ERR(kp_printk_each(k, collect, &r), KP_ERR_FORMAT, "count_bits 40");
+	mkk_put_u32(k, rb + 0, 2);
+	mkk_put_u32(k, rb + 48, 3);	// size_bits below any real buffer
+	CHECK_ERR(kp_printk_each(k, collect, &r), KP_ERR_FORMAT, "size_bits 3");
+	CHECK_U64(r.n, 0);
+	mkk_destroy(k);
+}
+
+TEST(task_list_fault_names_the_task)
+{
+	struct kp_kernel *k = scene(false);
+	mkk_put_u64(k, TASK(1) + 32, 0xffffc90000000000ULL + 32);
+	struct kp_task *t;
+	size_t n;
+	CHECK_ERR(kp_tasks(k, false, &t, &n), KP_ERR_FAULT, "task_struct at 0xffffc90000000000");
+	mkk_destroy(k);
+}
+
+TEST(missing_symbols_are_clear_errors)
+{
+	struct kp_kernel *k = mkk_create(MKK_BTF_NONE, NULL, 0);
+	struct kp_task *t;
+	size_t n;
+	struct kp_loadavg la;
+	struct kp_error *err = kp_tasks(k, false, &t, &n);
+	CHECK(err != NULL);
+	kp_error_destroy(err);
+	err = kp_loadavg(k, &la);
+	CHECK(err && strstr(err->message, "avenrun"));
+	kp_error_destroy(err);
+	mkk_destroy(k);
+}
+
+int main(void)
+{
+	RUN(tasks_through_btf);
+	RUN(modules_through_btf_both_layouts);
+	RUN(loadavg_through_btf);
+	RUN(printk_through_btf_with_bitfields);
+	RUN(printk_corrupt_ring_is_an_error_naming_where);
+	RUN(task_list_fault_names_the_task);
+	RUN(missing_symbols_are_clear_errors);
+	return TEST_SUMMARY();
+}

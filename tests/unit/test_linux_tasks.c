@@ -1,0 +1,339 @@
+// Task and module list walkers (src/linux/tasks.c, modules.c) over synthetic
+// memory with hand-made layouts, plus the pure helpers (state letters,
+// loadavg formatting, syscall handler names).
+#include <stdlib.h>
+
+#include "test.h"
+#include "kernel.h"
+#include "linux/linux.h"
+
+#define BASE 0xffff888000100000ULL
+#define MEMSIZE 0x20000
+
+static uint8_t mem[MEMSIZE];
+
+static struct kp_kernel *fake_kernel(void)
+{
+	struct kp_kernel *k = calloc(1, sizeof(*k));
+	if (!k || kp_memory_create(&k->mem))
+		abort();
+	struct kp_error *err = kp_memory_add(k->mem, KP_VIRT, BASE, MEMSIZE, kp_read_buffer, mem, 0);
+	if (err)
+		abort();
+	return k;
+}
+
+static void fake_destroy(struct kp_kernel *k)
+{
+	kp_memory_destroy(k->mem);
+	free(k);
+}
+
+static void w64(uint64_t addr, uint64_t v) { memcpy(mem + (addr - BASE), &v, 8); }
+static void w32(uint64_t addr, uint32_t v) { memcpy(mem + (addr - BASE), &v, 4); }
+
+// ---------------------------------------------------------------- tasks
+
+static struct kp_lx_task_layout TL = {
+	.tasks = 0x10, .pid = 0x20, .tgid = 0x24, .real_parent = 0x28,
+	.state = 0x30, .state_size = 4, .exit_state = 0x34, .flags = 0x38, .flags_size = 4,
+	.comm = 0x40, .has_cpu = true, .cpu = 0x50, .signal = 0x58,
+	.has_thread_node = true, .thread_node = 0x60, .signal_thread_head = 0x10,
+	.has_thread_group = true, .thread_group = 0x70,
+};
+
+#define TASK(i) (BASE + 0x200ULL * (i))
+#define SIG(i) (BASE + 0x10000ULL + 0x100ULL * (i))
+
+static void list_link(uint64_t *nodes, int n)	// circular list of nodes
+{
+	for (int i = 0; i < n; i++) {
+		w64(nodes[i], nodes[(i + 1) % n]);
+		w64(nodes[i] + 8, nodes[(i + n - 1) % n]);
+	}
+}
+
+static void task_init(int i, int pid, int tgid, int parent, uint32_t state,
+		      uint32_t exit_state, uint32_t flags, const char *comm, int cpu, int sig)
+{
+	uint64_t t = TASK(i);
+	w32(t + TL.pid, (uint32_t)pid);
+	w32(t + TL.tgid, (uint32_t)tgid);
+	w64(t + TL.real_parent, TASK(parent));
+	w32(t + TL.state, state);
+	w32(t + TL.exit_state, exit_state);
+	w32(t + TL.flags, flags);
+	memset(mem + (t - BASE) + TL.comm, 0, 16);
+	memcpy(mem + (t - BASE) + TL.comm, comm, strlen(comm));
+	w32(t + TL.cpu, (uint32_t)cpu);
+	w64(t + TL.signal, SIG(sig));
+}
+
+// init_task(0, swapper) -> systemd(1) -> kthreadd(2, kernel thread), and
+// "app" pid 10 with threads 11 and 12.
+static void build_tasks(void)
+{
+	memset(mem, 0, sizeof(mem));
+	task_init(0, 0, 0, 0, 0, 0, 0x00200000, "swapper/0", 0, 0);
+	task_init(1, 1, 1, 0, 1, 0, 0, "systemd", 1, 1);
+	task_init(2, 2, 2, 0, 0x402, 0, 0x00200000, "kthreadd", 0, 2);
+	task_init(3, 10, 10, 1, 0, 0x20, 0, "app", 1, 3);
+	task_init(4, 11, 10, 1, 2, 0, 0, "app-worker", 0, 3);
+	task_init(5, 12, 10, 1, 4, 0, 0, "app-io", 1, 3);
+	uint64_t tasks[] = {TASK(0) + TL.tasks, TASK(1) + TL.tasks, TASK(2) + TL.tasks,
+			    TASK(3) + TL.tasks};
+	list_link(tasks, 4);
+	for (int i = 0; i < 3; i++) {
+		uint64_t single[] = {SIG(i) + TL.signal_thread_head, TASK(i) + TL.thread_node};
+		list_link(single, 2);
+		uint64_t ring[] = {TASK(i) + TL.thread_group};
+		list_link(ring, 1);
+	}
+	uint64_t group[] = {SIG(3) + TL.signal_thread_head, TASK(3) + TL.thread_node,
+			    TASK(4) + TL.thread_node, TASK(5) + TL.thread_node};
+	list_link(group, 4);
+	uint64_t ring[] = {TASK(3) + TL.thread_group, TASK(4) + TL.thread_group,
+			   TASK(5) + TL.thread_group};
+	list_link(ring, 3);
+}
+
+TEST(state_letters_follow_task_state_index)
+{
+	CHECK(kp_lx_task_state_letter(0, 0) == 'R');
+	CHECK(kp_lx_task_state_letter(1, 0) == 'S');
+	CHECK(kp_lx_task_state_letter(2, 0) == 'D');
+	CHECK(kp_lx_task_state_letter(4, 0) == 'T');
+	CHECK(kp_lx_task_state_letter(8, 0) == 't');
+	CHECK(kp_lx_task_state_letter(0, 0x10) == 'X');
+	CHECK(kp_lx_task_state_letter(0, 0x20) == 'Z');
+	CHECK(kp_lx_task_state_letter(0x40, 0) == 'P');
+	CHECK(kp_lx_task_state_letter(0x402, 0) == 'I');	// TASK_IDLE
+	CHECK(kp_lx_task_state_letter(0x1000, 0) == 'D');	// TASK_RTLOCK_WAIT
+	CHECK(kp_lx_task_state_letter(0x101, 0) == 'S');	// + TASK_WAKEKILL bits
+	CHECK(kp_lx_task_state_letter(0x8, 0x20) == 'Z');	// highest bit wins
+}
+
+TEST(task_list_leaders)
+{
+	build_tasks();
+	struct kp_kernel *k = fake_kernel();
+	kp_lx_task_layout_span(&TL);
+	struct kp_task *t = NULL;
+	size_t n = 0;
+	CHECK_OK(kp_lx_tasks_walk(k, &TL, TASK(0), false, &t, &n));
+	CHECK_U64(n, 4);
+	if (n == 4) {
+		CHECK_STR(t[0].comm, "swapper/0");
+		CHECK_U64(t[0].ppid, 0);
+		CHECK(t[0].kthread);
+		CHECK_U64(t[1].pid, 1);
+		CHECK_U64(t[1].ppid, 0);
+		CHECK(t[1].state == 'S');
+		CHECK_U64(t[1].cpu, 1);
+		CHECK(t[2].state == 'I');
+		CHECK_STR(t[3].comm, "app");
+		CHECK_U64(t[3].ppid, 1);
+		CHECK(t[3].state == 'Z');
+		CHECK_U64(t[3].address, TASK(3));
+		CHECK(!t[3].kthread);
+	}
+	free(t);
+	fake_destroy(k);
+}
+
+TEST(task_list_threads_via_thread_node_and_thread_group)
+{
+	build_tasks();
+	struct kp_kernel *k = fake_kernel();
+	for (int variant = 0; variant < 2; variant++) {
+		struct kp_lx_task_layout l = TL;
+		if (variant == 1)
+			l.has_thread_node = false;	// pre-3.14: thread_group ring
+		kp_lx_task_layout_span(&l);
+		struct kp_task *t = NULL;
+		size_t n = 0;
+		CHECK_OK(kp_lx_tasks_walk(k, &l, TASK(0), true, &t, &n));
+		CHECK_U64(n, 6);
+		if (n == 6) {
+			CHECK_U64(t[3].pid, 10);
+			CHECK_U64(t[4].pid, 11);
+			CHECK_U64(t[4].tgid, 10);
+			CHECK(t[4].state == 'D');
+			CHECK_U64(t[5].pid, 12);
+			CHECK(t[5].state == 'T');
+			CHECK_U64(t[5].ppid, 1);
+		}
+		free(t);
+	}
+	fake_destroy(k);
+}
+
+TEST(task_list_cycle_null_and_fault_are_errors)
+{
+	struct kp_kernel *k = fake_kernel();
+	kp_lx_task_layout_span(&TL);
+	struct kp_task *t = (struct kp_task *)1;
+	size_t n = 7;
+	// A cycle that does not come back to init_task.
+	build_tasks();
+	w64(TASK(3) + TL.tasks, TASK(1) + TL.tasks);
+	CHECK_ERR(kp_lx_tasks_walk(k, &TL, TASK(0), false, &t, &n), KP_ERR_LOOP, "does not end");
+	// A thread ring that loops without reaching signal->thread_head.
+	build_tasks();
+	w64(TASK(5) + TL.thread_node, TASK(4) + TL.thread_node);
+	CHECK_ERR(kp_lx_tasks_walk(k, &TL, TASK(0), true, &t, &n), KP_ERR_LOOP, "thread list");
+	build_tasks();
+	w64(TASK(2) + TL.tasks, 0);
+	CHECK_ERR(kp_lx_tasks_walk(k, &TL, TASK(0), false, &t, &n), KP_ERR_FORMAT, "NULL");
+	build_tasks();
+	w64(TASK(2) + TL.tasks, 0xffffc90000000000ULL + TL.tasks);
+	CHECK_ERR(kp_lx_tasks_walk(k, &TL, TASK(0), false, &t, &n), KP_ERR_FAULT,
+		  "task_struct at 0xffffc90000000000");
+	CHECK(t == (struct kp_task *)1 && n == 7);	// untouched on failure
+	fake_destroy(k);
+}
+
+// ---------------------------------------------------------------- modules
+
+static struct kp_lx_module_layout ML = {
+	.list = 0x08, .name = 0x18, .name_size = 56, .state = 0x00,
+	.has_refcnt = true, .refcnt = 0x58, .nlayouts = 2,
+	.layout_base = {0x60, 0x80}, .layout_size = {0x68, 0x88},
+};
+
+#define MOD(i) (BASE + 0x4000ULL + 0x100ULL * (i))
+#define MODULES_HEAD (BASE + 0x3f00ULL)
+
+static void mod_init(int i, const char *name, int state, uint32_t refcnt,
+		     uint64_t base, uint32_t core, uint32_t init)
+{
+	uint64_t m = MOD(i);
+	w32(m + ML.state, (uint32_t)state);
+	memset(mem + (m - BASE) + ML.name, 0, 56);
+	memcpy(mem + (m - BASE) + ML.name, name, strlen(name));
+	w32(m + ML.refcnt, refcnt);
+	w64(m + ML.layout_base[0], base);
+	w32(m + ML.layout_size[0], core);
+	w64(m + ML.layout_base[1], 0);
+	w32(m + ML.layout_size[1], init);
+}
+
+TEST(module_list_as_proc_modules)
+{
+	memset(mem, 0, sizeof(mem));
+	mod_init(0, "ext4", 0, 3, 0xffffffffc0100000ULL, 0xb4000, 0);
+	mod_init(1, "halfway", 3, 1, 0, 0, 0);	// MODULE_STATE_UNFORMED
+	mod_init(2, "loading", 1, 1, 0xffffffffc0200000ULL, 0x2000, 0x1000);
+	uint64_t nodes[] = {MODULES_HEAD, MOD(0) + ML.list, MOD(1) + ML.list, MOD(2) + ML.list};
+	list_link(nodes, 4);
+	kp_lx_module_layout_span(&ML);
+	struct kp_kernel *k = fake_kernel();
+	struct kp_module *m = NULL;
+	size_t n = 0;
+	CHECK_OK(kp_lx_modules_walk(k, &ML, MODULES_HEAD, &m, &n));
+	CHECK_U64(n, 2);
+	if (n == 2) {
+		CHECK_STR(m[0].name, "ext4");
+		CHECK_U64(m[0].refcnt, 2);
+		CHECK_U64(m[0].size, 0xb4000);
+		CHECK_U64(m[0].base, 0xffffffffc0100000ULL);
+		CHECK_STR(m[0].state_name, "Live");
+		CHECK_STR(m[1].name, "loading");
+		CHECK_U64(m[1].size, 0x3000);
+		CHECK_STR(m[1].state_name, "Loading");
+		CHECK_U64(m[1].address, MOD(2));
+	}
+	free(m);
+	// Empty list.
+	uint64_t empty[] = {MODULES_HEAD};
+	list_link(empty, 1);
+	CHECK_OK(kp_lx_modules_walk(k, &ML, MODULES_HEAD, &m, &n));
+	CHECK_U64(n, 0);
+	free(m);
+	// Cycle.
+	list_link(nodes, 4);
+	w64(MOD(2) + ML.list, MOD(0) + ML.list);
+	CHECK_ERR(kp_lx_modules_walk(k, &ML, MODULES_HEAD, &m, &n), KP_ERR_LOOP, "module list");
+	// Unnamed garbage name: always NUL-terminated.
+	list_link(nodes, 4);
+	memset(mem + (MOD(0) - BASE) + ML.name, 'A', 56);
+	CHECK_OK(kp_lx_modules_walk(k, &ML, MODULES_HEAD, &m, &n));
+	if (n)
+		CHECK_U64(strlen(m[0].name), 56);
+	free(m);
+	fake_destroy(k);
+}
+
+// Hostile memory: random bytes with pointers steered back into the segment
+// (so walks go somewhere); every walk must end with a result or an error.
+TEST(random_memory_never_crashes_the_walkers)
+{
+	struct kp_kernel *k = fake_kernel();
+	kp_lx_task_layout_span(&TL);
+	kp_lx_module_layout_span(&ML);
+	uint64_t x = 0x2545f4914f6cdd1dULL;
+	for (int round = 0; round < 300; round++) {
+		for (size_t i = 0; i < MEMSIZE; i += 8) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			uint64_t v = x;
+			if ((x & 3) != 0)	// mostly in-segment, 8-aligned pointers
+				v = BASE + ((x >> 8) % MEMSIZE & ~7ULL);
+			memcpy(mem + i, &v, 8);
+		}
+		struct kp_task *t = NULL;
+		size_t n = 0;
+		struct kp_error *err = kp_lx_tasks_walk(k, &TL, TASK(round % 8), round & 1, &t, &n);
+		if (!err)
+			free(t);
+		kp_error_destroy(err);
+		struct kp_module *m = NULL;
+		err = kp_lx_modules_walk(k, &ML, MODULES_HEAD, &m, &n);
+		if (!err)
+			free(m);
+		kp_error_destroy(err);
+	}
+	fake_destroy(k);
+}
+
+// ---------------------------------------------------------------- pure helpers
+
+TEST(loadavg_format_rounds_like_proc_loadavg)
+{
+	char buf[16];
+	kp_loadavg_format(0, buf);
+	CHECK_STR(buf, "0.00");
+	kp_loadavg_format(2048, buf);	// 1.0
+	CHECK_STR(buf, "1.00");
+	kp_loadavg_format(1024, buf);	// 0.5
+	CHECK_STR(buf, "0.50");
+	kp_loadavg_format(2047, buf);	// 0.9995 + 0.005 -> 1.00
+	CHECK_STR(buf, "1.00");
+	kp_loadavg_format(10 * 2048 + 205, buf);	// 10.1001 -> 10.10
+	CHECK_STR(buf, "10.10");
+	kp_loadavg_format(UINT64_MAX, buf);	// never overflows the buffer
+	CHECK(strlen(buf) < 16);
+}
+
+TEST(syscall_handler_names)
+{
+	CHECK(kp_lx_syscall_name_ok("__x64_sys_read"));
+	CHECK(kp_lx_syscall_name_ok("__ia32_compat_sys_ioctl"));
+	CHECK(kp_lx_syscall_name_ok("__x64_sys_ni_syscall"));
+	CHECK(kp_lx_syscall_name_ok("sys_ni_syscall"));
+	CHECK(!kp_lx_syscall_name_ok("rootkit_read"));
+	CHECK(!kp_lx_syscall_name_ok("__x64_sys_"));
+	CHECK(!kp_lx_syscall_name_ok(NULL));
+}
+
+int main(void)
+{
+	RUN(state_letters_follow_task_state_index);
+	RUN(task_list_leaders);
+	RUN(task_list_threads_via_thread_node_and_thread_group);
+	RUN(task_list_cycle_null_and_fault_are_errors);
+	RUN(module_list_as_proc_modules);
+	RUN(random_memory_never_crashes_the_walkers);
+	RUN(loadavg_format_rounds_like_proc_loadavg);
+	RUN(syscall_handler_names);
+	return TEST_SUMMARY();
+}
