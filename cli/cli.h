@@ -22,13 +22,34 @@ struct cmd {
 // error and returns NULL; the command then returns cli_fail().
 struct kp_kernel *cli_kernel(struct cli *cli);
 // Prints "kpeek: MESSAGE" on stderr, destroys err, returns the exit status (1).
+// An error with an empty message was already reported (cli_kernel() failed
+// inside cli_parse_address()) and prints nothing.
 int cli_error(struct kp_error *err);
 // Prints "kpeek CMD: formatted message" on stderr, returns 2 (usage error).
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 // Parses a number (0x hex, decimal) or SYMBOL[+-OFFSET] into a virtual address.
 struct kp_error *cli_parse_address(struct cli *cli, const char *arg, uint64_t *ret);
+// Option parsing of the commands whose only options are -j/--json and
+// -h/--help: returns -1 to go on (operands start at optind), else the exit
+// status the command returns (0 after printing usage, 2 for a bad option).
+int cli_json_help_options(struct cli *cli, const char *cmd, int argc, char **argv,
+			  void (*print_usage)(void));
+// The same for commands that print values (print, diff): also -x/--hex and
+// --one-line, returned as KP_FORMAT_* flags. Options end at the first
+// operand, so an expression such as -1 is not taken for one.
+int cli_format_options(struct cli *cli, const char *cmd, int argc, char **argv,
+		       void (*print_usage)(void), unsigned *flags_ret);
 // True if argv has -h/--help; commands print their usage then and return 0.
 bool cli_wants_help(int argc, char **argv);
+
+// Additions (CLI core, main.c):
+// After getopt_long() returned '?' or ':' (opterr = 0): prints the one-line
+// usage error for cmd and returns 2.
+int cli_bad_option(const char *cmd, int c, char **argv);
+// "512 MiB", "1.5 GiB", "4 KiB", "100 B".
+void cli_human_size(uint64_t bytes, char *buf, size_t size);
+// Parses an unsigned number: 0x hex or decimal, nothing else.
+bool cli_parse_number(const char *arg, uint64_t *ret);
 
 int cmd_info(struct cli *cli, int argc, char **argv);
 int cmd_sym(struct cli *cli, int argc, char **argv);
@@ -42,5 +63,7 @@ int cmd_dmesg(struct cli *cli, int argc, char **argv);
 int cmd_watch(struct cli *cli, int argc, char **argv);
 int cmd_check(struct cli *cli, int argc, char **argv);
 int cmd_list(struct cli *cli, int argc, char **argv);
+int cmd_snapshot(struct cli *cli, int argc, char **argv);
+int cmd_diff(struct cli *cli, int argc, char **argv);
 
 #endif

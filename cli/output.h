@@ -46,6 +46,23 @@ void out_cell_uint(struct out *o, uint64_t value);
 void out_cell_hex(struct out *o, uint64_t value);
 void out_table_end(struct out *o);
 
+// Additions (CLI core):
+// A list under key (JSON array; text: "key:" then indented items). Inside a
+// list, keys are ignored: out_kv_*(o, NULL, v) appends a scalar and
+// out_begin_object(o, NULL) an object (text: separated by blank lines).
+void out_begin_list(struct out *o, const char *key);
+void out_end_list(struct out *o);
+// A value that is already JSON text (e.g. from kp_value_format with
+// KP_FORMAT_JSON); text mode prints text (or json if text is NULL). Invalid
+// JSON is emitted as a string, so the document always stays valid.
+void out_kv_json(struct out *o, const char *key, const char *json, const char *text);
+// Prints what is pending and flushes stdout (e.g. after each watch sample).
+void out_flush(struct out *o);
+bool out_is_json(const struct out *o);
+// Writes to a closed pipe (kpeek ps | head) end the process quietly with
+// status 0. Text output never carries control bytes from kernel strings:
+// they are shown as \xNN (out_text keeps newlines and tabs).
+
 // Free text (text mode only; ignored in JSON mode), e.g. a hexdump line.
 void out_text(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

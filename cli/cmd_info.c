@@ -1,0 +1,154 @@
+// kpeek info: what the memory source is and what kpeek made of it.
+#include <unistd.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include "cli.h"
+#include "output.h"
+
+static void usage(void)
+{
+	printf("Usage: kpeek [-c CORE] info [--json]\n"
+	       "Shows the memory source (kind, path), the kernel (release, banner), the\n"
+	       "KASLR offset, phys_base, paging levels, page_offset_base, the kernel page\n"
+	       "table (pgd), CPUs in the dump, the virtual and physical address ranges the\n"
+	       "source backs, where symbols came from and how many, and the BTF source.\n"
+	       "BTF is loaded to report on it; if it cannot be, info says\n"
+	       "\"BTF: unavailable (reason)\" and still succeeds.\n"
+	       "\n"
+	       "Options:\n"
+	       "  -j, --json   print one JSON object\n"
+	       "  -h, --help   show this help\n"
+	       "\n"
+	       "Example:\n"
+	       "  kpeek -c vmcore info\n");
+}
+
+static void kv_opt_hex(struct out *o, const char *key, bool has, uint64_t value)
+{
+	if (has)
+		out_kv_hex(o, key, value);
+	else
+		out_kv_str(o, key, o && out_is_json(o) ? NULL : "unknown");
+}
+
+static void ranges(struct out *o, struct kp_kernel *k, enum kp_space space)
+{
+	static const struct column text_cols[] = {
+		{ "START", COL_HEX, false },
+		{ "END", COL_HEX, false },
+		{ "SIZE", COL_STR, false },
+	};
+	static const struct column json_cols[] = {
+		{ "START", COL_HEX, false },
+		{ "END", COL_HEX, false },
+		{ "SIZE", COL_UINT, false },
+	};
+	const struct kp_range *r = NULL;
+	size_t n = kp_kernel_ranges(k, space, &r);
+	uint64_t total = 0;
+	for (size_t i = 0; i < n; i++)
+		total += r[i].end - r[i].start;
+	char human[32];
+	const char *name = space == KP_PHYS ? "Physical" : "Virtual";
+	bool json = out_is_json(o);
+	if (!n && !json) {
+		out_text(o, "\n%s address ranges: none%s\n", name,
+			 space == KP_VIRT ? " (translated through the page tables)" : "");
+		return;
+	}
+	cli_human_size(total, human, sizeof(human));
+	out_text(o, "\n%s address ranges (%zu, %s):\n", name, n, human);
+	out_table_begin(o, space == KP_PHYS ? "physical_ranges" : "virtual_ranges",
+			json ? json_cols : text_cols, 3);
+	for (size_t i = 0; i < n; i++) {
+		out_cell_hex(o, r[i].start);
+		out_cell_hex(o, r[i].end);
+		if (json) {
+			out_cell_uint(o, r[i].end - r[i].start);
+		} else {
+			cli_human_size(r[i].end - r[i].start, human, sizeof(human));
+			out_cell_str(o, human);
+		}
+	}
+	out_table_end(o);
+}
+
+int cmd_info(struct cli *cli, int argc, char **argv)
+{
+	int opt_status = cli_json_help_options(cli, "info", argc, argv, usage);
+	if (opt_status >= 0)
+		return opt_status;
+	if (optind < argc)
+		return cli_usage_error("info", "unexpected argument '%s'", argv[optind]);
+
+	struct kp_kernel *k = cli_kernel(cli);
+	if (!k)
+		return 1;
+	struct kp_error *btf_err = kp_kernel_load_btf(k);
+	struct kp_kernel_info info;
+	kp_kernel_get_info(k, &info);
+
+	struct out *o = out_create(cli->json);
+	bool json = cli->json;
+	out_kv_str(o, json ? "source_kind" : "source", info.source_kind);
+	out_kv_str(o, "path", info.path);
+	out_kv_bool(o, "live", info.live);
+	out_kv_str(o, "release", info.release);
+	out_kv_str(o, "banner", info.banner);
+	if (json)
+		out_kv_str(o, "vmcoreinfo", info.has_vmcoreinfo ? info.vmcoreinfo_source : NULL);
+	else
+		out_kv_str(o, "vmcoreinfo", info.has_vmcoreinfo ? info.vmcoreinfo_source : "none");
+	if (!json && info.has_kaslr_offset && info.kaslr_check) {
+		char buf[256];
+		snprintf(buf, sizeof(buf), "0x%" PRIx64 " (%s)", info.kaslr_offset, info.kaslr_check);
+		out_kv_str(o, "KASLR offset", buf);
+	} else {
+		kv_opt_hex(o, json ? "kaslr_offset" : "KASLR offset", info.has_kaslr_offset,
+			   info.kaslr_offset);
+	}
+	if (json && info.kaslr_check)
+		out_kv_str(o, "kaslr_check", info.kaslr_check);
+	kv_opt_hex(o, "phys_base", info.has_phys_base, info.phys_base);
+	if (info.paging_levels)
+		out_kv_int(o, json ? "paging_levels" : "paging levels", info.paging_levels);
+	else
+		out_kv_str(o, json ? "paging_levels" : "paging levels", json ? NULL : "unknown");
+	kv_opt_hex(o, "page_offset_base", info.has_page_offset_base, info.page_offset_base);
+	kv_opt_hex(o, "pgd", info.has_pgd, info.pgd_phys);
+	out_kv_int(o, json ? "cpus" : "CPUs", info.ncpus);
+	if (json) {
+		out_kv_str(o, "symbol_sources", info.symbol_sources);
+		out_kv_uint(o, "symbols", info.num_symbols);
+	} else {
+		char buf[512];
+		snprintf(buf, sizeof(buf), "%zu (%s)", info.num_symbols,
+			 info.symbol_sources && *info.symbol_sources ? info.symbol_sources : "none");
+		out_kv_str(o, "symbols", buf);
+	}
+	if (json) {
+		out_begin_object(o, "btf");
+		out_kv_bool(o, "available", !btf_err);
+		if (btf_err) {
+			out_kv_str(o, "error", btf_err->message);
+		} else {
+			out_kv_str(o, "source", info.btf_source);
+			out_kv_uint(o, "types", info.btf_types);
+		}
+		out_end_object(o);
+	} else {
+		char buf[1024];
+		if (btf_err)
+			snprintf(buf, sizeof(buf), "unavailable (%s)", btf_err->message);
+		else
+			snprintf(buf, sizeof(buf), "%zu types from %s", info.btf_types,
+				 info.btf_source ? info.btf_source : "?");
+		out_kv_str(o, "BTF", buf);
+	}
+	kp_error_destroy(btf_err);
+	ranges(o, k, KP_VIRT);
+	ranges(o, k, KP_PHYS);
+	out_destroy(o);
+	return 0;
+}

@@ -1,0 +1,62 @@
+// kpeek lsmod: the loaded modules, as /proc/modules / lsmod(8) show them.
+#include <unistd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "cli.h"
+#include "output.h"
+
+static void usage(void)
+{
+	printf("Usage: kpeek [-c CORE] lsmod [--json]\n"
+	       "Lists the modules of the kernel's 'modules' list, newest first as\n"
+	       "/proc/modules does: NAME, SIZE (bytes, as /proc/modules: the sum of the\n"
+	       "module's memory areas), REFCNT (module_refcount(), -1 without\n"
+	       "CONFIG_MODULE_UNLOAD), STATE (Live, Loading, Unloading) and BASE (start of\n"
+	       "the core text). Modules still being set up (MODULE_STATE_UNFORMED) are\n"
+	       "skipped, as in /proc/modules.\n"
+	       "\n"
+	       "Options:\n"
+	       "  -j, --json   {\"modules\": [{name, size, refcnt, state, base, module}]}\n"
+	       "               (module: the struct module address)\n"
+	       "  -h, --help   show this help\n"
+	       "\n"
+	       "Examples:\n"
+	       "  kpeek lsmod\n"
+	       "  kpeek -c vmcore lsmod --json\n");
+}
+
+int cmd_lsmod(struct cli *cli, int argc, char **argv)
+{
+	int opt_status = cli_json_help_options(cli, "lsmod", argc, argv, usage);
+	if (opt_status >= 0)
+		return opt_status;
+	if (optind < argc)
+		return cli_usage_error("lsmod", "unexpected argument '%s'", argv[optind]);
+	struct kp_kernel *k = cli_kernel(cli);
+	if (!k)
+		return 1;
+	struct kp_module *m;
+	size_t n;
+	struct kp_error *err = kp_modules(k, &m, &n);
+	if (err)
+		return cli_error(err);
+	static const struct column cols[] = {
+		{ "NAME", COL_STR, true }, { "SIZE", COL_UINT, false },
+		{ "REFCNT", COL_INT, false }, { "STATE", COL_STR, true },
+		{ "BASE", COL_HEX, false }, { "MODULE", COL_HEX, false },
+	};
+	struct out *o = out_create(cli->json);
+	out_table_begin(o, "modules", cols, 6);
+	for (size_t i = 0; i < n; i++) {
+		out_cell_str(o, m[i].name);
+		out_cell_uint(o, m[i].size);
+		out_cell_int(o, m[i].refcnt);
+		out_cell_str(o, m[i].state_name);
+		out_cell_hex(o, m[i].base);
+		out_cell_hex(o, m[i].address);
+	}
+	out_table_end(o);
+	out_destroy(o);
+	free(m);
+	return 0;
+}

@@ -1,0 +1,239 @@
+// kpeek ps: the task list, like crash's ps.
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "output.h"
+
+static void usage(void)
+{
+	printf("Usage: kpeek [-c CORE] ps [-t] [--tree] [-k|-u] [--json]\n"
+	       "Lists the tasks of the init_task.tasks list (thread-group leaders), with\n"
+	       "columns PID PPID TGID ST CPU TASK COMM. PPID is the parent's thread group\n"
+	       "(real_parent->tgid) as ps(1) shows; ST the state letter of /proc/PID/stat\n"
+	       "(R S D T t X Z P I); TASK the struct task_struct address. Kernel threads'\n"
+	       "names are shown in brackets, [kthreadd], in text mode. The idle task of CPU 0\n"
+	       "(swapper/0, PID 0) is listed first; the other CPUs' idle tasks are not in\n"
+	       "the task list.\n"
+	       "\n"
+	       "Options:\n"
+	       "  -t, --threads   every thread, each group's threads after its leader\n"
+	       "      --tree      children indented under their parent\n"
+	       "  -k, --kernel    kernel threads only\n"
+	       "  -u, --user      user tasks only\n"
+	       "  -j, --json      {\"tasks\": [{pid, ppid, tgid, state, cpu, task, comm,\n"
+	       "                  kthread, flags, depth}]}\n"
+	       "  -h, --help      show this help\n"
+	       "\n"
+	       "Examples:\n"
+	       "  kpeek ps\n"
+	       "  kpeek -c vmcore ps --tree\n"
+	       "  kpeek ps -t -u\n");
+}
+
+struct node {
+	size_t first_child, last_child, next_sibling;	// SIZE_MAX = none
+	bool placed;
+};
+
+struct leader {
+	int32_t pid;
+	size_t index;
+};
+
+static int leader_cmp(const void *a, const void *b)
+{
+	const struct leader *x = a, *y = b;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+// DFS order of the task tree: a leader's parent is the leader whose pid is
+// its ppid; threads hang under their own leader. PID 0 and orphans are roots.
+static bool tree_order(const struct kp_task *t, size_t n, size_t *order, int *depth)
+{
+	size_t cnt = n ? n : 1;
+	struct node *nd = calloc(cnt, sizeof(*nd));
+	struct leader *ld = calloc(cnt, sizeof(*ld));
+	size_t *stack = calloc(cnt, sizeof(*stack));
+	int *sdepth = calloc(cnt, sizeof(*sdepth));
+	bool *seen = calloc(cnt, sizeof(*seen));
+	bool ok = nd && ld && stack && sdepth && seen;
+	if (!ok)
+		goto out;
+	size_t nl = 0;
+	for (size_t i = 0; i < n; i++) {
+		nd[i].first_child = nd[i].last_child = nd[i].next_sibling = SIZE_MAX;
+		if (t[i].pid == t[i].tgid)
+			ld[nl++] = (struct leader){ t[i].pid, i };
+	}
+	qsort(ld, nl, sizeof(*ld), leader_cmp);
+	for (size_t i = 0; i < n; i++) {
+		if (t[i].pid == 0)
+			continue;
+		struct leader key = { t[i].pid != t[i].tgid ? t[i].tgid : t[i].ppid, 0 };
+		struct leader *hit = bsearch(&key, ld, nl, sizeof(*ld), leader_cmp);
+		if (!hit || hit->index == i)
+			continue;
+		size_t p = hit->index;
+		if (nd[p].last_child == SIZE_MAX)
+			nd[p].first_child = i;
+		else
+			nd[nd[p].last_child].next_sibling = i;
+		nd[p].last_child = i;
+		nd[i].placed = true;
+	}
+	size_t out_n = 0;
+	for (size_t r = 0; r < n; r++) {
+		if (nd[r].placed)
+			continue;
+		size_t sp = 0;
+		stack[sp] = r;
+		sdepth[sp++] = 0;
+		while (sp) {
+			size_t i = stack[--sp];
+			int d = sdepth[sp];
+			if (seen[i])
+				continue;
+			seen[i] = true;
+			order[out_n] = i;
+			depth[out_n++] = d;
+			// Push children in reverse so that the first comes out first.
+			size_t kids = 0;
+			for (size_t c = nd[i].first_child; c != SIZE_MAX; c = nd[c].next_sibling)
+				kids++;
+			if (sp + kids > n)
+				break;
+			size_t at = sp + kids;
+			for (size_t c = nd[i].first_child; c != SIZE_MAX; c = nd[c].next_sibling) {
+				stack[--at] = c;
+				sdepth[at] = d + 1;
+			}
+			sp += kids;
+		}
+	}
+	// Tasks in a parent cycle (corrupt data) hang under no root: list them
+	// flat at the end.
+	for (size_t i = 0; i < n; i++)
+		if (!seen[i])
+			order[out_n] = i, depth[out_n++] = 0;
+out:
+	free(nd);
+	free(ld);
+	free(stack);
+	free(sdepth);
+	free(seen);
+	return ok;
+}
+
+int cmd_ps(struct cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "threads", no_argument, NULL, 't' },
+		{ "tree", no_argument, NULL, 'T' },
+		{ "kernel", no_argument, NULL, 'k' },
+		{ "user", no_argument, NULL, 'u' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool threads = false, tree = false, kernel_only = false, user_only = false;
+	int c;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":tkujh", opts, NULL)) != -1) {
+		switch (c) {
+		case 't': threads = true; break;
+		case 'T': tree = true; break;
+		case 'k': kernel_only = true; break;
+		case 'u': user_only = true; break;
+		case 'j': cli->json = true; break;
+		case 'h': usage(); return 0;
+		default: return cli_bad_option("ps", c, argv);
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("ps", "unexpected argument '%s'", argv[optind]);
+	if (kernel_only && user_only)
+		return cli_usage_error("ps", "-k and -u exclude each other");
+	struct kp_kernel *k = cli_kernel(cli);
+	if (!k)
+		return 1;
+	struct kp_task *t;
+	size_t n;
+	struct kp_error *err = kp_tasks(k, threads, &t, &n);
+	if (err)
+		return cli_error(err);
+	size_t *order = malloc((n ? n : 1) * sizeof(*order));
+	int *depth = malloc((n ? n : 1) * sizeof(*depth));
+	if (!order || !depth) {
+		free(order);
+		free(depth);
+		free(t);
+		return cli_error(&kp_enomem);
+	}
+	if (!tree || !tree_order(t, n, order, depth))
+		for (size_t i = 0; i < n; i++)
+			order[i] = i, depth[i] = 0;
+	struct out *o = out_create(cli->json);
+	if (out_is_json(o)) {
+		out_begin_list(o, "tasks");
+		for (size_t i = 0; i < n; i++) {
+			const struct kp_task *p = &t[order[i]];
+			if ((kernel_only && !p->kthread) || (user_only && p->kthread))
+				continue;
+			char st[2] = { p->state, 0 };
+			out_begin_object(o, NULL);
+			out_kv_int(o, "pid", p->pid);
+			out_kv_int(o, "ppid", p->ppid);
+			out_kv_int(o, "tgid", p->tgid);
+			out_kv_str(o, "state", st);
+			if (p->cpu >= 0)
+				out_kv_int(o, "cpu", p->cpu);
+			else
+				out_kv_str(o, "cpu", NULL);
+			out_kv_hex(o, "task", p->address);
+			out_kv_str(o, "comm", p->comm);
+			out_kv_bool(o, "kthread", p->kthread);
+			out_kv_hex(o, "flags", p->flags);
+			if (tree)
+				out_kv_int(o, "depth", depth[i]);
+			out_end_object(o);
+		}
+		out_end_list(o);
+	} else {
+		static const struct column cols[] = {
+			{ "PID", COL_INT, false }, { "PPID", COL_INT, false },
+			{ "TGID", COL_INT, false }, { "ST", COL_STR, false },
+			{ "CPU", COL_STR, false }, { "TASK", COL_HEX, false },
+			{ "COMM", COL_STR, true },
+		};
+		out_table_begin(o, "tasks", cols, 7);
+		for (size_t i = 0; i < n; i++) {
+			const struct kp_task *p = &t[order[i]];
+			if ((kernel_only && !p->kthread) || (user_only && p->kthread))
+				continue;
+			char st[2] = { p->state, 0 }, cpu[16], comm[160];
+			snprintf(cpu, sizeof(cpu), p->cpu >= 0 ? "%d" : "-", p->cpu);
+			int d = depth[i] > 32 ? 32 : depth[i];
+			int len = 0;
+			for (int j = 0; j < d; j++)
+				len += snprintf(comm + len, sizeof(comm) - (size_t)len, "  ");
+			if (d)
+				len += snprintf(comm + len, sizeof(comm) - (size_t)len, "\\_ ");
+			snprintf(comm + len, sizeof(comm) - (size_t)len, p->kthread ? "[%s]" : "%s", p->comm);
+			out_cell_int(o, p->pid);
+			out_cell_int(o, p->ppid);
+			out_cell_int(o, p->tgid);
+			out_cell_str(o, st);
+			out_cell_str(o, cpu);
+			out_cell_hex(o, p->address);
+			out_cell_str(o, comm);
+		}
+		out_table_end(o);
+	}
+	out_destroy(o);
+	free(order);
+	free(depth);
+	free(t);
+	return 0;
+}

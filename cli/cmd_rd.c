@@ -1,0 +1,340 @@
+// kpeek rd: hexdump of kernel virtual or physical memory, after crash's rd.
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "output.h"
+
+enum {
+	LINE = 16,			// bytes per text line
+	CHUNK = 4096,			// bytes per read
+	STR_DEFAULT = 4096,		// -a without LEN: longest string shown
+};
+// JSON holds the whole dump in memory (hex string + values): keep it sane.
+#define JSON_MAX (16ULL << 20)
+#define LEN_MAX (1ULL << 40)
+
+static void usage(void)
+{
+	printf("Usage: kpeek [-c CORE] rd [-p] [-w 1|2|4|8] [-s] [-a] [--json] ADDR [LEN]\n"
+	       "Hexdumps LEN bytes of memory at ADDR, 16 bytes a line: the address, the\n"
+	       "bytes grouped into little-endian values of the -w width, and their ASCII.\n"
+	       "ADDR is 0xHEX, DECIMAL or SYMBOL[+-OFFSET]. LEN is a byte count (0xHEX or\n"
+	       "DECIMAL, suffix k or M for KiB or MiB), rounded up to whole values; as in\n"
+	       "crash, the default is one value (8 bytes with the default -w 8).\n"
+	       "A read that runs into memory the source does not have prints the bytes\n"
+	       "up to the hole, then an error naming the first missing address (exit 1).\n"
+	       "\n"
+	       "Options:\n"
+	       "  -p, --physical     ADDR is a physical address (a number, not a symbol)\n"
+	       "  -w, --width N      value width in bytes: 1, 2, 4 or 8 (default 8)\n"
+	       "  -s, --symbols      show values that are kernel addresses as\n"
+	       "                     symbol+0xoff (needs width 8; no ASCII column)\n"
+	       "  -a, --ascii        print the NUL-terminated string at ADDR (at most LEN\n"
+	       "                     bytes, default %d)\n"
+	       "  -j, --json         print {\"address\", \"space\", \"width\", \"length\",\n"
+	       "                     \"bytes\": \"hex\", \"values\": [\"0x...\"]} (\"symbols\"\n"
+	       "                     with -s; \"string\" with -a); at most 16 MiB\n"
+	       "  -h, --help         show this help\n"
+	       "\n"
+	       "Examples:\n"
+	       "  kpeek rd -w 8 -s init_task 64\n"
+	       "  kpeek rd -w 1 linux_banner 0x40\n"
+	       "  kpeek rd -a linux_banner\n"
+	       "  kpeek rd -p 0x1000 4k\n", STR_DEFAULT);
+}
+
+static bool parse_len(const char *arg, uint64_t *ret)
+{
+	char num[32];
+	size_t n = strlen(arg);
+	uint64_t mult = 1;
+	if (n && n < sizeof(num)) {
+		char last = arg[n - 1];
+		// A trailing hex digit is part of the number (0x1b): suffixes only
+		// after a decimal number.
+		bool hex = n > 2 && arg[0] == '0' && (arg[1] == 'x' || arg[1] == 'X');
+		if (!hex && (last == 'k' || last == 'K'))
+			mult = 1024;
+		else if (!hex && (last == 'm' || last == 'M'))
+			mult = 1024 * 1024;
+	}
+	if (n >= sizeof(num) || n == 0)
+		return false;
+	memcpy(num, arg, n + 1);
+	if (mult > 1)
+		num[n - 1] = '\0';
+	uint64_t v;
+	if (!cli_parse_number(num, &v) || v > LEN_MAX / mult)
+		return false;
+	*ret = v * mult;
+	return true;
+}
+
+static uint64_t value_at(const uint8_t *p, int width)
+{
+	uint64_t v = 0;
+	for (int i = width - 1; i >= 0; i--)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+// Kernel addresses are in the upper half; symbolize only those.
+static bool symbolize(struct kp_kernel *k, uint64_t v, char *buf, size_t size)
+{
+	return v >= 0xffff800000000000ULL && kp_symbolize(k, v, buf, size);
+}
+
+struct rd {
+	struct kp_kernel *k;
+	struct out *o;
+	enum kp_space space;
+	int width;
+	bool syms;
+};
+
+// One text line of n bytes (n <= LINE, a multiple of the width) at addr.
+static void text_line(struct rd *rd, uint64_t addr, const uint8_t *p, size_t n)
+{
+	char line[LINE * 80 + 64];
+	size_t len = 0;
+	len += (size_t)snprintf(line + len, sizeof(line) - len, "%016" PRIx64 ": ", addr);
+	for (size_t i = 0; i < n; i += (size_t)rd->width) {
+		uint64_t v = value_at(p + i, rd->width);
+		char sym[256];
+		if (rd->syms && symbolize(rd->k, v, sym, sizeof(sym)))
+			len += (size_t)snprintf(line + len, sizeof(line) - len, " %-16s", sym);
+		else
+			len += (size_t)snprintf(line + len, sizeof(line) - len, " %0*" PRIx64,
+						2 * rd->width, v);
+		if (len >= sizeof(line))
+			len = sizeof(line) - 1;
+	}
+	if (!rd->syms) {
+		// Pad a short last line so that the ASCII column lines up.
+		size_t missing = (LINE - n) / (size_t)rd->width * (size_t)(2 * rd->width + 1);
+		len += (size_t)snprintf(line + len, sizeof(line) - len, "%*s   ", (int)missing, "");
+		for (size_t i = 0; i < n && len + 1 < sizeof(line); i++)
+			line[len++] = p[i] >= 0x20 && p[i] < 0x7f ? (char)p[i] : '.';
+		line[len] = '\0';
+	} else {
+		while (len > 0 && line[len - 1] == ' ')
+			line[--len] = '\0';
+	}
+	out_text(rd->o, "%s\n", line);
+}
+
+// Reads what can be read of [addr, addr + len) into buf: *got_ret bytes (a
+// multiple of the width) and the error that stopped it, if any.
+static struct kp_error *read_some(struct rd *rd, uint64_t addr, uint8_t *buf, size_t len,
+				  size_t *got_ret)
+{
+	struct kp_error *err = kp_read(rd->k, rd->space, addr, buf, len);
+	if (!err) {
+		*got_ret = len;
+		return NULL;
+	}
+	kp_error_destroy(err);
+	err = NULL;
+	// Find where the hole starts, one value at a time.
+	size_t got = 0;
+	while (got < len) {
+		err = kp_read(rd->k, rd->space, addr + got, buf + got, (size_t)rd->width);
+		if (err)
+			break;
+		got += (size_t)rd->width;
+	}
+	*got_ret = got;
+	return err;
+}
+
+static int rd_string(struct rd *rd, uint64_t addr, uint64_t max)
+{
+	char *buf = malloc(max + 1);
+	if (!buf)
+		return cli_error(&kp_enomem);
+	struct kp_error *err;
+	if (rd->space == KP_PHYS) {
+		// kp_read_cstr reads virtual memory: find the string here.
+		size_t got = 0;
+		err = NULL;
+		while (got < max) {
+			err = kp_read(rd->k, KP_PHYS, addr + got, buf + got, 1);
+			if (err || buf[got] == '\0')
+				break;
+			got++;
+		}
+		buf[got] = '\0';
+	} else {
+		err = kp_read_cstr(rd->k, addr, buf, max + 1);
+	}
+	if (err) {
+		free(buf);
+		return cli_error(err);
+	}
+	if (out_is_json(rd->o)) {
+		out_kv_hex(rd->o, "address", addr);
+		out_kv_str(rd->o, "space", rd->space == KP_PHYS ? "physical" : "virtual");
+		out_kv_str(rd->o, "string", buf);
+		out_kv_uint(rd->o, "length", strlen(buf));
+	} else {
+		size_t n = strlen(buf);
+		out_text(rd->o, "%016" PRIx64 ":  %s%s", addr, buf,
+			 n && buf[n - 1] == '\n' ? "" : "\n");
+	}
+	free(buf);
+	return 0;
+}
+
+static void json_dump(struct rd *rd, uint64_t addr, const uint8_t *p, size_t n, uint64_t asked)
+{
+	struct out *o = rd->o;
+	out_kv_hex(o, "address", addr);
+	out_kv_str(o, "space", rd->space == KP_PHYS ? "physical" : "virtual");
+	out_kv_int(o, "width", rd->width);
+	out_kv_uint(o, "length", n);
+	out_kv_bool(o, "complete", n == asked);
+	char *hex = malloc(2 * n + 1);
+	if (!hex) {
+		out_kv_str(o, "bytes", NULL);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			sprintf(hex + 2 * i, "%02x", p[i]);
+		hex[2 * n] = '\0';
+		out_kv_str(o, "bytes", hex);
+		free(hex);
+	}
+	out_begin_list(o, "values");
+	for (size_t i = 0; i + (size_t)rd->width <= n; i += (size_t)rd->width)
+		out_kv_hex(o, NULL, value_at(p + i, rd->width));
+	out_end_list(o);
+	if (rd->syms) {
+		out_begin_list(o, "symbols");
+		for (size_t i = 0; i + (size_t)rd->width <= n; i += (size_t)rd->width) {
+			char sym[256];
+			bool ok = symbolize(rd->k, value_at(p + i, rd->width), sym, sizeof(sym));
+			out_kv_str(o, NULL, ok ? sym : NULL);
+		}
+		out_end_list(o);
+	}
+}
+
+int cmd_rd(struct cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "physical", no_argument, NULL, 'p' },
+		{ "width", required_argument, NULL, 'w' },
+		{ "symbols", no_argument, NULL, 's' },
+		{ "ascii", no_argument, NULL, 'a' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rd rd = { .space = KP_VIRT, .width = 8 };
+	bool width_given = false, ascii = false;
+	int c;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":pw:sajh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			rd.space = KP_PHYS;
+			break;
+		case 'w':
+			if (strcmp(optarg, "1") && strcmp(optarg, "2") && strcmp(optarg, "4") &&
+			    strcmp(optarg, "8"))
+				return cli_usage_error("rd", "width must be 1, 2, 4 or 8, not '%s'", optarg);
+			rd.width = atoi(optarg);
+			width_given = true;
+			break;
+		case 's':
+			rd.syms = true;
+			break;
+		case 'a':
+			ascii = true;
+			break;
+		case 'j':
+			cli->json = true;
+			break;
+		case 'h':
+			usage();
+			return 0;
+		default:
+			return cli_bad_option("rd", c, argv);
+		}
+	}
+	if (optind >= argc)
+		return cli_usage_error("rd", "expected ADDR");
+	if (argc - optind > 2)
+		return cli_usage_error("rd", "unexpected argument '%s'", argv[optind + 2]);
+	if (rd.syms && width_given && rd.width != 8)
+		return cli_usage_error("rd", "-s needs width 8");
+	if (rd.syms && ascii)
+		return cli_usage_error("rd", "-s and -a exclude each other");
+	const char *addr_arg = argv[optind];
+	uint64_t len = 0;
+	bool len_given = argc - optind == 2;
+	if (len_given && !parse_len(argv[optind + 1], &len))
+		return cli_usage_error("rd", "invalid length '%s' (expected a byte count such as 64, 0x40, 4k, 1M)",
+				       argv[optind + 1]);
+
+	uint64_t addr;
+	if (rd.space == KP_PHYS) {
+		if (!cli_parse_number(addr_arg, &addr))
+			return cli_usage_error("rd", "-p takes a physical address (0xHEX or DECIMAL), not '%s'",
+					       addr_arg);
+	}
+	rd.k = cli_kernel(cli);
+	if (!rd.k)
+		return 1;
+	if (rd.space == KP_VIRT) {
+		struct kp_error *err = cli_parse_address(cli, addr_arg, &addr);
+		if (err)
+			return cli_error(err);
+	}
+
+	rd.o = out_create(cli->json);
+	if (ascii) {
+		int st = rd_string(&rd, addr, len_given && len ? len : STR_DEFAULT);
+		out_destroy(rd.o);
+		return st;
+	}
+	if (!len_given)
+		len = (uint64_t)rd.width;
+	len = (len + (uint64_t)rd.width - 1) / (uint64_t)rd.width * (uint64_t)rd.width;
+	if (len && addr + len - 1 < addr) {
+		out_destroy(rd.o);
+		return cli_usage_error("rd", "0x%" PRIx64 " + %" PRIu64 " bytes runs past the end of the address space",
+				       addr, len);
+	}
+	if (cli->json && len > JSON_MAX) {
+		out_destroy(rd.o);
+		return cli_usage_error("rd", "--json dumps at most 16 MiB, not %" PRIu64 " bytes", len);
+	}
+
+	uint8_t *buf = malloc(cli->json ? (len ? len : 1) : CHUNK);
+	if (!buf) {
+		out_destroy(rd.o);
+		return cli_error(&kp_enomem);
+	}
+	struct kp_error *err = NULL;
+	uint64_t done = 0;
+	while (done < len) {
+		size_t chunk = len - done < CHUNK ? (size_t)(len - done) : CHUNK;
+		uint8_t *p = cli->json ? buf + done : buf;
+		size_t got;
+		err = read_some(&rd, addr + done, p, chunk, &got);
+		if (!cli->json)
+			for (size_t i = 0; i < got; i += LINE)
+				text_line(&rd, addr + done + i, p + i, got - i < LINE ? got - i : LINE);
+		done += got;
+		if (err)
+			break;
+	}
+	if (cli->json)
+		json_dump(&rd, addr, buf, (size_t)done, len);
+	free(buf);
+	out_destroy(rd.o);
+	return err ? cli_error(err) : 0;
+}

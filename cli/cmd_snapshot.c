@@ -1,0 +1,197 @@
+// kpeek snapshot: copies the source's physical memory into a new ELF vmcore
+// (kp_snapshot_write), with a progress bar and clean Ctrl-C handling.
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "cli.h"
+#include "output.h"
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static void usage(void)
+{
+	printf("Usage: kpeek [-c CORE] snapshot -o FILE [--quiet] [--format elf] [--json]\n"
+	       "Copies the physical memory of the source (the live kernel's System RAM\n"
+	       "from /proc/kcore by default, or any dump opened with -c) into a new ELF\n"
+	       "vmcore that kpeek -c, crash and drgn can read: one PT_LOAD per RAM range\n"
+	       "(p_paddr physical, p_vaddr the direct-map address), and a PT_NOTE with\n"
+	       "VMCOREINFO and the CPU notes. All-zero pages are not written: the file is\n"
+	       "sparse. FILE must not exist; it is created with mode 0600 and appears only\n"
+	       "when complete (the data goes to FILE.tmp-XXXXXX, removed on error or Ctrl-C).\n"
+	       "\n"
+	       "Options:\n"
+	       "  -o, --output FILE   the dump to create (required)\n"
+	       "  -q, --quiet         no progress bar and no summary\n"
+	       "  -f, --format FMT    elf (default); kdump is not implemented yet\n"
+	       "  -j, --json          print the summary as JSON: {\"file\", \"ranges\",\n"
+	       "                      \"bytes\", \"data_bytes\", \"zero_bytes\",\n"
+	       "                      \"unreadable_bytes\", \"file_size\", \"disk_bytes\",\n"
+	       "                      \"seconds\"}\n"
+	       "  -h, --help          show this help\n"
+	       "\n"
+	       "Examples:\n"
+	       "  kpeek snapshot -o /var/tmp/live.vmcore\n"
+	       "  kpeek -c vmcore.kdump snapshot -q -o vmcore.elf\n");
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+struct progress {
+	double start, last;
+	bool shown;
+};
+
+static void show_progress(uint64_t done, uint64_t total, void *arg)
+{
+	struct progress *p = arg;
+	double t = now();
+	// At most ~10 updates a second, and always the last one.
+	if (done < total && t - p->last < 0.1)
+		return;
+	p->last = t;
+	double elapsed = t - p->start;
+	double rate = elapsed > 0 ? (double)done / elapsed : 0;
+	char d[32], tot[32], eta[32] = "--:--";
+	cli_human_size(done, d, sizeof(d));
+	cli_human_size(total, tot, sizeof(tot));
+	if (rate > 0 && done > 0) {
+		uint64_t s = (uint64_t)((double)(total - done) / rate + 0.5);
+		snprintf(eta, sizeof(eta), "%" PRIu64 ":%02" PRIu64, s / 60, s % 60);
+	}
+	int pct = total ? (int)(done * 100 / total) : 100;
+	char bar[21];
+	for (int i = 0; i < 20; i++)
+		bar[i] = i < pct / 5 ? '#' : '.';
+	bar[20] = '\0';
+	fprintf(stderr, "\r\033[K[%s] %3d%%  %s / %s  %.1f MB/s  ETA %s", bar, pct, d, tot,
+		rate / 1e6, eta);
+	fflush(stderr);
+	p->shown = true;
+}
+
+int cmd_snapshot(struct cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *output = NULL;
+	bool quiet = false;
+	struct kp_snapshot_options so = { .format = KP_SNAPSHOT_ELF };
+	int c;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:qf:jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': output = optarg; break;
+		case 'q': quiet = true; break;
+		case 'f':
+			if (strcmp(optarg, "elf") == 0)
+				so.format = KP_SNAPSHOT_ELF;
+			else if (strcmp(optarg, "kdump") == 0)
+				so.format = KP_SNAPSHOT_KDUMP;
+			else
+				return cli_usage_error("snapshot", "unknown format '%s' (elf or kdump)",
+						       optarg);
+			break;
+		case 'j': cli->json = true; break;
+		case 'h': usage(); return 0;
+		default: return cli_bad_option("snapshot", c, argv);
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("snapshot", "unexpected argument '%s'", argv[optind]);
+	if (!output)
+		return cli_usage_error("snapshot", "no output file (-o FILE)");
+	struct kp_kernel *k = cli_kernel(cli);
+	if (!k)
+		return 1;
+
+	struct progress prog = { .start = now() };
+	if (!quiet && isatty(STDERR_FILENO)) {
+		so.progress = show_progress;
+		so.arg = &prog;
+	}
+	so.cancel = &stop_signal;
+	// No SA_RESTART: a blocked read or write returns and the flag is seen.
+	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term, old_xfsz;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	// A write past RLIMIT_FSIZE raises SIGXFSZ, whose default action kills
+	// the process and leaves FILE.tmp-XXXXXX behind. Ignored, the write
+	// fails with EFBIG instead: one error naming the file, temp file removed.
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGXFSZ, &ign, &old_xfsz);
+	struct kp_snapshot_stats st;
+	struct kp_error *err = kp_snapshot_write(k, output, &so, &st);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGXFSZ, &old_xfsz, NULL);
+	double seconds = now() - prog.start;
+	if (prog.shown) {
+		fputs(err ? "\n" : "\r\033[K", stderr);
+		fflush(stderr);
+	}
+	if (err) {
+		int sig = stop_signal;
+		int status = cli_error(err);
+		return sig ? 128 + sig : status;
+	}
+
+	struct stat sb;
+	uint64_t disk = stat(output, &sb) == 0 ? (uint64_t)sb.st_blocks * 512 : 0;
+	if (quiet && !cli->json)
+		return 0;
+	struct out *o = out_create(cli->json);
+	if (out_is_json(o)) {
+		out_kv_str(o, "file", output);
+		out_kv_uint(o, "ranges", st.ranges);
+		out_kv_uint(o, "bytes", st.bytes);
+		out_kv_uint(o, "data_bytes", st.data_bytes);
+		out_kv_uint(o, "zero_bytes", st.zero_bytes);
+		out_kv_uint(o, "unreadable_bytes", st.unreadable_bytes);
+		out_kv_uint(o, "file_size", st.file_size);
+		out_kv_uint(o, "disk_bytes", disk);
+		char secs[32];
+		snprintf(secs, sizeof(secs), "%.3f", seconds);
+		out_kv_json(o, "seconds", secs, secs);
+	} else {
+		char b[32], d[32], z[32], du[32];
+		cli_human_size(st.bytes, b, sizeof(b));
+		cli_human_size(st.data_bytes, d, sizeof(d));
+		cli_human_size(st.zero_bytes, z, sizeof(z));
+		cli_human_size(disk, du, sizeof(du));
+		out_text(o, "%s: %s of memory in %" PRIu64 " range%s, %s written, %s of zero "
+			 "pages left as holes (%s on disk), %.1f s\n", output, b, st.ranges,
+			 st.ranges == 1 ? "" : "s", d, z, du, seconds);
+		if (st.unreadable_bytes) {
+			char u[32];
+			cli_human_size(st.unreadable_bytes, u, sizeof(u));
+			out_text(o, "%s: %s could not be read from the source and reads as zeros\n",
+				 output, u);
+		}
+	}
+	out_destroy(o);
+	return 0;
+}

@@ -1,0 +1,127 @@
+// kpeek sym NAME|ADDR...: symbols by name (address, type, size) or by
+// address (name+0xoff/0xsize [module], as the kernel's %pS prints).
+#include <unistd.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include "cli.h"
+#include "output.h"
+
+static void usage(void)
+{
+	printf("Usage: kpeek [-c CORE] sym [--json] NAME|ADDR...\n"
+	       "Looks up each argument:\n"
+	       "  NAME          prints \"ADDRESS TYPE NAME (SIZE bytes) [module]\" (nm style;\n"
+	       "                the size is left out when unknown)\n"
+	       "  ADDR          0xHEX, DECIMAL or SYMBOL+-OFFSET; prints\n"
+	       "                \"ADDRESS: name+0xoff/0xsize [module]\" like the kernel's %%pS\n"
+	       "An unknown name fails with close names suggested; the other arguments are\n"
+	       "still looked up, and the exit status is 1.\n"
+	       "\n"
+	       "Options:\n"
+	       "  -j, --json   print {\"symbols\": [...]}, one object per argument found\n"
+	       "  -h, --help   show this help\n"
+	       "\n"
+	       "Examples:\n"
+	       "  kpeek sym avenrun init_task\n"
+	       "  kpeek sym 0xffffffff81000000 schedule+0x10\n");
+}
+
+static bool is_identifier(const char *s)
+{
+	if (!*s || (*s >= '0' && *s <= '9'))
+		return false;
+	for (; *s; s++)
+		if (!(*s == '_' || *s == '.' || *s == '$' || (*s >= 'a' && *s <= 'z') ||
+		      (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9')))
+			return false;
+	return true;
+}
+
+static void json_symbol(struct out *o, const char *query, const struct kp_symbol *sym)
+{
+	out_kv_str(o, "name", sym->name);
+	out_kv_hex(o, "address", sym->address);
+	if (sym->size)
+		out_kv_uint(o, "size", sym->size);
+	else
+		out_kv_str(o, "size", NULL);
+	char type[2] = { sym->type, '\0' };
+	out_kv_str(o, "type", type);
+	out_kv_str(o, "module", sym->module);
+}
+
+static int by_name(struct out *o, struct kp_kernel *k, const char *name)
+{
+	struct kp_symbol sym;
+	struct kp_error *err = kp_symbol_by_name(k, name, &sym);
+	if (err)
+		return cli_error(err);
+	if (out_is_json(o)) {
+		out_begin_object(o, NULL);
+		out_kv_str(o, "query", name);
+		json_symbol(o, name, &sym);
+		out_end_object(o);
+		return 0;
+	}
+	char size[48] = "", mod[80] = "";
+	if (sym.size)
+		snprintf(size, sizeof(size), " (%" PRIu64 " bytes)", sym.size);
+	if (sym.module)
+		snprintf(mod, sizeof(mod), " [%s]", sym.module);
+	out_text(o, "%016" PRIx64 " %c %s%s%s\n", sym.address, sym.type, sym.name, size, mod);
+	return 0;
+}
+
+static int by_address(struct out *o, struct cli *cli, struct kp_kernel *k, const char *arg)
+{
+	uint64_t addr;
+	struct kp_error *err = cli_parse_address(cli, arg, &addr);
+	if (err)
+		return cli_error(err);
+	struct kp_symbol sym;
+	char text[512];
+	err = kp_symbol_by_address(k, addr, &sym);
+	if (err)
+		return cli_error(kp_error_prefix(err, "%s (0x%" PRIx64 ")", arg, addr));
+	if (!kp_symbolize(k, addr, text, sizeof(text)))
+		snprintf(text, sizeof(text), "%s+0x%" PRIx64, sym.name, addr - sym.address);
+	if (out_is_json(o)) {
+		out_begin_object(o, NULL);
+		out_kv_str(o, "query", arg);
+		out_kv_hex(o, "query_address", addr);
+		out_kv_str(o, "text", text);
+		json_symbol(o, arg, &sym);
+		out_kv_hex(o, "offset", addr - sym.address);
+		out_end_object(o);
+		return 0;
+	}
+	out_text(o, "%016" PRIx64 ": %s\n", addr, text);
+	return 0;
+}
+
+int cmd_sym(struct cli *cli, int argc, char **argv)
+{
+	int opt_status = cli_json_help_options(cli, "sym", argc, argv, usage);
+	if (opt_status >= 0)
+		return opt_status;
+	if (optind >= argc)
+		return cli_usage_error("sym", "expected NAME or ADDR");
+	struct kp_kernel *k = cli_kernel(cli);
+	if (!k)
+		return 1;
+	struct out *o = out_create(cli->json);
+	if (cli->json)
+		out_begin_list(o, "symbols");
+	int status = 0;
+	for (int i = optind; i < argc; i++) {
+		int st = is_identifier(argv[i]) ? by_name(o, k, argv[i])
+						: by_address(o, cli, k, argv[i]);
+		if (st)
+			status = st;
+	}
+	if (cli->json)
+		out_end_list(o);
+	out_destroy(o);
+	return status;
+}
