@@ -1,0 +1,463 @@
+# The QEMU rig shared by tests/vm/run-suite and tests/vm/demo: boots the
+# Debian kernel under TCG with the initrd of tests/vm/mkinitrd, talks to the
+# guest's /init over a second serial port, takes dumps through the QEMU
+# monitor, and parses the markers the guest prints on its serial console.
+import ctypes
+import glob
+import os
+import re
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.path.join(ROOT, "build", "vm")
+START_KERNEL_MAP = 0xFFFFFFFF80000000
+
+
+class RigError(Exception):
+    pass
+
+
+def version_key(path):
+    return [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", path)]
+
+
+def newest_kernel():
+    """The newest /boot/vmlinuz-*-amd64 (linux-image-amd64 is a metapackage)."""
+    kernels = sorted(glob.glob("/boot/vmlinuz-*-amd64"), key=version_key)
+    if not kernels:
+        raise RigError("no /boot/vmlinuz-*-amd64: run scripts/install-deps check")
+    return kernels[-1]
+
+
+def find_kpeek(prefer_asan=True):
+    for tree in (["build-asan"] if prefer_asan else []) + ["build"]:
+        p = os.path.join(ROOT, tree, "kpeek")
+        if os.access(p, os.X_OK):
+            return p
+    return None
+
+
+def build_initrd():
+    os.makedirs(BUILD, exist_ok=True)
+    r = subprocess.run([os.path.join(ROOT, "tests", "vm", "mkinitrd"), BUILD,
+                        os.path.join(ROOT, "build", "kpeek")],
+                       cwd=ROOT, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RigError("mkinitrd failed: " + (r.stderr.strip() or "exit %d" % r.returncode))
+    return os.path.join(BUILD, "initrd.gz"), r.stderr.strip()
+
+
+# ---------------------------------------------------------------- log parsing
+
+BLOCK_RE = re.compile(r"^==KP-BEGIN (\S+)==\n(.*?)^==KP-END \1 rc=(\d+)==$", re.M | re.S)
+VAL_RE = re.compile(r"^==KP-VAL (\S+?)=(.*)==$", re.M)
+
+
+class Block:
+    def __init__(self, name, body, rc):
+        self.name = name
+        self.rc = rc
+        out, sep, err = body.partition("==KP-STDERR==\n")
+        if not sep:
+            out, err = body, ""
+        self.out = out.rstrip("\n") + "\n" if out.strip("\n") else ""
+        self.err = err.rstrip("\n") + "\n" if err.strip("\n") else ""
+
+    def lines(self):
+        return self.out.splitlines()
+
+
+def parse_log(text):
+    text = text.replace("\r", "")
+    blocks = {}
+    for m in BLOCK_RE.finditer(text):
+        blocks[m.group(1)] = Block(m.group(1), m.group(2), int(m.group(3)))
+    vals = {m.group(1): m.group(2) for m in VAL_RE.finditer(text)}
+    return blocks, vals
+
+
+# ---------------------------------------------------------------- the guest
+
+def die_with_parent():
+    """In the QEMU child: get SIGKILL when the suite dies, however it dies."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def exit_on_sigterm():
+    """make or CI stopping the suite with SIGTERM still runs the cleanup
+    (finally: blocks power the guests off)."""
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+
+
+class Guest:
+    """One QEMU guest. name is used for the files in build/vm/."""
+
+    def __init__(self, name, cpu, initrd, kernel, late_fwcfg=False, memory=512, extra=()):
+        self.name = name
+        self.extra = list(extra)  # more QEMU arguments (devices)
+        self.cpu = cpu
+        self.initrd = initrd
+        self.kernel = kernel
+        self.late_fwcfg = late_fwcfg
+        self.memory = memory
+        self.log = os.path.join(BUILD, name + ".serial.log")
+        # Unix socket paths have a 108-byte limit: a deep checkout must not matter.
+        self.sockdir = tempfile.mkdtemp(prefix="kpeek-vm-")
+        self.mon_path = os.path.join(self.sockdir, "mon")
+        self.cmd_path = os.path.join(self.sockdir, "cmd")
+        self.proc = None
+        self.mon = None
+        self.cmdsock = None
+        self.seq = 0
+        self.dead = None  # reason once the guest is unusable
+
+    def start(self):
+        for p in (self.log, self.mon_path, self.cmd_path):
+            if os.path.exists(p):
+                os.unlink(p)
+        append = "console=ttyS0 panic=-1 quiet" + (" kp_fwcfg=late" if self.late_fwcfg else "")
+        argv = ["qemu-system-x86_64", "-accel", "tcg", "-cpu", self.cpu,
+                "-m", str(self.memory), "-smp", "2", "-display", "none", "-no-reboot",
+                "-device", "vmcoreinfo", "-kernel", self.kernel, "-initrd", self.initrd,
+                "-append", append,
+                "-serial", "file:" + self.log,
+                "-serial", "unix:%s,server=on,wait=off" % self.cmd_path,
+                "-monitor", "unix:%s,server=on,wait=off" % self.mon_path] + self.extra
+        self.qemu_err = open(os.path.join(BUILD, self.name + ".qemu.log"), "w")
+        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=self.qemu_err,
+                                     stderr=subprocess.STDOUT, preexec_fn=die_with_parent)
+        self.t_start = time.monotonic()
+
+    def text(self):
+        try:
+            with open(self.log, "rb") as f:
+                return f.read().decode("utf-8", "replace").replace("\r", "")
+        except FileNotFoundError:
+            return ""
+
+    def wait_for(self, marker, timeout):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if marker in self.text():
+                return True
+            if self.proc.poll() is not None:
+                self.dead = "QEMU exited with status %d before %s (see %s)" % (
+                    self.proc.returncode, marker, self.qemu_err.name)
+                return False
+            time.sleep(0.1)
+        self.dead = "no %s within %d s (serial log %s)" % (marker, timeout, self.log)
+        return False
+
+    def _connect(self, path):
+        deadline = time.monotonic() + 10
+        while True:
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                s.connect(path)
+                return s
+            except OSError:
+                s.close()
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+
+    # --- guest commands over ttyS1
+    def command(self, line, timeout=300):
+        if self.dead:
+            return False
+        if self.cmdsock is None:
+            self.cmdsock = self._connect(self.cmd_path)
+        self.seq += 1
+        self.cmdsock.sendall((line + "\n").encode())
+        return self.wait_for("==KP-DONE %d==" % self.seq, timeout)
+
+    # --- QEMU human monitor
+    def _mon_read(self, timeout):
+        buf = b""
+        deadline = time.monotonic() + timeout
+        self.mon.settimeout(1)
+        while not buf.endswith(b"(qemu) "):
+            if time.monotonic() > deadline:
+                raise RigError("monitor: no prompt within %d s" % timeout)
+            try:
+                chunk = self.mon.recv(65536)
+            except socket.timeout:
+                continue
+            if not chunk:
+                raise RigError("monitor: connection closed")
+            buf += chunk
+        return buf.decode("utf-8", "replace")
+
+    def hmp(self, line, timeout=120):
+        if self.mon is None:
+            self.mon = self._connect(self.mon_path)
+            self._mon_read(10)
+        self.mon.sendall((line + "\n").encode())
+        out = self._mon_read(timeout)
+        # The monitor echoes the line with terminal escapes; keep what follows.
+        out = out.rsplit("(qemu) ", 1)[0]
+        out = out.split("\n", 1)[1] if "\n" in out else ""
+        return out.strip()
+
+    def dump(self, path, flag=None):
+        """dump-guest-memory [flag] PATH; returns (seconds, error or None)."""
+        if os.path.exists(path):
+            os.unlink(path)
+        t = time.monotonic()
+        out = self.hmp("dump-guest-memory %s%s" % (flag + " " if flag else "", path), 300)
+        dt = time.monotonic() - t
+        if not os.path.exists(path) or os.path.getsize(path) == 0:
+            return dt, "dump-guest-memory %s wrote nothing: %s" % (flag or "", out or "?")
+        if "Error" in out:
+            return dt, "dump-guest-memory %s: %s" % (flag or "", out)
+        # e.g. "warning: guest note is not present" without VMCOREINFO: fine.
+        return dt, None
+
+    def stop(self):
+        """Powers the guest off: the quit command, else the monitor, else SIGKILL."""
+        try:
+            if self.proc is not None and self.proc.poll() is None:
+                try:
+                    if self.cmdsock and not self.dead:
+                        self.cmdsock.sendall(b"quit\n")
+                        self.proc.wait(10)
+                except (OSError, subprocess.TimeoutExpired):
+                    pass
+                if self.proc.poll() is None:
+                    try:
+                        self.hmp("quit", 5)
+                    except (OSError, RigError):
+                        pass  # QEMU closes the monitor as it quits
+                    try:
+                        self.proc.wait(5)
+                    except subprocess.TimeoutExpired:
+                        pass
+                if self.proc.poll() is None:
+                    self.proc.kill()
+                    self.proc.wait()
+        finally:
+            for s in (self.mon, self.cmdsock):
+                if s:
+                    s.close()
+            self.mon = self.cmdsock = None
+            if getattr(self, "qemu_err", None):
+                self.qemu_err.close()
+            shutil.rmtree(self.sockdir, ignore_errors=True)
+
+
+# ---------------------------------------------------------------- ELF dumps
+
+class ElfDump:
+    """Just enough of an ELF core to read VMCOREINFO and physical memory,
+    independently of libkpeek (the suite's own ground truth)."""
+
+    def __init__(self, path):
+        self.f = open(path, "rb")
+        h = self.f.read(64)
+        if h[:4] != b"\x7fELF" or h[4] != 2:
+            raise RigError("%s: not an ELF64 file" % path)
+        phoff, = struct.unpack_from("<Q", h, 32)
+        phentsize, phnum = struct.unpack_from("<HH", h, 54)
+        self.f.seek(phoff)
+        ph = self.f.read(phentsize * phnum)
+        self.loads = []
+        self.notes = []
+        for i in range(phnum):
+            p_type, _flags, off, _va, pa, filesz, _memsz, _al = struct.unpack_from(
+                "<IIQQQQQQ", ph, i * phentsize)
+            if p_type == 1:
+                self.loads.append((pa, filesz, off))
+            elif p_type == 4:
+                self.f.seek(off)
+                self._parse_notes(self.f.read(filesz))
+        self.vmcoreinfo = {}
+        for name, desc in self.notes:
+            if name == b"VMCOREINFO":
+                for line in desc.decode("ascii", "replace").split("\n"):
+                    k, sep, v = line.partition("=")
+                    if sep:
+                        self.vmcoreinfo[k] = v.strip("\0")
+
+    def _parse_notes(self, data):
+        i = 0
+        while i + 12 <= len(data):
+            namesz, descsz, _type = struct.unpack_from("<III", data, i)
+            i += 12
+            name = data[i:i + namesz].rstrip(b"\0")
+            i += (namesz + 3) & ~3
+            desc = data[i:i + descsz]
+            i += (descsz + 3) & ~3
+            self.notes.append((name, desc))
+
+    def file_offset(self, addr, size):
+        """Where physical addr..addr+size is in the file (one PT_LOAD)."""
+        for pa, filesz, off in self.loads:
+            if pa <= addr and addr + size <= pa + filesz:
+                return off + addr - pa
+        raise RigError("physical 0x%x (%d bytes) not in the dump" % (addr, size))
+
+    def read_phys(self, addr, size):
+        self.f.seek(self.file_offset(addr, size))
+        return self.f.read(size)
+
+    def close(self):
+        self.f.close()
+
+
+# ---------------------------------------------------------------- kernel symbols in a dump
+
+MASK64 = (1 << 64) - 1
+
+
+def kimage_phys(vaddr, phys_base):
+    """Physical address of a kernel-image address (__START_KERNEL_map mapping)."""
+    return (vaddr - START_KERNEL_MAP + phys_base) & MASK64
+
+
+def dump_kallsyms(d, phys_base):
+    """The kernel's own symbol table decoded from an ELF dump, independently
+    of libkpeek: {name: address} and the sorted addresses. Found through the
+    dump's VMCOREINFO SYMBOL(kallsyms_*) entries; the layout is the 6.1 one
+    (base-relative offsets with absolute per-CPU symbols, the x86-64 SMP
+    config; names as a length byte, two bytes if its top bit is set (6.1+),
+    then token indices; the first character is the symbol type). Core kernel
+    only: module symbols are not in these tables."""
+    vi = d.vmcoreinfo
+
+    def sym(name):
+        v = vi.get("SYMBOL(%s)" % name)
+        if v is None:
+            raise RigError("no SYMBOL(%s) in the dump's VMCOREINFO" % name)
+        return int(v, 16)
+
+    def rd(va, n):
+        return d.read_phys(kimage_phys(va, phys_base), n)
+
+    num, = struct.unpack("<I", rd(sym("kallsyms_num_syms"), 4))
+    if not 1000 <= num <= 1 << 21:
+        raise RigError("kallsyms_num_syms is %d: not a kernel symbol count" % num)
+    rel_base, = struct.unpack("<Q", rd(sym("kallsyms_relative_base"), 8))
+    offsets = struct.unpack("<%di" % num, rd(sym("kallsyms_offsets"), 4 * num))
+    tidx = struct.unpack("<256H", rd(sym("kallsyms_token_index"), 512))
+    ttab = rd(sym("kallsyms_token_table"), max(tidx) + 256)
+    tokens = []
+    for i in tidx:
+        end = ttab.find(b"\0", i)
+        if end < 0:
+            raise RigError("kallsyms_token_table: token at %d not terminated" % i)
+        tokens.append(ttab[i:end].decode("latin-1"))
+    names_va = sym("kallsyms_names")
+    buf = b""
+    pos = 0
+    syms = {}
+    for i in range(num):
+        if pos + 1 + 127 > len(buf):  # a one-byte length and its tokens (longer: below)
+            buf += rd(names_va + len(buf), 1 << 20)
+        n = buf[pos]
+        pos += 1
+        if n & 0x80:
+            n = (n & 0x7F) | buf[pos] << 7
+            pos += 1
+            if pos + n > len(buf):
+                buf += rd(names_va + len(buf), pos + n - len(buf))
+        name = "".join([tokens[b] for b in buf[pos:pos + n]])[1:]
+        pos += n
+        off = offsets[i]
+        syms.setdefault(name, off if off >= 0 else (rel_base - 1 - off) & MASK64)
+    return syms, sorted(set(syms.values()))
+
+
+# ---------------------------------------------------------------- kdump files
+
+KDUMP_COMPRESSION = {0x1: "zlib", 0x2: "lzo", 0x4: "snappy", 0x20: "zstd"}
+
+
+def kdump_header(path):
+    """What a kdump-compressed file in the standard layout says of itself,
+    independently of libkpeek: {"compression", "dump_level", "ram_pages",
+    "dumped_pages", "excluded_pfn"} (the two bitmaps after the sub-header:
+    pages of RAM, and pages written; excluded_pfn is one page in the first
+    and not the second, from the middle of RAM, or None)."""
+    with open(path, "rb") as f:
+        h = f.read(448)
+        if len(h) < 448 or h[:8] != b"KDUMP   ":
+            raise RigError("%s: no KDUMP signature" % path)
+        # struct disk_dump_header: signature[8], header_version, new_utsname
+        # (6 x 65), struct timeval (8-aligned, at 408), then status at 424.
+        status, block_size, sub_hdr_size, bitmap_blocks = struct.unpack_from("<IiiI", h, 424)
+        if block_size != 4096 or not 0 < sub_hdr_size < 1024 or not 0 < bitmap_blocks < 1 << 16:
+            raise RigError("%s: implausible header (block_size %d, sub_hdr_size %d, bitmap_blocks %d)" % (
+                path, block_size, sub_hdr_size, bitmap_blocks))
+        f.seek(block_size)
+        _phys_base, dump_level = struct.unpack("<Qi", f.read(12))
+        f.seek(block_size * (1 + sub_hdr_size))
+        bm = f.read(bitmap_blocks * block_size)
+        half = len(bm) // 2
+        comp = [name for bit, name in KDUMP_COMPRESSION.items() if status & bit]
+        ram = int.from_bytes(bm[:half], "little")
+        excl = ram & ~int.from_bytes(bm[half:], "little")
+        mid = excl >> (half * 4)  # bits from the middle of the bitmap up
+        excluded_pfn = None
+        if mid:
+            excluded_pfn = half * 4 + (mid & -mid).bit_length() - 1
+        elif excl:
+            excluded_pfn = (excl & -excl).bit_length() - 1
+        return {"compression": comp[0] if len(comp) == 1 else "none" if not comp else "+".join(comp),
+                "dump_level": dump_level,
+                "ram_pages": bin(int.from_bytes(bm[:half], "little")).count("1"),
+                "dumped_pages": bin(int.from_bytes(bm[half:], "little")).count("1"),
+                "excluded_pfn": excluded_pfn}
+
+
+# ---------------------------------------------------------------- ground truth
+
+def kallsyms(blocks):
+    syms = {}
+    b = blocks.get("boot:kallsyms")
+    for line in b.lines() if b else []:
+        parts = line.split()
+        if len(parts) >= 3:
+            syms.setdefault(parts[2], int(parts[0], 16))
+    return syms
+
+
+def iomem(blocks):
+    """(System RAM ranges, physical start of Kernel code)."""
+    ram, code = [], None
+    b = blocks.get("boot:iomem")
+    for line in b.lines() if b else []:
+        m = re.match(r"^(\s*)([0-9a-f]+)-([0-9a-f]+) : (.*)$", line)
+        if not m:
+            continue
+        lo, hi, what = int(m.group(2), 16), int(m.group(3), 16), m.group(4)
+        if what == "System RAM" and not m.group(1):
+            ram.append((lo, hi))
+        elif what == "Kernel code":
+            code = lo
+    return ram, code
+
+
+# ---------------------------------------------------------------- running kpeek
+
+def run_kpeek(kpeek, args, timeout=180):
+    """(rc, stdout, stderr) of one host-side kpeek run."""
+    if not kpeek:
+        return 127, "", "no kpeek binary (build/kpeek, build-asan/kpeek)\n"
+    try:
+        r = subprocess.run([kpeek] + args, capture_output=True, text=True,
+                           errors="replace", timeout=timeout, stdin=subprocess.DEVNULL)
+        return r.returncode, r.stdout, r.stderr
+    except subprocess.TimeoutExpired:
+        return 124, "", "timed out after %d s\n" % timeout
+    except OSError as e:  # e.g. the binary being relinked by make right now
+        return 126, "", "cannot run %s: %s\n" % (kpeek, e)
