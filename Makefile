@@ -6,7 +6,7 @@ SAN ?=
 OPT ?= -O2
 CFLAGS_BASE := -std=gnu11 $(OPT) -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-Wshadow -Wstrict-prototypes -Wmissing-prototypes -fPIC -D_GNU_SOURCE \
-	-Iinclude -Isrc
+	-Iinclude -Isrc -Itests/gen
 ifeq ($(SAN),1)
 CFLAGS_BASE += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS_SAN := -fsanitize=address,undefined
@@ -66,8 +66,8 @@ check:
 	@scripts/install-deps check
 	$(MAKE) all
 	$(MAKE) B=build-asan SAN=1 all
-	tests/run-unit build build-asan
-	tests/vm/run-suite
+	$(MAKE) -C fuzz all
+	tests/check-all
 
 asan:
 	$(MAKE) B=build-asan SAN=1 all
