@@ -8,24 +8,7 @@
 #   tests/safety/privileges.sh [BUILD_TREE]    (default build; needs `make all`)
 # Prints one line per check and a closing "safety: N passed, N failed".
 set -u
-tree=${1:-build}
-top=$(cd "$(dirname "$0")/../.." && pwd)
-kpeek=$top/$tree/kpeek
-mkseeds=$top/$tree/tools/mkseeds
-passed=0
-failed=0
-pass() { echo "ok   $1"; passed=$((passed + 1)); }
-fail() {
-	echo "FAIL $1"
-	shift
-	for l in "$@"; do printf '     %s\n' "$l"; done
-	failed=$((failed + 1))
-}
-summary() {
-	echo "safety: $passed passed, $failed failed"
-	[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
-	exit $?
-}
+. "$(dirname "$0")/lib"
 for f in "$kpeek" "$mkseeds"; do
 	[ -x "$f" ] || { fail "setup: $f is missing (run make all)"; summary; }
 done
