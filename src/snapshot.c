@@ -1,9 +1,11 @@
 // kp_snapshot_write: copies the physical memory of any source (the live
 // /proc/kcore above all) into a new ELF vmcore that kpeek, crash and drgn read.
 //
-// Layout: Ehdr, Phdrs (PT_NOTE, then one PT_LOAD per physical range), the
-// section header 0 when the count needs PN_XNUM, the notes, then each range's
-// bytes at a 4 KiB-aligned offset. All-zero pages are skipped with the file
+// Layout: Ehdr, Phdrs (PT_NOTE, one PT_LOAD per physical range, then, as in
+// kdump vmcores, a PT_LOAD of the kernel image at its virtual address whose
+// bytes are those of the RAM load holding it), the section header 0 when the
+// count needs PN_XNUM, the notes, then each range's bytes at a 4 KiB-aligned
+// offset. All-zero pages are skipped with the file
 // pre-sized by ftruncate, so they stay holes. The output is written under a
 // temporary name and renamed into place only when complete.
 #include <elf.h>
@@ -269,7 +271,31 @@ static struct kp_error *write_elf(struct kp_kernel *k, struct out *out,
 		free(nb.buf);
 		return err;
 	}
-	uint64_t phnum = 1 + (uint64_t)n;
+	// The kernel image load lets tools that read the kernel's page tables
+	// through its virtual address (drgn) start without translating.
+	uint64_t text_va = 0, text_pa = 0, text_size = 0;
+	size_t text_range = n;
+	struct kp_symbol text, end;
+	struct kp_error *serr = kp_symtab_by_name(k->symtab, "_text", &text);
+	if (!serr)
+		serr = kp_symtab_by_name(k->symtab, "_end", &end);
+	if (!serr && k->has_phys_base && text.address >= KP_START_KERNEL_MAP &&
+	    end.address > text.address &&
+	    end.address - KP_START_KERNEL_MAP <= KP_KERNEL_IMAGE_SIZE) {
+		text_va = text.address;
+		text_pa = text.address - KP_START_KERNEL_MAP + k->phys_base;
+		text_size = ((end.address + PAGE - 1) & ~(PAGE - 1)) - text.address;
+		// Not for an image at physical 0 (only synthetic kernels): every
+		// kernel-half load at p_paddr 0 is how old kernels' kcore said
+		// "no physical address", and readers would drop the RAM load too.
+		for (size_t i = 0; i < n && text_pa; i++) {
+			if (text_pa >= ranges[i].start && text_pa < ranges[i].end &&
+			    text_size <= ranges[i].end - text_pa)
+				text_range = i;
+		}
+	}
+	kp_error_destroy(serr);
+	uint64_t phnum = 1 + (uint64_t)n + (text_range < n);
 	bool xnum = phnum >= PN_XNUM;
 	Elf64_Ehdr eh = {0};
 	memcpy(eh.e_ident, ELFMAG, SELFMAG);
@@ -325,6 +351,14 @@ static struct kp_error *write_elf(struct kp_kernel *k, struct out *out,
 		total += size;
 	}
 	uint64_t file_size = ph[n].p_offset + ph[n].p_filesz;
+	if (text_range < n) {
+		const Elf64_Phdr *ram = &ph[1 + text_range];
+		ph[1 + n] = (Elf64_Phdr){.p_type = PT_LOAD, .p_flags = PF_R | PF_W | PF_X,
+					 .p_offset = ram->p_offset + (text_pa - ram->p_paddr),
+					 .p_vaddr = text_va, .p_paddr = text_pa,
+					 .p_filesz = text_size, .p_memsz = text_size,
+					 .p_align = PAGE};
+	}
 
 	struct copy c = {.mem = k->mem, .out = out, .opts = opts, .total = total};
 	c.st.ranges = n;

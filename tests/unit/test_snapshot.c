@@ -109,19 +109,38 @@ static void check_phdrs(const char *path, uint64_t direct)
 	CHECK_U64(eh.e_type, ET_CORE);
 	CHECK_U64(eh.e_machine, EM_X86_64);
 	CHECK(eh.e_phnum >= 2);
-	for (unsigned i = 0; i < eh.e_phnum; i++) {
-		Elf64_Phdr ph;
-		fseek(f, (long)(eh.e_phoff + i * sizeof(ph)), SEEK_SET);
-		CHECK(fread(&ph, sizeof(ph), 1, f) == 1);
-		if (i == 0)
-			CHECK_U64(ph.p_type, PT_NOTE);
-		else {
-			CHECK_U64(ph.p_type, PT_LOAD);
-			CHECK_U64(ph.p_vaddr, direct ? direct + ph.p_paddr : 0);
-			CHECK_U64(ph.p_offset % 4096, ph.p_paddr % 4096);
-		}
+	Elf64_Phdr ph[16];
+	unsigned n = eh.e_phnum < 16 ? eh.e_phnum : 16;
+	for (unsigned i = 0; i < n; i++) {
+		fseek(f, (long)(eh.e_phoff + i * sizeof(ph[i])), SEEK_SET);
+		CHECK(fread(&ph[i], sizeof(ph[i]), 1, f) == 1);
 	}
 	fclose(f);
+	CHECK_U64(ph[0].p_type, PT_NOTE);
+	// RAM loads at their direct-map addresses (when known), then, when the
+	// kernel image is known, one load of it at its virtual address whose file
+	// bytes are the RAM load's bytes for the same physical range.
+	unsigned kimage = 0;
+	for (unsigned i = 1; i < n; i++) {
+		CHECK_U64(ph[i].p_type, PT_LOAD);
+		CHECK_U64(ph[i].p_offset % 4096, ph[i].p_paddr % 4096);
+		if (ph[i].p_vaddr >= 0xffffffff80000000ULL) {
+			kimage++;
+			CHECK_U64(i, n - 1);
+			bool inside = false;
+			for (unsigned j = 1; j < i; j++)
+				if (ph[i].p_paddr >= ph[j].p_paddr &&
+				    ph[i].p_paddr + ph[i].p_filesz <= ph[j].p_paddr + ph[j].p_filesz) {
+					inside = true;
+					CHECK_U64(ph[i].p_offset,
+						  ph[j].p_offset + (ph[i].p_paddr - ph[j].p_paddr));
+				}
+			CHECK(inside);
+		} else {
+			CHECK_U64(ph[i].p_vaddr, direct ? direct + ph[i].p_paddr : 0);
+		}
+	}
+	CHECK(kimage <= 1);
 }
 
 static void roundtrip(enum sk_format format, bool qemu_notes)
