@@ -42,10 +42,12 @@ struct kp_error *kp_btf_validate(const void *data, size_t size, const char *wher
 				       "%s: bad BTF header length %u at offset 4 (blob is %zu bytes)",
 				       where, hdr.hdr_len, size);
 	uint64_t meta = size - hdr.hdr_len;
-	if (hdr.type_off % 4)
+	// Types start at hdr_len + type_off: libbpf checks only type_off, and
+	// an odd hdr_len would leave every struct btf_type misaligned.
+	if (hdr.type_off % 4 || hdr.hdr_len % 4)
 		return kp_error_create(KP_ERR_FORMAT,
-				       "%s: BTF type section offset %u is not 4-byte aligned",
-				       where, hdr.type_off);
+				       "%s: BTF type section at offset %u + %u is not 4-byte aligned",
+				       where, hdr.hdr_len, hdr.type_off);
 	if ((uint64_t)hdr.type_off + hdr.type_len > meta)
 		return kp_error_create(KP_ERR_FORMAT,
 				       "%s: BTF type section [%u, +%u) runs past the end (%" PRIu64
