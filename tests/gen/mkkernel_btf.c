@@ -60,19 +60,14 @@ void mkk_destroy(struct kp_kernel *k)
 	if (!k)
 		return;
 	struct mkk *m = (struct mkk *)k;
-	kp_btf_types_destroy(k->types);
-	btf__free(k->btf);
-	kp_error_destroy(k->btf_error);
-	free(k->btf_source);
-	free(k->btf_path);
-	kp_symtab_destroy(k->symtab);
-	kp_memory_destroy(k->mem);
 	if (m->btf_file) {
 		unlink(m->btf_file);
 		free(m->btf_file);
 	}
 	free(m->buf);
-	free(m);
+	// The kernel handle is the first member: kp_kernel_destroy frees the
+	// rest of what a real handle holds, then m itself.
+	kp_kernel_destroy(k);
 }
 
 uint8_t *mkk_mem(struct kp_kernel *k)
