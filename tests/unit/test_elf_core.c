@@ -8,44 +8,25 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "opensrc.h"
 #include "file.h"
 #include "source.h"
 #include "../gen/mkcore.h"
 
-struct opened {
-	struct kp_file *file;
-	struct kp_memory *mem;
-	struct kp_source src;
-};
-
-static struct kp_error *open_core(const char *path, struct opened *o)
+static struct kp_error *open_core(const char *path, struct kp_opened_source *o)
 {
-	memset(o, 0, sizeof(*o));
-	struct kp_error *err = kp_file_open(path, &o->file);
-	if (err)
-		return err;
-	err = kp_memory_create(&o->mem);
-	if (!err)
-		err = kp_elf_core_ops.open(o->file, o->mem, &o->src);
-	if (err) {
-		kp_memory_destroy(o->mem);
-		kp_file_destroy(o->file);
-		memset(o, 0, sizeof(*o));
-	}
-	return err;
+	return kp_test_open_source(&kp_elf_core_ops, path, o);
 }
 
-static void close_core(struct opened *o)
+static void close_core(struct kp_opened_source *o)
 {
-	kp_source_deinit(&o->src);
-	kp_memory_destroy(o->mem);
-	kp_file_destroy(o->file);
+	kp_test_close_source(o);
 }
 
 // Opens a core and closes it again; returns the error (NULL on success).
 static struct kp_error *try_open(const char *path)
 {
-	struct opened o;
+	struct kp_opened_source o;
 	struct kp_error *err = open_core(path, &o);
 	if (!err)
 		close_core(&o);
@@ -68,7 +49,7 @@ TEST(physical_only_core)
 	// QEMU 7.2 without paging writes p_vaddr = p_paddr: still physical only.
 	mkcore_add_load(mc, 0xc0000, 0xc0000, data, 0x1000, 0x1000);
 	char *path = mkcore_write_tmp(mc);
-	struct opened o;
+	struct kp_opened_source o;
 	CHECK_OK(open_core(path, &o));
 	if (o.file) {
 		CHECK_STR(o.src.kind, "ELF vmcore (physical only)");
@@ -108,7 +89,7 @@ TEST(kdump_style_virtual_and_physical)
 	mkcore_add_load(mc, 0xffff888000fff000, 0xfff000, ram, sizeof(ram), sizeof(ram));
 	mkcore_add_vmcoreinfo(mc, "OSRELEASE=6.1.0-57-amd64\nPAGESIZE=4096\n");
 	char *path = mkcore_write_tmp(mc);
-	struct opened o;
+	struct kp_opened_source o;
 	CHECK_OK(open_core(path, &o));
 	if (o.file) {
 		CHECK_STR(o.src.kind, "ELF vmcore");
@@ -145,7 +126,7 @@ TEST(kcore_style_paddr)
 	mkcore_add_load(mc, 0xffffc90000000000, UINT64_MAX, page, 0x1000, 0x1000);
 	mkcore_add_load(mc, 0xffff888000100000, 0x100000, page, 0x1000, 0x1000);
 	char *path = mkcore_write_tmp(mc);
-	struct opened o;
+	struct kp_opened_source o;
 	CHECK_OK(open_core(path, &o));
 	if (o.file) {
 		const struct kp_range *r;
@@ -201,7 +182,7 @@ TEST(notes_parsed)
 	mkcore_add_vmcoreinfo(mc, "A=1\n");
 	mkcore_add_vmcoreinfo(mc, "B=2\n");	// the first one wins
 	char *path = mkcore_write_tmp(mc);
-	struct opened o;
+	struct kp_opened_source o;
 	CHECK_OK(open_core(path, &o));
 	if (o.file) {
 		CHECK_U64(o.src.ncpus, 3);
@@ -494,7 +475,7 @@ TEST(core_mutation_fuzz)
 			work[pos] = (seed >> 20) & 1 ? 0xff : (uint8_t)(seed >> 12);
 		}
 		CHECK(mkcore_write_bytes(path, work, len) == 0);
-		struct opened o;
+		struct kp_opened_source o;
 		struct kp_error *err = open_core(path, &o);
 		if (err) {
 			CHECK(err->message && strchr(err->message, '\n') == NULL);
@@ -546,7 +527,7 @@ TEST(extended_numbering)
 	struct mkcore *mc = sample_core();
 	mkcore_set_xnum(mc, true);
 	char *path = mkcore_write_tmp(mc);
-	struct opened o;
+	struct kp_opened_source o;
 	CHECK_OK(open_core(path, &o));
 	if (o.file) {
 		uint8_t b;
@@ -718,7 +699,7 @@ TEST(sparse_64g_dump_opens_fast)
 		printf("  (skipped: cannot create a 64 GiB sparse file: %s)\n", strerror(errno));
 	} else {
 		double t0 = now();
-		struct opened o;
+		struct kp_opened_source o;
 		CHECK_OK(open_core(path, &o));
 		double t = now() - t0;
 		if (t > 0.5)

@@ -12,6 +12,7 @@
 #include <zstd.h>
 
 #include "test.h"
+#include "opensrc.h"
 #include "file.h"
 #include "source.h"
 #include "../gen/mkcore.h"
@@ -20,13 +21,7 @@
 #define BS 4096
 #define NPAGES 64
 
-struct opened {
-	struct kp_file *file;
-	struct kp_memory *mem;
-	struct kp_source src;
-};
-
-static struct kp_error *open_buf(const uint8_t *img, size_t len, struct opened *o)
+static struct kp_error *open_buf(const uint8_t *img, size_t len, struct kp_opened_source *o)
 {
 	memset(o, 0, sizeof(*o));
 	char path[] = "/tmp/kpeek-test-kdump-XXXXXX";
@@ -36,32 +31,21 @@ static struct kp_error *open_buf(const uint8_t *img, size_t len, struct opened *
 		abort();
 	}
 	close(fd);
-	struct kp_error *err = kp_file_open(path, &o->file);
+	struct kp_error *err = kp_test_open_source(&kp_kdump_ops, path, o);
 	unlink(path);
 	if (err)
-		return err;
-	err = kp_memory_create(&o->mem);
-	if (!err)
-		err = kp_kdump_ops.open(o->file, o->mem, &o->src);
-	if (err) {
 		CHECK(!o->src.vmcoreinfo && !o->src.cpus && !o->src.priv);
-		kp_memory_destroy(o->mem);
-		kp_file_destroy(o->file);
-		memset(o, 0, sizeof(*o));
-	}
 	return err;
 }
 
-static void close_dump(struct opened *o)
+static void close_dump(struct kp_opened_source *o)
 {
-	kp_source_deinit(&o->src);
-	kp_memory_destroy(o->mem);
-	kp_file_destroy(o->file);
+	kp_test_close_source(o);
 }
 
 static struct kp_error *try_open(const uint8_t *img, size_t len)
 {
-	struct opened o;
+	struct kp_opened_source o;
 	struct kp_error *err = open_buf(img, len, &o);
 	if (!err)
 		close_dump(&o);
@@ -123,7 +107,7 @@ static void make_state(uint8_t *state)
 // Checks reads of [addr, addr + len) against mem and the page states: the
 // first page that is a hole or (unless zero_excluded) excluded must fail
 // with a fault at its first byte in the range.
-static void check_range(struct opened *o, const uint8_t *mem, const uint8_t *state,
+static void check_range(struct kp_opened_source *o, const uint8_t *mem, const uint8_t *state,
 			bool zero_excluded, uint64_t addr, size_t len)
 {
 	static uint8_t got[4 * BS];
@@ -167,7 +151,7 @@ static void check_range(struct opened *o, const uint8_t *mem, const uint8_t *sta
 	kp_error_destroy(err);
 }
 
-static void check_all_reads(struct opened *o, const uint8_t *mem, const uint8_t *state,
+static void check_all_reads(struct kp_opened_source *o, const uint8_t *mem, const uint8_t *state,
 			    bool zero_excluded)
 {
 	static const size_t offs[] = {0, 1, 100, BS - 8, BS - 1};
@@ -197,7 +181,7 @@ static void roundtrip(enum mkkdump_comp comp, const uint8_t *page_comp, const ch
 	size_t len;
 	struct mkkdump_layout lay;
 	build(&opts, &img, &len, &lay);
-	struct opened o;
+	struct kp_opened_source o;
 	CHECK_OK(open_buf(img, len, &o));
 	if (o.mem) {
 		CHECK_STR(o.src.kind, kind);
@@ -262,11 +246,11 @@ TEST(flattened_equals_standard)
 		{.record_max = 4096, .shuffle = true, .rewrite_header = true,
 		 .skip_zero_blocks = true},
 	};
-	struct opened s;
+	struct kp_opened_source s;
 	CHECK_OK(open_buf(img, len, &s));
 	for (size_t k = 0; k < sizeof(fos) / sizeof(fos[0]) && s.mem; k++) {
 		mkkdump_flatten(img, len, &fos[k], &flat, &flen);
-		struct opened f;
+		struct kp_opened_source f;
 		CHECK_OK(open_buf(flat, flen, &f));
 		if (f.mem) {
 			CHECK_STR(f.src.kind, "kdump-compressed (flattened, zlib)");
@@ -299,7 +283,7 @@ TEST(excluded_pages)
 	uint8_t *img;
 	size_t len;
 	build(&opts, &img, &len, NULL);
-	struct opened o;
+	struct kp_opened_source o;
 	CHECK_OK(open_buf(img, len, &o));
 	if (o.mem) {
 		check_all_reads(&o, mem, state, true);
@@ -352,7 +336,7 @@ TEST(notes_vmcoreinfo_phys_base)
 	uint8_t *img;
 	size_t len;
 	build(&opts, &img, &len, NULL);
-	struct opened o;
+	struct kp_opened_source o;
 	CHECK_OK(open_buf(img, len, &o));
 	if (o.mem) {
 		CHECK_STR(o.src.vmcoreinfo, vmci);
@@ -408,7 +392,7 @@ TEST(header_versions)
 		uint8_t *img;
 		size_t len;
 		build(&opts, &img, &len, NULL);
-		struct opened o;
+		struct kp_opened_source o;
 		CHECK_OK(open_buf(img, len, &o));
 		if (o.mem) {
 			CHECK(v >= 3 ? o.src.vmcoreinfo && strcmp(o.src.vmcoreinfo, "A=1\n") == 0
@@ -433,7 +417,7 @@ TEST(split_dump)
 	uint8_t *img;
 	size_t len;
 	build(&opts, &img, &len, NULL);
-	struct opened o;
+	struct kp_opened_source o;
 	CHECK_OK(open_buf(img, len, &o));
 	if (o.mem) {
 		static uint8_t got[24 * BS];
@@ -462,7 +446,7 @@ TEST(page_cache)
 	uint8_t *img;
 	size_t len;
 	build(&opts, &img, &len, NULL);
-	struct opened o;
+	struct kp_opened_source o;
 	CHECK_OK(open_buf(img, len, &o));
 	if (!o.mem)
 		goto out;
@@ -532,7 +516,7 @@ TEST(truncation)
 		kp_error_destroy(err);
 	}
 	// Cut inside the data of the last page.
-	struct opened o;
+	struct kp_opened_source o;
 	CHECK_OK(open_buf(img, len - 10, &o));
 	if (o.mem) {
 		uint8_t b[BS];
@@ -585,7 +569,7 @@ static void expect_bad(const uint8_t *img, size_t len, void (*fn)(uint8_t *, voi
 	if (read_pfn < 0) {
 		CHECK_ERR(try_open(c, len), code, substr);
 	} else {
-		struct opened o;
+		struct kp_opened_source o;
 		CHECK_OK(open_buf(c, len, &o));
 		if (o.mem) {
 			uint8_t b[16];
@@ -656,7 +640,7 @@ TEST(corrupt_headers)
 	uint8_t *c = malloc(len);
 	memcpy(c, img, len);
 	apply_patch(c, &p);
-	struct opened o;
+	struct kp_opened_source o;
 	CHECK_OK(open_buf(c, len, &o));
 	if (o.mem)
 		close_dump(&o);
@@ -743,7 +727,7 @@ TEST(corrupt_page_descriptors)
 			memcpy(c, img, len);
 			memcpy(c + data1, z, zl);
 			put32(c + pd1 + 8, (uint32_t)zl);
-			struct opened o;
+			struct kp_opened_source o;
 			CHECK_OK(open_buf(c, len, &o));
 			if (o.mem) {
 				uint64_t v;
@@ -762,7 +746,7 @@ TEST(corrupt_page_descriptors)
 			memcpy(c, img, len);
 			memcpy(c + data1, z, zl);
 			put32(c + pd1 + 8, (uint32_t)zl);
-			struct opened o;
+			struct kp_opened_source o;
 			CHECK_OK(open_buf(c, len, &o));
 			if (o.mem) {
 				uint64_t v;
@@ -794,7 +778,7 @@ TEST(incomplete_dump)
 	build(&opts, &img, &len, &lay);
 	put32(img + 424, 0x1 | 0x8);
 	memset(img + mkkdump_pd(&lay, 40), 0, 24 * (lay.ndumped - 40));
-	struct opened o;
+	struct kp_opened_source o;
 	CHECK_OK(open_buf(img, len, &o));
 	if (o.mem) {
 		uint64_t v;
@@ -850,7 +834,7 @@ TEST(corrupt_flattened)
 	c2[flen] = 0x77;
 	put_be64(c2 + flen + 1, UINT64_MAX);
 	put_be64(c2 + flen + 9, UINT64_MAX);
-	struct opened o;
+	struct kp_opened_source o;
 	CHECK_OK(open_buf(c2, flen + 17, &o));
 	if (o.mem) {
 		static uint8_t got[8 * BS];
@@ -896,7 +880,7 @@ TEST(random_damage)
 			uint64_t off = r % 3 == 0 ? r % 512 : r % 3 == 1 ? lay.page_desc + r % (lay.data - lay.page_desc) : r % len;
 			c[off] ^= (uint8_t)(1 + (next_rand() % 255));
 		}
-		struct opened o;
+		struct kp_opened_source o;
 		struct kp_error *err = open_buf(c, len, &o);
 		if (err) {
 			kp_error_destroy(err);
@@ -927,7 +911,7 @@ TEST(random_damage)
 					     : r % flen;
 			c[off] ^= (uint8_t)(1 + (next_rand() % 255));
 		}
-		struct opened o;
+		struct kp_opened_source o;
 		struct kp_error *err = open_buf(c, flen, &o);
 		if (err) {
 			kp_error_destroy(err);

@@ -7,16 +7,12 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "opensrc.h"
 #include "file.h"
 #include "source.h"
 #include "../gen/mkcore.h"
 #include "../gen/mklime.h"
 
-struct opened {
-	struct kp_file *file;
-	struct kp_memory *mem;
-	struct kp_source src;
-};
 
 static char *tmp_path(void)
 {
@@ -28,32 +24,18 @@ static char *tmp_path(void)
 	return p;
 }
 
-static struct kp_error *open_image(const char *path, struct opened *o)
+static struct kp_error *open_image(const char *path, struct kp_opened_source *o)
 {
-	memset(o, 0, sizeof(*o));
-	struct kp_error *err = kp_file_open(path, &o->file);
-	if (err)
-		return err;
-	err = kp_memory_create(&o->mem);
-	if (!err)
-		err = kp_lime_ops.open(o->file, o->mem, &o->src);
-	if (err) {
-		kp_memory_destroy(o->mem);
-		kp_file_destroy(o->file);
-		memset(o, 0, sizeof(*o));
-	}
-	return err;
+	return kp_test_open_source(&kp_lime_ops, path, o);
 }
 
-static void close_image(struct opened *o)
+static void close_image(struct kp_opened_source *o)
 {
-	kp_source_deinit(&o->src);
-	kp_memory_destroy(o->mem);
-	kp_file_destroy(o->file);
+	kp_test_close_source(o);
 }
 
 // Writes the image and opens it; returns the error (NULL: *o is open).
-static struct kp_error *open_ml(struct mklime *ml, char **path_ret, struct opened *o)
+static struct kp_error *open_ml(struct mklime *ml, char **path_ret, struct kp_opened_source *o)
 {
 	uint8_t *img;
 	size_t len;
@@ -71,7 +53,7 @@ static struct kp_error *try_bytes(const uint8_t *img, size_t len)
 	char *path = tmp_path();
 	if (mkcore_write_bytes(path, img, len) < 0)
 		abort();
-	struct opened o;
+	struct kp_opened_source o;
 	struct kp_error *err = open_image(path, &o);
 	if (!err)
 		close_image(&o);
@@ -106,7 +88,7 @@ TEST(lime_ranges)
 	mklime_add(ml, 0x1000, a, sizeof(a));
 	mklime_add(ml, 0x100000, b, sizeof(b));
 	char *path;
-	struct opened o;
+	struct kp_opened_source o;
 	CHECK_OK(open_ml(ml, &path, &o));
 	if (o.file) {
 		CHECK_STR(o.src.kind, "LiME image");
@@ -141,7 +123,7 @@ TEST(lime_padded_single_range)
 	struct mklime *ml = mklime_create();
 	mklime_add(ml, 0, m, sizeof(m));
 	char *path;
-	struct opened o;
+	struct kp_opened_source o;
 	CHECK_OK(open_ml(ml, &path, &o));
 	if (o.file) {
 		uint8_t buf[sizeof(m)];
@@ -169,7 +151,7 @@ TEST(avml_compressed)
 			&(struct mklime_avml){.chunk = 0x1000, .uncompressed = true});
 	mklime_add(ml, 0x1000, b, 0x1000);	// a LiME range may be mixed in
 	char *path;
-	struct opened o;
+	struct kp_opened_source o;
 	CHECK_OK(open_ml(ml, &path, &o));
 	if (o.file) {
 		CHECK_STR(o.src.kind, "AVML image (snappy)");
@@ -205,7 +187,7 @@ TEST(avml_bad_crc)
 	struct mklime *ml = mklime_create();
 	mklime_add_avml(ml, 0, a, sizeof(a), &(struct mklime_avml){.bad_crc = true});
 	char *path;
-	struct opened o;
+	struct kp_opened_source o;
 	CHECK_OK(open_ml(ml, &path, &o));
 	if (o.file) {
 		uint8_t buf[16];
