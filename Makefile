@@ -15,7 +15,7 @@ CFLAGS ?=
 ALL_CFLAGS := $(CFLAGS_BASE) $(CFLAGS)
 LIBS := -lbpf -lelf -lz -lzstd -llzo2 -lsnappy -lm
 
-LIB_SRC := $(sort $(wildcard src/*.c src/linux/*.c))
+LIB_SRC := $(sort $(shell find src -name "*.c"))
 CLI_SRC := $(sort $(wildcard cli/*.c))
 GEN_SRC := $(sort $(wildcard tests/gen/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))

@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include <kpeek/kpeek.h>
-#include "kernel.h"
-#include "pgtable_x86_64.h"
+#include "core/kernel.h"
+#include "arch/x86_64/pgtable.h"
 
 static double now_s(void)
 {

@@ -9,8 +9,8 @@
 
 #include "fuzz.h"
 #include "synthkernel.h"
-#include "btf.h"
-#include "kernel.h"
+#include "types/btf.h"
+#include "core/kernel.h"
 
 // The blob sits at SK_BTF; SK_DATA holds a plausible init_task.
 static uint8_t data_page[4096];

@@ -1,8 +1,8 @@
 // ELF core headers, program headers and notes, then reads of every segment.
 #include "fuzz.h"
-#include "file.h"
-#include "memory.h"
-#include "source.h"
+#include "io/file.h"
+#include "io/memory.h"
+#include "format/source.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -7,7 +7,7 @@
 
 #include "fuzz.h"
 #include "synthkernel.h"
-#include "expr.h"
+#include "lang/expr.h"
 
 static uint8_t *image;
 static size_t image_len, data_off;

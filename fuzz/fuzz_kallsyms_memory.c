@@ -5,7 +5,7 @@
 
 #include "fuzz.h"
 #include "formats.h"
-#include "kallsyms.h"
+#include "symbols/kallsyms.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

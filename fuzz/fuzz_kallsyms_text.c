@@ -1,6 +1,6 @@
 // /proc/kallsyms and System.map text, then lookups in the merged table.
 #include "fuzz.h"
-#include "kallsyms.h"
+#include "symbols/kallsyms.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

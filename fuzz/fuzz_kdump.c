@@ -1,8 +1,8 @@
 // kdump-compressed and flattened headers, bitmaps, descriptors and pages.
 #include "fuzz.h"
-#include "file.h"
-#include "memory.h"
-#include "source.h"
+#include "io/file.h"
+#include "io/memory.h"
+#include "format/source.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -5,7 +5,7 @@
 
 #include "fuzz.h"
 #include "formats.h"
-#include "pgtable_x86_64.h"
+#include "arch/x86_64/pgtable.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

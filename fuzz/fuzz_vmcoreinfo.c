@@ -1,6 +1,6 @@
 // VMCOREINFO text.
 #include "fuzz.h"
-#include "vmcoreinfo.h"
+#include "format/vmcoreinfo.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

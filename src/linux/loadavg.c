@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel.h"
-#include "linux.h"
+#include "core/kernel.h"
+#include "linux/linux.h"
 
 #define FSHIFT 11
 #define FIXED_1 (1ULL << FSHIFT)

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "linux.h"
+#include "linux/linux.h"
 
 // enum module_state (include/linux/module.h, unchanged since 3.x).
 static const char *const state_names[] = {"Live", "Loading", "Unloading", "Unformed"};

@@ -27,8 +27,8 @@
 
 #include <bpf/btf.h>
 
-#include "kernel.h"
-#include "linux.h"
+#include "core/kernel.h"
+#include "linux/linux.h"
 
 #define DESC_STATE_SHIFT 62
 #define DESC_ID_MASK ((1ULL << DESC_STATE_SHIFT) - 1)

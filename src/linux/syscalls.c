@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "linux.h"
+#include "linux/linux.h"
 
 #define MAX_TABLE_ENTRIES 2048u	// x86-64 has ~460 syscalls
 #define MAX_DISPATCHER_SIZE (256u << 10)

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "linux.h"
+#include "linux/linux.h"
 
 #define PF_KTHREAD 0x00200000u	// include/linux/sched.h, unchanged since 2.6
 

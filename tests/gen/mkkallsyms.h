@@ -28,7 +28,7 @@
 #define KP_MKKALLSYMS_H
 
 #include <kpeek/kpeek.h>
-#include "kallsyms.h"
+#include "symbols/kallsyms.h"
 
 struct kp_mkkallsyms_sym {
 	const char *name;

@@ -7,7 +7,7 @@
 
 #include <bpf/btf.h>
 
-#include "kernel.h"
+#include "core/kernel.h"
 #include "mkbtf.h"
 
 struct mkk {

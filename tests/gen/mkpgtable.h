@@ -44,7 +44,7 @@
 #define KP_MKPGTABLE_H
 
 #include <kpeek/kpeek.h>
-#include "memory.h"
+#include "io/memory.h"
 
 struct kp_mkpgtable {
 	int levels;		// 4 or 5

@@ -3,9 +3,9 @@
 #ifndef KP_TEST_OPENSRC_H
 #define KP_TEST_OPENSRC_H
 
-#include "file.h"
-#include "memory.h"
-#include "source.h"
+#include "io/file.h"
+#include "io/memory.h"
+#include "format/source.h"
 
 struct kp_opened_source {
 	struct kp_file *file;

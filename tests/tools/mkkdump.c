@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include <kpeek/kpeek.h>
-#include "file.h"
+#include "io/file.h"
 #include "../gen/mkcore.h"
 #include "../gen/mkkdump.h"
 

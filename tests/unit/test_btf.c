@@ -4,9 +4,9 @@
 #include <linux/btf.h>
 
 #include "test.h"
-#include "btf.h"
-#include "expr.h"
-#include "kernel.h"
+#include "types/btf.h"
+#include "lang/expr.h"
+#include "core/kernel.h"
 #include "../gen/mkbtf.h"
 
 static char *type_name_of(struct kp_kernel *k, const char *type)

@@ -9,8 +9,8 @@
 
 #include "test.h"
 #include "opensrc.h"
-#include "file.h"
-#include "source.h"
+#include "io/file.h"
+#include "format/source.h"
 #include "../gen/mkcore.h"
 
 static struct kp_error *open_core(const char *path, struct kp_opened_source *o)

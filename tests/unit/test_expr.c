@@ -2,8 +2,8 @@
 // arithmetic, casts, member access, indexing, builtins, the symbol-type
 // resolver, error messages, and limits on hostile input.
 #include "test.h"
-#include "expr.h"
-#include "kernel.h"
+#include "lang/expr.h"
+#include "core/kernel.h"
 #include "../gen/mkbtf.h"
 
 static char *fmt(struct kp_kernel *k, const char *expr)

@@ -4,7 +4,7 @@
 #include <time.h>
 
 #include "test.h"
-#include "kallsyms.h"
+#include "symbols/kallsyms.h"
 #include "../gen/mkkallsyms.h"
 
 static double now_ms(void)

@@ -8,8 +8,8 @@
 
 #include "test.h"
 #include "opensrc.h"
-#include "file.h"
-#include "source.h"
+#include "io/file.h"
+#include "format/source.h"
 #include "../gen/mkcore.h"
 #include "../gen/mklime.h"
 

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 
 #include "test.h"
-#include "kernel.h"
-#include "symtab.h"
+#include "core/kernel.h"
+#include "symbols/symtab.h"
 
 #define TEXT 0xffffffff81000000ULL
 #define ETEXT 0xffffffff81200000ULL

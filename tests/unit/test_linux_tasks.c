@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "test.h"
-#include "kernel.h"
+#include "core/kernel.h"
 #include "linux/linux.h"
 
 #define BASE 0xffff888000100000ULL

@@ -5,9 +5,9 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "kallsyms.h"
-#include "kernel.h"
-#include "locate.h"
+#include "symbols/kallsyms.h"
+#include "core/kernel.h"
+#include "core/locate.h"
 #include "mkcore.h"
 #include "mkkallsyms.h"
 #include "mkpgtable.h"

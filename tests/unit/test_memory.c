@@ -1,7 +1,7 @@
 // Segment maps: reads across edges, holes, overlapping adds, the translator
 // path and the top of the 64-bit address space.
 #include "test.h"
-#include "memory.h"
+#include "io/memory.h"
 
 // A reader that returns byte (offset & 0xff) ^ tag, so tests can tell which
 // segment and which source offset served each byte.

@@ -5,8 +5,8 @@
 #include <time.h>
 
 #include "test.h"
-#include "memory.h"
-#include "pgtable_x86_64.h"
+#include "io/memory.h"
+#include "arch/x86_64/pgtable.h"
 #include "../gen/mkpgtable.h"
 
 struct fixture {

@@ -5,8 +5,8 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "file.h"
-#include "source.h"
+#include "io/file.h"
+#include "format/source.h"
 #include "../gen/mkcore.h"
 
 static char *write_tmp(const void *buf, size_t len)

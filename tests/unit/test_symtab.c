@@ -4,7 +4,7 @@
 #include <time.h>
 
 #include "test.h"
-#include "symtab.h"
+#include "symbols/symtab.h"
 
 static double now_ms(void)
 {

@@ -5,9 +5,9 @@
 #include <linux/btf.h>
 
 #include "test.h"
-#include "btf.h"
-#include "kernel.h"
-#include "value.h"
+#include "types/btf.h"
+#include "core/kernel.h"
+#include "lang/value.h"
 #include "../gen/mkbtf.h"
 
 // Evaluates expr in k and formats it with flags; "ERR: message" on failure.

@@ -1,7 +1,7 @@
 // VMCOREINFO parsing: every key kind the 6.1 x86-64 kernel writes, NUL
 // padding, a missing final newline, and garbage.
 #include "test.h"
-#include "vmcoreinfo.h"
+#include "format/vmcoreinfo.h"
 
 // As the Debian 6.1 kernel writes it (abridged), KASLR on.
 static const char sample[] =

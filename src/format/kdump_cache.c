@@ -1,0 +1,231 @@
+// The page machinery of the kdump-compressed reader (kdump.c): the
+// decompressors of page data (zlib, lzo, snappy, zstd; their state lives
+// across pages) and the cache of decompressed pages, a hash by pfn over a fixed
+// set of block-sized slots reused least recently used first. Uncompressed
+// pages are not cached: kdump.c points into the file mapping for them.
+#include <lzo/lzo1x.h>
+#include <snappy-c.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd_errors.h>
+
+#include "format/kdump_cache.h"
+
+// ---------------------------------------------------------------- decompression
+
+struct kp_error *kp_kdump_decomp_init(struct kp_kdump_decomp *d)
+{
+	if (lzo_init() != LZO_E_OK)
+		return kp_error_create(KP_ERR_UNSUPPORTED, "lzo_init failed");
+	return NULL;
+}
+
+void kp_kdump_decomp_deinit(struct kp_kdump_decomp *d)
+{
+	if (d->zs_ready)
+		inflateEnd(&d->zs);
+	ZSTD_freeDCtx(d->zstd);
+}
+
+struct kp_error *kp_kdump_decompress(struct kp_kdump_decomp *d, uint32_t flags,
+				     const uint8_t *in, size_t in_len, uint8_t *out,
+				     size_t cap, size_t *out_len)
+{
+	switch (flags) {
+	case DUMP_DH_COMPRESSED_ZLIB: {
+		if (!d->zs_ready) {
+			memset(&d->zs, 0, sizeof(d->zs));
+			if (inflateInit(&d->zs) != Z_OK)
+				return &kp_enomem;
+			d->zs_ready = true;
+		} else if (inflateReset(&d->zs) != Z_OK) {
+			return kp_error_create(KP_ERR_FORMAT, "zlib: inflateReset failed");
+		}
+		d->zs.next_in = (Bytef *)in;
+		d->zs.avail_in = (uInt)in_len;
+		d->zs.next_out = out;
+		d->zs.avail_out = (uInt)cap;
+		int ret = inflate(&d->zs, Z_FINISH);
+		if (ret != Z_STREAM_END) {
+			if (ret == Z_BUF_ERROR && d->zs.avail_out == 0 && d->zs.avail_in > 0) {
+				*out_len = SIZE_MAX;	// more than cap
+				return NULL;
+			}
+			return kp_error_create(KP_ERR_FORMAT, "zlib data is corrupt (%s)",
+					       d->zs.msg ? d->zs.msg
+					       : ret == Z_BUF_ERROR ? "truncated stream"
+					       : zError(ret));
+		}
+		*out_len = cap - d->zs.avail_out;
+		return NULL;
+	}
+	case DUMP_DH_COMPRESSED_LZO: {
+		lzo_uint n = cap;
+		int ret = lzo1x_decompress_safe(in, in_len, out, &n, NULL);
+		if (ret == LZO_E_OUTPUT_OVERRUN) {
+			*out_len = SIZE_MAX;
+			return NULL;
+		}
+		if (ret != LZO_E_OK)
+			return kp_error_create(KP_ERR_FORMAT, "lzo data is corrupt (error %d)",
+					       ret);
+		*out_len = n;
+		return NULL;
+	}
+	case DUMP_DH_COMPRESSED_SNAPPY: {
+		size_t n;
+		if (snappy_uncompressed_length((const char *)in, in_len, &n) != SNAPPY_OK)
+			return kp_error_create(KP_ERR_FORMAT, "snappy data is corrupt "
+					       "(no valid length)");
+		if (n != cap) {
+			*out_len = n;
+			return NULL;
+		}
+		if (snappy_uncompress((const char *)in, in_len, (char *)out, &n) != SNAPPY_OK)
+			return kp_error_create(KP_ERR_FORMAT, "snappy data is corrupt");
+		*out_len = n;
+		return NULL;
+	}
+	case DUMP_DH_COMPRESSED_ZSTD: {
+		if (!d->zstd) {
+			d->zstd = ZSTD_createDCtx();
+			if (!d->zstd)
+				return &kp_enomem;
+		}
+		size_t n = ZSTD_decompressDCtx(d->zstd, out, cap, in, in_len);
+		if (ZSTD_isError(n)) {
+			if (ZSTD_getErrorCode(n) == ZSTD_error_dstSize_tooSmall) {
+				*out_len = SIZE_MAX;
+				return NULL;
+			}
+			return kp_error_create(KP_ERR_FORMAT, "zstd data is corrupt (%s)",
+					       ZSTD_getErrorName(n));
+		}
+		*out_len = n;
+		return NULL;
+	}
+	default:
+		return kp_error_create(KP_ERR_FORMAT, "unknown compression flags 0x%x",
+				       flags);
+	}
+}
+
+// ---------------------------------------------------------------- cache
+
+static uint8_t *slot_data(struct kp_kdump_cache *c, int32_t i)
+{
+	return c->data + (size_t)i * c->block_size;
+}
+
+static uint32_t bucket_of(uint64_t pfn)
+{
+	return (uint32_t)((pfn * 0x9e3779b97f4a7c15ULL) >> 56) & (KP_KDUMP_CACHE_BUCKETS - 1);
+}
+
+static void lru_unlink(struct kp_kdump_cache *c, int32_t i)
+{
+	struct kp_kdump_slot *s = &c->slots[i];
+	if (s->prev != KP_KDUMP_NO_SLOT)
+		c->slots[s->prev].next = s->next;
+	else
+		c->lru_head = s->next;
+	if (s->next != KP_KDUMP_NO_SLOT)
+		c->slots[s->next].prev = s->prev;
+	else
+		c->lru_tail = s->prev;
+}
+
+static void lru_push_front(struct kp_kdump_cache *c, int32_t i)
+{
+	struct kp_kdump_slot *s = &c->slots[i];
+	s->prev = KP_KDUMP_NO_SLOT;
+	s->next = c->lru_head;
+	if (c->lru_head != KP_KDUMP_NO_SLOT)
+		c->slots[c->lru_head].prev = i;
+	c->lru_head = i;
+	if (c->lru_tail == KP_KDUMP_NO_SLOT)
+		c->lru_tail = i;
+}
+
+static void lru_push_back(struct kp_kdump_cache *c, int32_t i)
+{
+	struct kp_kdump_slot *s = &c->slots[i];
+	s->next = KP_KDUMP_NO_SLOT;
+	s->prev = c->lru_tail;
+	if (c->lru_tail != KP_KDUMP_NO_SLOT)
+		c->slots[c->lru_tail].next = i;
+	c->lru_tail = i;
+	if (c->lru_head == KP_KDUMP_NO_SLOT)
+		c->lru_head = i;
+}
+
+static void hash_remove(struct kp_kdump_cache *c, int32_t i)
+{
+	int32_t *link = &c->buckets[bucket_of(c->slots[i].pfn)];
+	while (*link != KP_KDUMP_NO_SLOT && *link != i)
+		link = &c->slots[*link].hnext;
+	if (*link == i)
+		*link = c->slots[i].hnext;
+	c->slots[i].used = false;
+}
+
+struct kp_error *kp_kdump_cache_init(struct kp_kdump_cache *c, uint32_t block_size)
+{
+	c->data = malloc((size_t)KP_KDUMP_CACHE_SLOTS * block_size);
+	if (!c->data)
+		return &kp_enomem;
+	c->block_size = block_size;
+	for (int32_t i = 0; i < KP_KDUMP_CACHE_BUCKETS; i++)
+		c->buckets[i] = KP_KDUMP_NO_SLOT;
+	c->lru_head = c->lru_tail = KP_KDUMP_NO_SLOT;
+	for (int32_t i = 0; i < KP_KDUMP_CACHE_SLOTS; i++)
+		lru_push_back(c, i);
+	return NULL;
+}
+
+void kp_kdump_cache_deinit(struct kp_kdump_cache *c)
+{
+	free(c->data);
+}
+
+const uint8_t *kp_kdump_cache_lookup(struct kp_kdump_cache *c, uint64_t pfn)
+{
+	for (int32_t i = c->buckets[bucket_of(pfn)]; i != KP_KDUMP_NO_SLOT;
+	     i = c->slots[i].hnext) {
+		if (c->slots[i].pfn == pfn) {
+			if (c->lru_head != i) {
+				lru_unlink(c, i);
+				lru_push_front(c, i);
+			}
+			return slot_data(c, i);
+		}
+	}
+	return NULL;
+}
+
+int32_t kp_kdump_cache_take(struct kp_kdump_cache *c, uint8_t **data_ret)
+{
+	int32_t i = c->lru_tail;
+	if (c->slots[i].used)
+		hash_remove(c, i);
+	lru_unlink(c, i);
+	lru_push_front(c, i);
+	*data_ret = slot_data(c, i);
+	return i;
+}
+
+void kp_kdump_cache_insert(struct kp_kdump_cache *c, int32_t i, uint64_t pfn)
+{
+	struct kp_kdump_slot *s = &c->slots[i];
+	s->pfn = pfn;
+	s->used = true;
+	uint32_t b = bucket_of(pfn);
+	s->hnext = c->buckets[b];
+	c->buckets[b] = i;
+}
+
+void kp_kdump_cache_discard(struct kp_kdump_cache *c, int32_t i)
+{
+	lru_unlink(c, i);
+	lru_push_back(c, i);
+}

@@ -1,0 +1,479 @@
+// LiME and AVML memory images: a sequence of ranges, each a 32-byte header
+// {u32 magic, u32 version, u64 start, u64 end (inclusive), u64 reserved}
+// followed by the range's bytes.
+//
+// LiME (504ensicsLabs/LiME, format=lime): magic "EMiL" (0x4C694D45), version 1,
+// one header per "System RAM" resource, raw bytes. Its other formats carry no
+// header ("padded": RAM from physical 0 with holes zero-filled; "raw": ranges
+// concatenated) and are read with --raw.
+// AVML (microsoft/avml, --compress): magic "AVML" (0x4C4D5641), version 2. Ranges
+// are split into blocks of at most 16 MiB, all-zero blocks are left out, and
+// each block's bytes are a framed snappy stream followed by a u64 with the
+// stream's length. AVML without --compress writes LiME version 1.
+//
+// Version 1 ranges are plain file segments. For version 2 every framed chunk
+// (at most 64 KiB of data) is indexed at open (one header read per chunk);
+// reads decompress the chunk holding the address into a one-chunk cache.
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <snappy-c.h>
+
+#include "format/source.h"
+
+#define LIME_MAGIC 0x4C694D45U	// "EMiL" little-endian
+#define AVML_MAGIC 0x4C4D5641U	// "AVML" little-endian
+#define HEADER_SIZE 32
+// Snappy framing format: chunks carry at most 65536 bytes of data.
+#define SNAPPY_MAX_CHUNK 65536U
+#define SNAPPY_MAX_CHUNK_LEN (SNAPPY_MAX_CHUNK + 4)	// uncompressed chunk + CRC
+// x86-64 MAXPHYADDR is at most 52 bits.
+#define PHYS_LIMIT (1ULL << 52)
+
+struct range {
+	uint64_t start, size;
+	uint64_t header_off;	// for messages
+	uint64_t data_off;	// v1: file offset of the bytes
+	uint64_t ubase;		// v2: offset in the concatenated uncompressed data
+	bool compressed;
+};
+
+// One snappy chunk of a version 2 block.
+struct chunk {
+	uint64_t uoff;		// offset in the concatenated uncompressed data
+	uint64_t foff;		// file offset of the chunk's CRC + data
+	uint32_t len;		// bytes at foff (CRC included)
+	uint32_t ulen;
+	bool compressed;
+};
+
+struct lime {
+	struct kp_file *file;
+	struct chunk *chunks;
+	size_t nchunks, cap;
+	// One decompressed chunk: readers walk memory mostly in order.
+	uint8_t *cache;
+	size_t cache_chunk;	// index into chunks, SIZE_MAX when empty
+	uint8_t *in;		// compressed bytes when the file is not mmap'ed
+};
+
+static uint32_t get_u32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static uint64_t get_u64(const uint8_t *p)
+{
+	return (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
+}
+
+// CRC-32C (Castagnoli), reflected, as the snappy framing format checksums use.
+static uint32_t crc32c_table[256];
+
+static void crc32c_init(void)
+{
+	if (crc32c_table[1])
+		return;
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t c = i;
+		for (int k = 0; k < 8; k++)
+			c = c & 1 ? (c >> 1) ^ 0x82F63B78U : c >> 1;
+		crc32c_table[i] = c;
+	}
+}
+
+static uint32_t snappy_masked_crc(const uint8_t *p, size_t len)
+{
+	uint32_t c = 0xffffffffU;
+	for (size_t i = 0; i < len; i++)
+		c = crc32c_table[(c ^ p[i]) & 0xff] ^ (c >> 8);
+	c = ~c;
+	return ((c >> 15) | (c << 17)) + 0xa282ead8U;
+}
+
+static bool lime_probe(const uint8_t *head, size_t len)
+{
+	if (len < 8)
+		return false;
+	uint32_t magic = get_u32(head);
+	return magic == LIME_MAGIC || magic == AVML_MAGIC;
+}
+
+static void lime_destroy(void *priv)
+{
+	struct lime *l = priv;
+	if (!l)
+		return;
+	free(l->chunks);
+	free(l->cache);
+	free(l->in);
+	free(l);
+}
+
+static struct kp_error *add_chunk(struct lime *l, const struct chunk *c)
+{
+	if (l->nchunks == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		struct chunk *n = realloc(l->chunks, cap * sizeof(*n));
+		if (!n)
+			return &kp_enomem;
+		l->chunks = n;
+		l->cap = cap;
+	}
+	l->chunks[l->nchunks++] = *c;
+	return NULL;
+}
+
+// Walks the framed snappy stream of a version 2 block at r->data_off, indexing
+// its chunks, and checks the u64 stream length that follows it. *end_ret is the
+// file offset after that length.
+static struct kp_error *index_stream(struct lime *l, struct range *r, uint64_t *end_ret)
+{
+	struct kp_file *f = l->file;
+	const char *path = f->path;
+	uint64_t pos = r->data_off, have = 0;
+	bool seen_id = false;
+	while (have < r->size) {
+		uint8_t h[4 + 4 + 10];
+		if (f->size - pos < 4)
+			return kp_error_create(KP_ERR_FORMAT,
+					       "%s: truncated: AVML block at 0x%" PRIx64
+					       " (range header at 0x%" PRIx64 ") has 0x%" PRIx64
+					       " of 0x%" PRIx64 " bytes when the file ends", path,
+					       r->data_off, r->header_off, have, r->size);
+		struct kp_error *err = kp_file_read(f, pos, h, 4);
+		if (err)
+			return err;
+		uint8_t type = h[0];
+		uint32_t len = h[1] | (uint32_t)h[2] << 8 | (uint32_t)h[3] << 16;
+		if (len > f->size - pos - 4)
+			return kp_error_create(KP_ERR_FORMAT,
+					       "%s: truncated: snappy chunk at 0x%" PRIx64
+					       " of %" PRIu32 " bytes runs past the end of the file",
+					       path, pos, len);
+		if (type == 0xff) {
+			uint8_t id[6];
+			err = kp_file_read(f, pos + 4, id, len == 6 ? 6 : 0);
+			if (err)
+				return err;
+			if (len != 6 || memcmp(id, "sNaPpY", 6))
+				return kp_error_create(KP_ERR_FORMAT,
+						       "%s: bad snappy stream identifier at 0x%"
+						       PRIx64, path, pos);
+			seen_id = true;
+		} else if (type == 0x00 || type == 0x01) {
+			if (!seen_id)
+				return kp_error_create(KP_ERR_FORMAT,
+						       "%s: snappy chunk at 0x%" PRIx64
+						       " before the stream identifier", path, pos);
+			if (len < 4 || len > SNAPPY_MAX_CHUNK_LEN * 2)
+				return kp_error_create(KP_ERR_FORMAT,
+						       "%s: snappy chunk at 0x%" PRIx64
+						       " has bad length %" PRIu32, path, pos, len);
+			size_t ulen = len - 4;
+			if (type == 0x00) {
+				size_t n = len - 4 < 10 ? len - 4 : 10;
+				err = kp_file_read(f, pos + 8, h, n);
+				if (err)
+					return err;
+				// The varint preamble of the compressed block says its size.
+				if (snappy_uncompressed_length((const char *)h, n, &ulen) !=
+				    SNAPPY_OK)
+					ulen = SIZE_MAX;
+			}
+			if (ulen > SNAPPY_MAX_CHUNK || ulen > r->size - have)
+				return kp_error_create(KP_ERR_FORMAT,
+						       "%s: snappy chunk at 0x%" PRIx64
+						       " holds %s bytes (block has 0x%" PRIx64
+						       " left, chunks hold at most 64 KiB)", path, pos,
+						       ulen == SIZE_MAX ? "an unreadable number of" :
+						       "too many", r->size - have);
+			if (ulen) {
+				struct chunk c = {
+					.uoff = r->ubase + have, .foff = pos + 4, .len = len,
+					.ulen = (uint32_t)ulen, .compressed = type == 0x00,
+				};
+				err = add_chunk(l, &c);
+				if (err)
+					return err;
+			}
+			have += ulen;
+		} else if (type < 0x80) {
+			return kp_error_create(KP_ERR_FORMAT,
+					       "%s: reserved unskippable snappy chunk type 0x%02x"
+					       " at 0x%" PRIx64, path, type, pos);
+		}
+		// 0x80-0xfe: padding and skippable chunks.
+		pos += 4 + (uint64_t)len;
+	}
+	uint8_t sz[8];
+	if (f->size - pos < 8)
+		return kp_error_create(KP_ERR_FORMAT,
+				       "%s: truncated: AVML block length after the stream at 0x%"
+				       PRIx64 " is missing", path, pos);
+	struct kp_error *err = kp_file_read(f, pos, sz, 8);
+	if (err)
+		return err;
+	if (get_u64(sz) != pos - r->data_off)
+		return kp_error_create(KP_ERR_FORMAT,
+				       "%s: AVML block at 0x%" PRIx64 ": stream length field at 0x%"
+				       PRIx64 " says 0x%" PRIx64 " but the stream has 0x%" PRIx64
+				       " bytes", path, r->header_off, pos, get_u64(sz),
+				       pos - r->data_off);
+	*end_ret = pos + 8;
+	return NULL;
+}
+
+static struct kp_error *load_chunk(struct lime *l, size_t i)
+{
+	const struct chunk *c = &l->chunks[i];
+	struct kp_file *f = l->file;
+	const uint8_t *in;
+	if (f->map) {
+		in = f->map + c->foff;
+	} else {
+		struct kp_error *err = kp_file_read(f, c->foff, l->in, c->len);
+		if (err)
+			return err;
+		in = l->in;
+	}
+	l->cache_chunk = SIZE_MAX;
+	const uint8_t *data;
+	if (c->compressed) {
+		size_t n = SNAPPY_MAX_CHUNK;
+		if (snappy_uncompress((const char *)in + 4, c->len - 4, (char *)l->cache, &n) !=
+		    SNAPPY_OK || n != c->ulen)
+			return kp_error_create(KP_ERR_FORMAT,
+					       "%s: snappy chunk at 0x%" PRIx64 " is corrupt",
+					       f->path, c->foff - 4);
+		data = l->cache;
+	} else {
+		data = in + 4;
+	}
+	if (snappy_masked_crc(data, c->ulen) != get_u32(in))
+		return kp_error_create(KP_ERR_FORMAT,
+				       "%s: snappy chunk at 0x%" PRIx64 ": CRC-32C mismatch",
+				       f->path, c->foff - 4);
+	if (data != l->cache)
+		memcpy(l->cache, data, c->ulen);
+	l->cache_chunk = i;
+	return NULL;
+}
+
+// kp_read_fn of version 2 ranges: offset is in the concatenated uncompressed data.
+static struct kp_error *avml_read(void *buf, uint64_t address, size_t count,
+				  uint64_t offset, void *arg)
+{
+	struct lime *l = arg;
+	uint8_t *out = buf;
+	while (count) {
+		size_t i = l->cache_chunk;
+		if (i == SIZE_MAX || offset < l->chunks[i].uoff ||
+		    offset - l->chunks[i].uoff >= l->chunks[i].ulen) {
+			// Last chunk starting at or below offset.
+			size_t lo = 0, hi = l->nchunks;
+			while (hi - lo > 1) {
+				size_t mid = lo + (hi - lo) / 2;
+				if (l->chunks[mid].uoff <= offset)
+					lo = mid;
+				else
+					hi = mid;
+			}
+			if (!l->nchunks || offset < l->chunks[lo].uoff ||
+			    offset - l->chunks[lo].uoff >= l->chunks[lo].ulen)
+				return kp_error_fault(address, "%s: physical address 0x%" PRIx64
+						      " has no data in the AVML image",
+						      l->file->path, address);
+			struct kp_error *err = load_chunk(l, lo);
+			if (err)
+				return kp_error_prefix(err, "reading physical 0x%" PRIx64, address);
+			i = lo;
+		}
+		size_t in = (size_t)(offset - l->chunks[i].uoff);
+		size_t n = l->chunks[i].ulen - in;
+		if (n > count)
+			n = count;
+		memcpy(out, l->cache + in, n);
+		out += n;
+		offset += n;
+		address += n;
+		count -= n;
+	}
+	return NULL;
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static struct kp_error *parse(struct lime *l, struct range **ranges_ret, size_t *n_ret,
+			      bool *avml_ret)
+{
+	struct kp_file *f = l->file;
+	const char *path = f->path;
+	struct range *ranges = NULL;
+	size_t n = 0, cap = 0;
+	uint64_t ubase = 0;
+	bool avml = false;
+	struct kp_error *err = NULL;
+	for (uint64_t pos = 0; pos < f->size;) {
+		uint8_t h[HEADER_SIZE];
+		if (f->size - pos < HEADER_SIZE) {
+			err = kp_error_create(KP_ERR_FORMAT,
+					      "%s: truncated: range header at 0x%" PRIx64
+					      " needs 32 bytes, the file has 0x%" PRIx64 " left",
+					      path, pos, f->size - pos);
+			break;
+		}
+		err = kp_file_read(f, pos, h, sizeof(h));
+		if (err)
+			break;
+		uint32_t magic = get_u32(h), version = get_u32(h + 4);
+		uint64_t start = get_u64(h + 8), end = get_u64(h + 16);
+		if (magic != LIME_MAGIC && magic != AVML_MAGIC) {
+			err = kp_error_create(KP_ERR_FORMAT,
+					      "%s: bad magic 0x%08" PRIx32 " in range header at 0x%"
+					      PRIx64 " (expected EMiL or AVML)", path, magic, pos);
+			break;
+		}
+		if (!((magic == LIME_MAGIC && version == 1) ||
+		      (magic == AVML_MAGIC && version == 2))) {
+			err = kp_error_create(KP_ERR_UNSUPPORTED,
+					      "%s: %s range header at 0x%" PRIx64
+					      " has version %" PRIu32 " (supported: LiME 1, AVML 2)",
+					      path, magic == LIME_MAGIC ? "LiME" : "AVML", pos,
+					      version);
+			break;
+		}
+		if (end < start || end >= PHYS_LIMIT) {
+			err = kp_error_create(KP_ERR_FORMAT,
+					      "%s: range header at 0x%" PRIx64 ": bad range 0x%"
+					      PRIx64 "-0x%" PRIx64 " (end is inclusive, %s)", path,
+					      pos, start, end, end < start ? "before the start" :
+					      "beyond 52-bit physical addresses");
+			break;
+		}
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			struct range *nr = realloc(ranges, cap * sizeof(*nr));
+			if (!nr) {
+				err = &kp_enomem;
+				break;
+			}
+			ranges = nr;
+		}
+		struct range *r = &ranges[n++];
+		*r = (struct range){
+			.start = start, .size = end - start + 1, .header_off = pos,
+			.data_off = pos + HEADER_SIZE, .ubase = ubase,
+			.compressed = version == 2,
+		};
+		if (r->compressed) {
+			avml = true;
+			if (r->size > UINT64_MAX - ubase) {
+				err = kp_error_create(KP_ERR_FORMAT,
+						      "%s: AVML ranges add up to more than 2^64 bytes"
+						      " (header at 0x%" PRIx64 ")", path, pos);
+				break;
+			}
+			ubase += r->size;
+			err = index_stream(l, r, &pos);
+			if (err)
+				break;
+		} else {
+			if (r->size > f->size - r->data_off) {
+				err = kp_error_create(KP_ERR_FORMAT,
+						      "%s: truncated: range 0x%" PRIx64 "-0x%" PRIx64
+						      " (header at 0x%" PRIx64 ") needs bytes up to 0x%"
+						      PRIx64 ", the file has 0x%" PRIx64, path, start,
+						      end, pos, r->data_off + r->size, f->size);
+				break;
+			}
+			pos = r->data_off + r->size;
+		}
+	}
+	if (!err && n == 0)
+		err = kp_error_create(KP_ERR_FORMAT, "%s: LiME image has no ranges", path);
+	if (!err) {
+		struct range *sorted = malloc(n * sizeof(*sorted));
+		if (!sorted) {
+			err = &kp_enomem;
+		} else {
+			memcpy(sorted, ranges, n * sizeof(*sorted));
+			qsort(sorted, n, sizeof(*sorted), range_cmp);
+			for (size_t i = 1; i < n && !err; i++)
+				if (sorted[i].start - sorted[i - 1].start < sorted[i - 1].size)
+					err = kp_error_create(KP_ERR_FORMAT,
+							      "%s: range at 0x%" PRIx64
+							      " (header at 0x%" PRIx64
+							      ") overlaps the one at 0x%" PRIx64
+							      " (header at 0x%" PRIx64 ")", path,
+							      sorted[i].start, sorted[i].header_off,
+							      sorted[i - 1].start,
+							      sorted[i - 1].header_off);
+			free(sorted);
+		}
+	}
+	if (err) {
+		free(ranges);
+		return err;
+	}
+	*ranges_ret = ranges;
+	*n_ret = n;
+	*avml_ret = avml;
+	return NULL;
+}
+
+static struct kp_error *lime_open(struct kp_file *file, struct kp_memory *mem,
+				  struct kp_source *src)
+{
+	if (!file->size)
+		return kp_error_create(KP_ERR_UNSUPPORTED,
+				       "%s: a LiME image must be a regular, non-empty file",
+				       file->path);
+	crc32c_init();
+	struct lime *l = calloc(1, sizeof(*l));
+	if (!l)
+		return &kp_enomem;
+	l->file = file;
+	l->cache_chunk = SIZE_MAX;
+	struct range *ranges = NULL;
+	size_t n = 0;
+	bool avml = false;
+	struct kp_error *err = parse(l, &ranges, &n, &avml);
+	if (!err && avml) {
+		l->cache = malloc(SNAPPY_MAX_CHUNK);
+		if (!l->cache || (!file->map && !(l->in = malloc(SNAPPY_MAX_CHUNK_LEN * 2))))
+			err = &kp_enomem;
+	}
+	for (size_t i = 0; i < n && !err; i++) {
+		const struct range *r = &ranges[i];
+		if (r->compressed)
+			err = kp_memory_add(mem, KP_PHYS, r->start, r->size, avml_read, l,
+					    r->ubase);
+		else
+			err = kp_memory_add(mem, KP_PHYS, r->start, r->size, kp_file_read_fn,
+					    file, r->data_off);
+	}
+	free(ranges);
+	if (err) {
+		lime_destroy(l);
+		return err;
+	}
+	memset(src, 0, sizeof(*src));
+	src->kind = avml ? "AVML image (snappy)" : "LiME image";
+	src->priv = l;
+	src->destroy = lime_destroy;
+	return NULL;
+}
+
+const struct kp_source_ops kp_lime_ops = {
+	.name = "LiME/AVML",
+	.probe = lime_probe,
+	.open = lime_open,
+};

@@ -1,0 +1,28 @@
+// A read-only input file: mmap'ed when it is a regular file, else pread
+// (/proc/kcore cannot be mmap'ed). Never opened for writing.
+#ifndef KP_FILE_H
+#define KP_FILE_H
+
+#include <kpeek/kpeek.h>
+#include "io/memory.h"
+
+struct kp_file {
+	char *path;
+	int fd;
+	uint64_t size;		// st_size; 0 for /proc files, whose size is not meaningful
+	const uint8_t *map;	// NULL when reads go through pread
+};
+
+struct kp_error *kp_file_open(const char *path, struct kp_file **ret);
+void kp_file_destroy(struct kp_file *file);
+// Reads exactly len bytes at offset; a short read fails with KP_ERR_FORMAT
+// naming the file and offset ("truncated").
+struct kp_error *kp_file_read(struct kp_file *file, uint64_t offset, void *buf,
+			      size_t len);
+// kp_read_fn over a struct kp_file (arg).
+kp_read_fn kp_file_read_fn;
+// Reads a whole small file (e.g. /proc/kallsyms, BTF) into a malloc'ed buffer
+// (NUL-terminated; *len_ret excludes the NUL).
+struct kp_error *kp_read_whole_file(const char *path, char **buf_ret, size_t *len_ret);
+
+#endif

@@ -1,0 +1,330 @@
+// Segment maps per address space: a sorted array of non-overlapping segments,
+// looked up by binary search. Segments are stored with an inclusive last
+// address so that a segment can end at 0xffffffffffffffff.
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/memory.h"
+
+struct segment {
+	uint64_t start;
+	uint64_t last;		// inclusive
+	kp_read_fn *fn;
+	void *arg;
+	uint64_t offset;	// source offset of start
+};
+
+struct space {
+	struct segment *segs;
+	size_t n, cap;
+	struct kp_range *ranges;	// merged view, NULL until asked for
+	size_t nranges;
+	bool ranges_valid;
+};
+
+struct kp_memory {
+	struct space spaces[2];
+	kp_translate_fn *translate;
+	void *translate_arg;
+};
+
+struct kp_error *kp_memory_create(struct kp_memory **ret)
+{
+	struct kp_memory *mem = calloc(1, sizeof(*mem));
+	if (!mem)
+		return &kp_enomem;
+	*ret = mem;
+	return NULL;
+}
+
+void kp_memory_destroy(struct kp_memory *mem)
+{
+	if (!mem)
+		return;
+	for (int i = 0; i < 2; i++) {
+		free(mem->spaces[i].segs);
+		free(mem->spaces[i].ranges);
+	}
+	free(mem);
+}
+
+static const char *space_name(enum kp_space space)
+{
+	return space == KP_PHYS ? "physical" : "virtual";
+}
+
+// Index of the first segment whose last address is >= address (n if none).
+static size_t first_ending_at_or_after(const struct space *sp, uint64_t address)
+{
+	size_t lo = 0, hi = sp->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (sp->segs[mid].last < address)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static struct kp_error *reserve(struct space *sp, size_t extra)
+{
+	if (sp->n + extra <= sp->cap)
+		return NULL;
+	size_t cap = sp->cap ? sp->cap : 16;
+	while (cap < sp->n + extra) {
+		if (cap > SIZE_MAX / 2 / sizeof(struct segment))
+			return &kp_enomem;
+		cap *= 2;
+	}
+	struct segment *segs = realloc(sp->segs, cap * sizeof(*segs));
+	if (!segs)
+		return &kp_enomem;
+	sp->segs = segs;
+	sp->cap = cap;
+	return NULL;
+}
+
+struct kp_error *kp_memory_add(struct kp_memory *mem, enum kp_space space,
+			       uint64_t start, uint64_t size, kp_read_fn *fn,
+			       void *arg, uint64_t offset)
+{
+	if (space != KP_VIRT && space != KP_PHYS)
+		return kp_error_create(KP_ERR_INVALID, "invalid address space %d", (int)space);
+	if (size == 0)
+		return NULL;
+	uint64_t last = start + (size - 1);
+	if (last < start)
+		return kp_error_create(KP_ERR_INVALID,
+				       "%s range 0x%" PRIx64 " + 0x%" PRIx64
+				       " wraps past the end of the address space",
+				       space_name(space), start, size);
+	struct space *sp = &mem->spaces[space];
+
+	// The gaps of [start, last] not covered by existing segments, in order.
+	// They all fall between existing segments i0 .. i1-1 (which overlap).
+	size_t i0 = first_ending_at_or_after(sp, start), i1 = i0;
+	while (i1 < sp->n && sp->segs[i1].start <= last)
+		i1++;
+	size_t max_pieces = i1 - i0 + 1;
+	struct segment *pieces = malloc(max_pieces * sizeof(*pieces));
+	if (!pieces)
+		return &kp_enomem;
+	size_t npieces = 0;
+	uint64_t cur = start;
+	bool done = false;
+	for (size_t i = i0; i < i1 && !done; i++) {
+		const struct segment *s = &sp->segs[i];
+		if (s->start > cur) {
+			pieces[npieces++] = (struct segment){
+				cur, s->start - 1, fn, arg, offset + (cur - start)};
+		}
+		if (s->last >= last)
+			done = true;
+		else
+			cur = s->last + 1;
+	}
+	if (!done)
+		pieces[npieces++] = (struct segment){cur, last, fn, arg,
+						     offset + (cur - start)};
+	if (npieces == 0) {
+		free(pieces);
+		return NULL;
+	}
+	struct kp_error *err = reserve(sp, npieces);
+	if (err) {
+		free(pieces);
+		return err;
+	}
+	// Merge pieces into segs in place, from the back: pieces lie within
+	// positions i0 .. i1 of the old array.
+	size_t tail = sp->n - i1;
+	memmove(&sp->segs[i1 + npieces], &sp->segs[i1], tail * sizeof(*sp->segs));
+	size_t out = i1 + npieces, a = i1, b = npieces;
+	while (b > 0) {
+		if (a > i0 && sp->segs[a - 1].start > pieces[b - 1].start)
+			sp->segs[--out] = sp->segs[--a];
+		else
+			sp->segs[--out] = pieces[--b];
+	}
+	sp->n += npieces;
+	sp->ranges_valid = false;
+	free(pieces);
+	return NULL;
+}
+
+void kp_memory_set_translator(struct kp_memory *mem, kp_translate_fn *fn, void *arg)
+{
+	mem->translate = fn;
+	mem->translate_arg = arg;
+}
+
+bool kp_memory_segment_at(struct kp_memory *mem, enum kp_space space, uint64_t address,
+			  struct kp_segment_info *ret)
+{
+	if (space != KP_VIRT && space != KP_PHYS)
+		return false;
+	const struct space *sp = &mem->spaces[space];
+	size_t i = first_ending_at_or_after(sp, address);
+	if (i == sp->n)
+		return false;
+	const struct segment *s = &sp->segs[i];
+	*ret = (struct kp_segment_info){.start = s->start, .last = s->last, .fn = s->fn,
+					.arg = s->arg, .offset = s->offset};
+	return true;
+}
+
+bool kp_memory_has_segments(struct kp_memory *mem, enum kp_space space)
+{
+	if (space != KP_VIRT && space != KP_PHYS)
+		return false;
+	return mem->spaces[space].n > 0;
+}
+
+static struct kp_error *hole(enum kp_space space, uint64_t address)
+{
+	return kp_error_fault(address, "%s address 0x%" PRIx64 " is not in the memory source",
+			      space_name(space), address);
+}
+
+// Reads through the translator: vaddr is in no virtual segment; limit is the
+// last byte before the next virtual segment (or the end of the read).
+static struct kp_error *read_translated(struct kp_memory *mem, uint64_t vaddr,
+					uint8_t *buf, size_t count, size_t *done_ret)
+{
+	uint64_t paddr, size;
+	struct kp_error *err = mem->translate(mem->translate_arg, vaddr, &paddr, &size);
+	if (err)
+		return err;
+	if (size == 0)
+		return kp_error_create(KP_ERR_FORMAT,
+				       "translation of virtual address 0x%" PRIx64
+				       " returned an empty range", vaddr);
+	size_t chunk = size < count ? (size_t)size : count;
+	err = kp_memory_read(mem, KP_PHYS, paddr, buf, chunk);
+	if (err) {
+		if (err->code == KP_ERR_FAULT && err->has_address &&
+		    err->address >= paddr && err->address - paddr < chunk) {
+			uint64_t pa = err->address, va = vaddr + (pa - paddr);
+			// A page the source has but cannot give (excluded by
+			// makedumpfile, corrupt) keeps the source's reason.
+			struct kp_segment_info si;
+			bool backed = kp_memory_segment_at(mem, KP_PHYS, pa, &si) && si.start <= pa;
+			struct kp_error *wrapped = backed ?
+				kp_error_fault(va, "virtual address 0x%" PRIx64 " (physical 0x%"
+					       PRIx64 "): %s", va, pa, err->message) :
+				kp_error_fault(va, "virtual address 0x%" PRIx64
+					       " maps to physical 0x%" PRIx64
+					       ", which is not in the memory source", va, pa);
+			kp_error_destroy(err);
+			return wrapped;
+		}
+		return err;
+	}
+	*done_ret = chunk;
+	return NULL;
+}
+
+struct kp_error *kp_memory_read(struct kp_memory *mem, enum kp_space space,
+				uint64_t address, void *buf, size_t count)
+{
+	if (space != KP_VIRT && space != KP_PHYS)
+		return kp_error_create(KP_ERR_INVALID, "invalid address space %d", (int)space);
+	if (count == 0)
+		return NULL;
+	if (address + (count - 1) < address)
+		return kp_error_create(KP_ERR_FAULT, "%s read of %zu bytes at 0x%" PRIx64
+				       " wraps past the end of the address space",
+				       space_name(space), count, address);
+	const struct space *sp = &mem->spaces[space];
+	uint8_t *out = buf;
+	size_t i = first_ending_at_or_after(sp, address);
+	while (count > 0) {
+		// Invariant: segs[i] is the first segment ending at or after address.
+		const struct segment *s = i < sp->n ? &sp->segs[i] : NULL;
+		if (s && s->start <= address) {
+			uint64_t avail = s->last - address;	// bytes - 1
+			size_t chunk = avail >= count - 1 ? count : (size_t)avail + 1;
+			struct kp_error *err = s->fn(out, address, chunk,
+						     s->offset + (address - s->start), s->arg);
+			if (err)
+				return err;
+			out += chunk;
+			count -= chunk;
+			address += chunk;	// wraps only when count is now 0
+			i++;
+			continue;
+		}
+		if (space != KP_VIRT || !mem->translate)
+			return hole(space, address);
+		// Stop before the next virtual segment: segments win over translation.
+		size_t want = count;
+		if (s && s->start - address < want)
+			want = (size_t)(s->start - address);
+		size_t done = 0;
+		struct kp_error *err = read_translated(mem, address, out, want, &done);
+		if (err)
+			return err;
+		out += done;
+		count -= done;
+		address += done;
+	}
+	return NULL;
+}
+
+static struct kp_error *compute_ranges(struct space *sp)
+{
+	struct kp_range *r = NULL;
+	size_t n = 0;
+	if (sp->n) {
+		r = malloc(sp->n * sizeof(*r));
+		if (!r)
+			return &kp_enomem;
+	}
+	// Ranges use an exclusive end: a segment reaching the top of the address
+	// space is reported as ending at UINT64_MAX (the last byte is dropped).
+	for (size_t i = 0; i < sp->n; i++) {
+		const struct segment *s = &sp->segs[i];
+		uint64_t end = s->last == UINT64_MAX ? UINT64_MAX : s->last + 1;
+		if (n && r[n - 1].end == s->start)
+			r[n - 1].end = end;
+		else
+			r[n++] = (struct kp_range){s->start, end};
+	}
+	free(sp->ranges);
+	sp->ranges = r;
+	sp->nranges = n;
+	sp->ranges_valid = true;
+	return NULL;
+}
+
+size_t kp_memory_ranges(struct kp_memory *mem, enum kp_space space,
+			const struct kp_range **ret)
+{
+	if (space != KP_VIRT && space != KP_PHYS) {
+		*ret = NULL;
+		return 0;
+	}
+	struct space *sp = &mem->spaces[space];
+	if (!sp->ranges_valid && compute_ranges(sp)) {
+		*ret = NULL;
+		return 0;
+	}
+	*ret = sp->ranges;
+	return sp->nranges;
+}
+
+struct kp_error *kp_read_zero(void *buf, uint64_t address, size_t count,
+			      uint64_t offset, void *arg)
+{
+	memset(buf, 0, count);
+	return NULL;
+}
+
+struct kp_error *kp_read_buffer(void *buf, uint64_t address, size_t count,
+				uint64_t offset, void *arg)
+{
+	memcpy(buf, (const uint8_t *)arg + offset, count);
+	return NULL;
+}

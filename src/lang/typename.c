@@ -1,0 +1,317 @@
+// C type names over BTF: "struct task_struct *", "unsigned long [3]", "u64",
+// "char *[4]", "int (*)[2]", parsed from expression tokens (expr.c's lexer)
+// into working-BTF type ids, synthesizing pointers, arrays and const as
+// needed. Used by the casts, sizeof, container_of and offsetof of kp_eval()
+// and, through kp_parse_type(), by vartypes.c's curated variable types and
+// kp_member_offset(). Also member designators ("se.vruntime", "mem[0].x")
+// walked from a type, for offsetof, container_of and kp_member_offset().
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/btf.h>
+#include <linux/btf.h>
+
+#include "types/btf.h"
+#include "lang/expr_internal.h"
+#include "core/kernel.h"
+
+// ---------------------------------------------------------------- type names
+
+static const char *const int_words[] = {
+	"unsigned", "signed", "int", "char", "short", "long", "_Bool", "__signed__",
+};
+
+static bool is_int_word(const struct kp_tok *t)
+{
+	for (size_t i = 0; i < sizeof(int_words) / sizeof(int_words[0]); i++)
+		if (kp_tok_is_word(t, int_words[i]))
+			return true;
+	return false;
+}
+
+static bool is_qualifier(const struct kp_tok *t)
+{
+	return kp_tok_is_word(t, "const") || kp_tok_is_word(t, "volatile") ||
+		kp_tok_is_word(t, "restrict") || kp_tok_is_word(t, "__restrict");
+}
+
+// A typedef name BTF knows (so "(u64)x" is a cast, "(jiffies)" is not).
+static bool is_typedef_name(struct kp_parser *p, const struct kp_tok *t)
+{
+	if (t->kind != KP_TOK_IDENT || t->len >= 128)
+		return false;
+	char name[128];
+	memcpy(name, t->s, t->len);
+	name[t->len] = '\0';
+	uint32_t id;
+	struct kp_error *err = kp_btf_find(p->k, BTF_KIND_TYPEDEF, name, &id);
+	if (err) {
+		kp_error_destroy(err);
+		return false;
+	}
+	return true;
+}
+
+bool kp_starts_type(struct kp_parser *p, size_t ahead)
+{
+	const struct kp_tok *t = kp_tok_peek(p, ahead);
+	if (t->kind != KP_TOK_IDENT)
+		return false;
+	if (kp_tok_is_word(t, "struct") || kp_tok_is_word(t, "union") ||
+	    kp_tok_is_word(t, "enum") || kp_tok_is_word(t, "void") || is_int_word(t) ||
+	    is_qualifier(t))
+		return true;
+	const struct kp_tok *next = kp_tok_peek(p, ahead + 1);
+	return (kp_tok_is_op(next, ')') || kp_tok_is_op(next, '*') || kp_tok_is_op(next, '[') ||
+		kp_tok_is_op(next, ',')) && is_typedef_name(p, t);
+}
+
+bool kp_parse_type_tokens(struct kp_parser *p, uint32_t *ret)
+{
+	uint32_t id = 0;
+	const struct kp_tok *t;
+	bool is_const = false;
+	while (is_qualifier(kp_tok_peek(p, 0)))
+		is_const |= kp_tok_is_word(&p->toks[p->pos++], "const");
+	t = kp_tok_peek(p, 0);
+	if (kp_tok_is_word(t, "struct") || kp_tok_is_word(t, "union") ||
+	    kp_tok_is_word(t, "enum")) {
+		const struct kp_tok *name = kp_tok_peek(p, 1);
+		if (name->kind != KP_TOK_IDENT || name->len >= 128) {
+			kp_parse_fail(p, name, "expected a struct, union or enum name");
+			return false;
+		}
+		char buf[128];
+		memcpy(buf, name->s, name->len);
+		buf[name->len] = '\0';
+		int kind = kp_tok_is_word(t, "struct") ? BTF_KIND_STRUCT :
+			kp_tok_is_word(t, "union") ? BTF_KIND_UNION : BTF_KIND_ENUM;
+		struct kp_error *err = kp_btf_find(p->k, kind, buf, &id);
+		if (err && kind == BTF_KIND_ENUM) {
+			kp_error_destroy(err);
+			err = kp_btf_find(p->k, BTF_KIND_ENUM64, buf, &id);
+		}
+		if (err) {
+			// Only declared (FWD): still usable as a pointer target.
+			struct kp_error *e2 = kp_btf_find(p->k, BTF_KIND_FWD, buf, &id);
+			if (e2 || kind == BTF_KIND_ENUM) {
+				kp_error_destroy(e2);
+				kp_parse_set_err(p, err);
+				return false;
+			}
+			kp_error_destroy(err);
+		}
+		p->pos += 2;
+	} else if (kp_tok_is_word(t, "void")) {
+		p->pos++;
+	} else if (is_int_word(t)) {
+		char words[128] = "";
+		size_t wl = 0;
+		while (is_int_word(kp_tok_peek(p, 0)) || is_qualifier(kp_tok_peek(p, 0))) {
+			const struct kp_tok *w = kp_tok_peek(p, 0);
+			is_const |= kp_tok_is_word(w, "const");
+			if (!is_qualifier(w) && wl + w->len + 2 < sizeof(words)) {
+				memcpy(words + wl, w->s, w->len);
+				wl += w->len;
+				words[wl++] = ' ';
+				words[wl] = '\0';
+			}
+			p->pos++;
+		}
+		if (wl)
+			words[--wl] = '\0';
+		if (!kp_btf_find_int(p->k->types->work, words, &id)) {
+			char cname[32];
+			if (!kp_btf_int_cname(words, cname, sizeof(cname)))
+				kp_parse_fail(p, t, "bad combination of integer type words");
+			else
+				kp_parse_set_err(p, kp_error_create(KP_ERR_NOT_FOUND,
+							   "type '%s' not found in BTF", cname));
+			return false;
+		}
+	} else if (t->kind == KP_TOK_IDENT && t->len < 128) {
+		char buf[128];
+		memcpy(buf, t->s, t->len);
+		buf[t->len] = '\0';
+		struct kp_error *err = kp_btf_find(p->k, BTF_KIND_TYPEDEF, buf, &id);
+		if (err) {
+			kp_error_destroy(err);
+			err = kp_btf_find(p->k, BTF_KIND_INT, buf, &id);
+		}
+		if (err) {
+			kp_error_destroy(err);
+			err = kp_btf_find(p->k, BTF_KIND_FLOAT, buf, &id);
+		}
+		if (err) {
+			kp_error_destroy(err);
+			kp_parse_set_err(p, kp_error_create(KP_ERR_NOT_FOUND,
+							    "unknown type name '%s'", buf));
+			return false;
+		}
+		p->pos++;
+	} else {
+		kp_parse_fail(p, t, "expected a type name");
+		return false;
+	}
+	while (is_qualifier(kp_tok_peek(p, 0)))
+		is_const |= kp_tok_is_word(&p->toks[p->pos++], "const");
+	if (is_const) {
+		struct kp_error *err = kp_btf_const_of(p->k, id, &id);
+		if (err) {
+			kp_parse_set_err(p, err);
+			return false;
+		}
+	}
+	while (kp_tok_is_op(kp_tok_peek(p, 0), '*')) {
+		p->pos++;
+		struct kp_error *err = kp_btf_pointer_to(p->k, id, &id);
+		bool pconst = false;
+		while (is_qualifier(kp_tok_peek(p, 0)))
+			pconst |= kp_tok_is_word(&p->toks[p->pos++], "const");
+		if (!err && pconst)
+			err = kp_btf_const_of(p->k, id, &id);
+		if (err) {
+			kp_parse_set_err(p, err);
+			return false;
+		}
+	}
+	// Abstract declarator of a pointer to an array: T (*)[N].
+	int outer_ptrs = 0;
+	if (kp_tok_is_op(kp_tok_peek(p, 0), '(') && kp_tok_is_op(kp_tok_peek(p, 1), '*')) {
+		p->pos++;
+		while (kp_tok_is_op(kp_tok_peek(p, 0), '*')) {
+			p->pos++;
+			outer_ptrs++;
+		}
+		if (!kp_parse_expect(p, ')'))
+			return false;
+		if (!kp_tok_is_op(kp_tok_peek(p, 0), '[')) {
+			kp_parse_fail(p, kp_tok_peek(p, 0),
+				      "expected '[' (function pointer types are not supported)");
+			return false;
+		}
+	}
+	uint32_t dims[8];
+	int ndims = 0;
+	while (kp_tok_is_op(kp_tok_peek(p, 0), '[')) {
+		p->pos++;
+		uint64_t n = 0;
+		const struct kp_tok *nt = kp_tok_peek(p, 0);
+		if (nt->kind == KP_TOK_NUM) {
+			n = nt->num;
+			p->pos++;
+		}
+		if (n > UINT32_MAX || ndims == 8) {
+			kp_parse_fail(p, nt, "array too large");
+			return false;
+		}
+		if (!kp_parse_expect(p, ']'))
+			return false;
+		dims[ndims++] = (uint32_t)n;
+	}
+	// T x[a][b] is an array of a arrays of b T: build from the innermost.
+	while (ndims--) {
+		struct kp_error *err = kp_btf_array_of(p->k, id, dims[ndims], &id);
+		if (err) {
+			kp_parse_set_err(p, err);
+			return false;
+		}
+	}
+	while (outer_ptrs--) {
+		struct kp_error *err = kp_btf_pointer_to(p->k, id, &id);
+		if (err) {
+			kp_parse_set_err(p, err);
+			return false;
+		}
+	}
+	*ret = id;
+	return true;
+}
+
+struct kp_error *kp_parse_type(struct kp_kernel *kernel, const char *str, uint32_t *ret)
+{
+	struct btf *btf;
+	struct kp_error *err = kp_btf_work(kernel, &btf);
+	if (err)
+		return err;
+	size_t len = strlen(str);
+	if (len > KP_EXPR_MAX_LEN)
+		return kp_error_create(KP_ERR_INVALID, "type name longer than %d bytes",
+				       KP_EXPR_MAX_LEN);
+	struct kp_parser p = { .k = kernel, .src = str };
+	err = kp_expr_lex(str, len, &p.toks, &p.ntoks);
+	if (err)
+		return err;
+	uint32_t id = 0;
+	if (kp_parse_type_tokens(&p, &id) && kp_tok_peek(&p, 0)->kind != KP_TOK_EOF)
+		kp_parse_fail(&p, kp_tok_peek(&p, 0), "unexpected text after the type name");
+	free(p.toks);
+	if (p.err)
+		return kp_error_prefix(p.err, "type '%s'", str);
+	*ret = id;
+	return NULL;
+}
+
+// ---------------------------------------------------------------- member paths
+
+struct kp_error *kp_member_path(struct kp_kernel *k, uint32_t type, const char *path,
+				size_t len, struct kp_btf_member *ret)
+{
+	struct btf *btf;
+	struct kp_error *err = kp_btf_work(k, &btf);
+	if (err)
+		return err;
+	struct kp_btf_member acc = { .type = type };
+	size_t i = 0;
+	bool need_name = true;
+	while (i < len) {
+		if (need_name || path[i] == '.') {
+			if (!need_name)
+				i++;
+			size_t j = i;
+			while (j < len && (isalnum((unsigned char)path[j]) || path[j] == '_'))
+				j++;
+			if (j == i)
+				return kp_error_create(KP_ERR_SYNTAX,
+						       "bad member path '%.*s' at offset %zu",
+						       (int)len, path, i);
+			struct kp_btf_member m;
+			err = kp_btf_member(btf, acc.type, path + i, j - i, &m);
+			if (err)
+				return err;
+			acc.bit_offset += m.bit_offset;
+			acc.type = m.type;
+			acc.bit_size = m.bit_size;
+			i = j;
+			need_name = false;
+		} else if (path[i] == '[') {
+			char *end;
+			unsigned long long idx = strtoull(path + i + 1, &end, 0);
+			if (end == path + i + 1 || (size_t)(end - path) >= len || *end != ']')
+				return kp_error_create(KP_ERR_SYNTAX,
+						       "bad index in member path '%.*s' at offset %zu",
+						       (int)len, path, i);
+			if (kp_btf_kind(btf, acc.type) != BTF_KIND_ARRAY)
+				return kp_error_create(KP_ERR_TYPE, "'%.*s' is not an array",
+						       (int)i, path);
+			const struct btf_type *t = btf__type_by_id(btf, kp_btf_strip(btf, acc.type));
+			uint32_t elem = btf_array(t)->type;
+			uint64_t esize = kp_btf_size(btf, elem);
+			if (idx > (1ULL << 40) || (esize && idx > (UINT64_MAX / 8) / esize))
+				return kp_error_create(KP_ERR_INVALID, "index %llu too large", idx);
+			acc.bit_offset += idx * esize * 8;
+			acc.type = elem;
+			acc.bit_size = 0;
+			i = (size_t)(end - path) + 1;
+		} else {
+			return kp_error_create(KP_ERR_SYNTAX, "bad member path '%.*s' at offset %zu",
+					       (int)len, path, i);
+		}
+	}
+	if (need_name)
+		return kp_error_create(KP_ERR_SYNTAX, "empty member path");
+	*ret = acc;
+	return NULL;
+}
+

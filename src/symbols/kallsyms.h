@@ -1,0 +1,32 @@
+// Symbol sources in kallsyms form: /proc/kallsyms and System.map text, and the
+// kernel's own compressed in-memory tables.
+#ifndef KP_KALLSYMS_H
+#define KP_KALLSYMS_H
+
+#include <kpeek/kpeek.h>
+#include "io/memory.h"
+#include "symbols/symtab.h"
+
+// Parses "ADDR TYPE NAME [MODULE]" lines, adding bias to every address (the
+// KASLR offset for System.map; 0 for /proc/kallsyms). 'what' names the input in
+// errors. Detects Debian's System.map stub and all-zero (kptr_restrict) kallsyms.
+struct kp_error *kp_kallsyms_parse_text(const char *text, size_t len, uint64_t bias,
+					const char *what, struct kp_symtab *st);
+
+// Virtual addresses of the kernel's kallsyms tables (from VMCOREINFO or symbols).
+struct kp_kallsyms_tables {
+	uint64_t num_syms;	// &kallsyms_num_syms
+	uint64_t names;		// kallsyms_names
+	uint64_t token_table;
+	uint64_t token_index;
+	uint64_t offsets;	// kallsyms_offsets (0 if CONFIG_KALLSYMS_BASE_RELATIVE=n)
+	uint64_t relative_base;	// &kallsyms_relative_base
+	uint64_t addresses;	// kallsyms_addresses (absolute tables), else 0
+};
+
+// Decodes the in-memory tables read through mem's virtual space into st.
+struct kp_error *kp_kallsyms_read_memory(struct kp_memory *mem,
+					 const struct kp_kallsyms_tables *t,
+					 struct kp_symtab *st);
+
+#endif

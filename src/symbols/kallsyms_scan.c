@@ -1,0 +1,335 @@
+// The kernel's kallsyms tables found in its image by their shape, for dumps
+// that do not say where they are (locate.c). Layout: see kallsyms.c; the
+// order of the tables (scripts/kallsyms.c write_src()):
+//   6.1:  kallsyms_offsets, kallsyms_relative_base, kallsyms_num_syms,
+//         kallsyms_names, kallsyms_markers, [kallsyms_seqs_of_names,]
+//         kallsyms_token_table, kallsyms_token_index
+//   6.2+: kallsyms_num_syms, kallsyms_names, kallsyms_markers,
+//         kallsyms_token_table, kallsyms_token_index, kallsyms_offsets,
+//         kallsyms_relative_base, kallsyms_seqs_of_names
+// every label aligned to 8 bytes (ALGN). The token table and its index are
+// the signature: 256 NUL-terminated strings whose offsets the u16[256]
+// index lists exactly.
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbols/kallsyms.h"
+#include "core/kernel.h"
+#include "core/locate.h"
+
+#define PAGE 4096ULL
+#define PMD_SIZE (1ULL << 21)
+#define MAX_SYMS 4000000u
+#define MAX_LAST_TOKEN 256
+// Longest kallsyms_names record (6.1): two length bytes and 0x3fff tokens.
+#define MAX_RECORD (2 + 0x3fff)
+
+static bool ok(struct kp_error *err)
+{
+	if (!err)
+		return true;
+	kp_error_destroy(err);
+	return false;
+}
+
+static uint64_t align8(uint64_t v)
+{
+	return (v + 7) & ~7ULL;
+}
+
+// kallsyms_token_index (u16[256]) at b[q]: offsets of 256 NUL-terminated
+// strings that must be kallsyms_token_table, 8-byte aligned, ending (with
+// zero padding) right before q. Returns the table's offset in b or -1.
+static long token_signature(const uint8_t *b, size_t n, size_t q)
+{
+	uint16_t idx[256];
+	if (q + 512 > n)
+		return -1;
+	for (int i = 0; i < 256; i++) {
+		idx[i] = b[q + 2 * i] | b[q + 2 * i + 1] << 8;
+		if (i == 0 ? idx[0] != 0 : idx[i] <= idx[i - 1])
+			return -1;
+	}
+	size_t last = idx[255];
+	if (q < last + 1)
+		return -1;
+	for (size_t t = (q - last - 1) & ~7UL;; t -= 8) {
+		// The last token: NUL-terminated, then zeros up to q (.balign 8).
+		size_t z = t + last;
+		while (z < q && b[z])
+			z++;
+		if (z < q && z + 8 >= q) {
+			bool good = true;
+			for (size_t k = z + 1; k < q && good; k++)
+				good = b[k] == 0;
+			for (int i = 1; i < 256 && good; i++) {
+				good = b[t + idx[i] - 1] == 0 &&
+				       !memchr(b + t + idx[i - 1], '\0', idx[i] - idx[i - 1] - 1);
+			}
+			if (good)
+				return (long)t;
+		}
+		if (t < 8 || q - t > last + 8 + MAX_LAST_TOKEN)
+			return -1;
+	}
+}
+
+// Walks n kallsyms_names records in w[0, size) (6.1 length rule, see
+// kallsyms.c). Returns the table's size, or 0 if it does not fit.
+static uint64_t walk_names(const uint8_t *w, uint64_t size, uint32_t n, uint32_t *marks,
+			   uint32_t nmarks, uint64_t *budget)
+{
+	uint64_t pos = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (!*budget)
+			return 0;
+		--*budget;
+		if ((i & 255) == 0 && (i >> 8) < nmarks)
+			marks[i >> 8] = (uint32_t)pos;
+		if (pos >= size)
+			return 0;
+		uint64_t len = w[pos], hdr = 1;
+		if (len & 0x80) {
+			if (pos + 1 >= size || w[pos + 1] & 0x80)
+				return 0;
+			len = (len & 0x7f) | (uint64_t)w[pos + 1] << 7;
+			hdr = 2;
+		}
+		if (len == 0 || pos > UINT32_MAX)
+			return 0;
+		pos += hdr + len;
+	}
+	return pos <= size ? pos : 0;
+}
+
+// kallsyms_offsets (s32[n]) at o decoded either way must be sorted by
+// address, as scripts/kallsyms.c sorts them; relative_base a kernel address.
+static bool offsets_fit(struct kp_memory *mem, uint64_t o, uint64_t rb_addr, uint32_t n)
+{
+	uint64_t rb;
+	if (!ok(kp_memory_read(mem, KP_VIRT, rb_addr, &rb, sizeof(rb))) || rb < KP_START_KERNEL_MAP)
+		return false;
+	int32_t *offs = malloc((size_t)n * 4);
+	if (!offs)
+		return false;
+	bool good = ok(kp_memory_read(mem, KP_VIRT, o, offs, (size_t)n * 4));
+	// Either encoding (see kallsyms.c): absolute-percpu when any is negative.
+	bool percpu = false;
+	for (uint32_t i = 0; good && i < n && !percpu; i++)
+		percpu = offs[i] < 0;
+	uint64_t prev = 0;
+	for (uint32_t i = 0; good && i < n; i++) {
+		uint64_t a = !percpu ? rb + (uint32_t)offs[i] :
+			     offs[i] >= 0 ? (uint64_t)offs[i] : rb - 1 - (int64_t)offs[i];
+		good = a >= prev;
+		prev = a;
+	}
+	free(offs);
+	return good && prev >= KP_START_KERNEL_MAP;
+}
+
+static bool addresses_fit(struct kp_memory *mem, uint64_t a, uint32_t n)
+{
+	uint64_t *v = malloc((size_t)n * 8);
+	if (!v)
+		return false;
+	bool good = ok(kp_memory_read(mem, KP_VIRT, a, v, (size_t)n * 8));
+	for (uint32_t i = 1; good && i < n; i++)
+		good = v[i] >= v[i - 1];
+	good = good && v[n - 1] >= KP_START_KERNEL_MAP;
+	free(v);
+	return good;
+}
+
+// kallsyms_num_syms (u32, then zero padding) sits 8 bytes before
+// kallsyms_names; after the names (8-aligned) come kallsyms_markers, u32
+// offsets of every 256th record, and kallsyms_token_table follows, directly
+// (6.1) or after kallsyms_seqs_of_names (u8[3][n], added in 6.2 and
+// backported to 6.1 stable kernels such as Debian's 6.1.1xx). So, from the
+// token table at tt back through w (window [tt - wlen, tt)): a candidate
+// num_syms is confirmed by walking its records into markers that list them.
+static bool names_before(const uint8_t *w, uint64_t wlen, uint64_t tt, uint64_t *names_ret,
+			 uint32_t *n_ret)
+{
+	uint32_t *marks = NULL;
+	bool found = false;
+	// Hostile memory could make every position a candidate whose records
+	// walk far: bound the total work (a real table takes one walk of n).
+	uint64_t budget = 4ULL * MAX_SYMS;
+	for (uint64_t back = 16; back <= wlen && !found && budget; back += 8) {
+		const uint8_t *p = w + wlen - back;	// num_syms candidate
+		uint32_t n, zero;
+		memcpy(&n, p, 4);
+		memcpy(&zero, p + 4, 4);
+		if (zero || n == 0 || n > MAX_SYMS)
+			continue;
+		uint64_t size = back - 8;	// bytes from names to tt
+		uint32_t nm = (n + 255) / 256;
+		uint32_t *nmarks = realloc(marks, (size_t)nm * 4);
+		if (!nmarks)
+			break;
+		marks = nmarks;
+		uint64_t len = walk_names(p + 8, size, n, marks, nm, &budget);
+		if (!len)
+			continue;
+		uint64_t m = align8(len);	// markers, relative to names
+		uint64_t mend = m + 4ULL * nm;
+		if (mend > size)
+			continue;
+		if (align8(mend) != size && align8(mend) + align8(3ULL * n) != size)
+			continue;
+		found = !memcmp(p + 8 + m, marks, (size_t)nm * 4);
+		if (found) {
+			*names_ret = tt - size;
+			*n_ret = n;
+		}
+	}
+	free(marks);
+	return found;
+}
+
+// From kallsyms_token_table at tt (kallsyms_token_index at ti): names and
+// num_syms before it; the addresses before num_syms (6.1) or after the
+// token index (6.2+), or absolute (CONFIG_KALLSYMS_BASE_RELATIVE=n).
+#define NAMES_WINDOW (32ULL << 20)
+#define WINDOW_CHUNK (1ULL << 20)
+static bool tables_from_tokens(struct kp_memory *mem, uint64_t tt, uint64_t ti,
+			       struct kp_kallsyms_tables *ret)
+{
+	// The window grows backwards from tt in chunks until a read fails.
+	uint8_t *w = malloc(NAMES_WINDOW);
+	if (!w)
+		return false;
+	uint64_t wlen = 0;
+	tt &= ~7ULL;
+	while (wlen < NAMES_WINDOW && tt - wlen - WINDOW_CHUNK < tt &&
+	       ok(kp_memory_read(mem, KP_VIRT, tt - wlen - WINDOW_CHUNK,
+				 w + NAMES_WINDOW - wlen - WINDOW_CHUNK, WINDOW_CHUNK)))
+		wlen += WINDOW_CHUNK;
+	if (wlen < NAMES_WINDOW) {
+		// The last partial chunk, page by page.
+		while (wlen < NAMES_WINDOW && tt - wlen - PAGE < tt &&
+		       ok(kp_memory_read(mem, KP_VIRT, tt - wlen - PAGE,
+					 w + NAMES_WINDOW - wlen - PAGE, PAGE)))
+			wlen += PAGE;
+	}
+	uint64_t s;
+	uint32_t n;
+	bool found = names_before(w + NAMES_WINDOW - wlen, wlen, tt, &s, &n);
+	free(w);
+	if (!found)
+		return false;
+	memset(ret, 0, sizeof(*ret));
+	ret->names = s;
+	ret->num_syms = s - 8;
+	ret->token_table = tt;
+	ret->token_index = ti;
+	uint64_t rb = s - 16, o = rb - align8(4ULL * n);
+	uint64_t o2 = align8(ti + 512), rb2 = align8(o2 + 4ULL * n);
+	uint64_t a = s - 8 - 8ULL * n;
+	if (offsets_fit(mem, o, rb, n)) {
+		ret->offsets = o;
+		ret->relative_base = rb;
+	} else if (offsets_fit(mem, o2, rb2, n)) {
+		ret->offsets = o2;
+		ret->relative_base = rb2;
+	} else if (addresses_fit(mem, a, n)) {
+		ret->addresses = a;
+	} else {
+		return false;
+	}
+	return true;
+}
+
+// Each candidate reads up to 32 MiB before it; a real image has one.
+#define MAX_TOKEN_CANDIDATES 8
+
+// Looks for the banner and the token signature in buf[0, have) (virtual
+// base), from offset 'from' on (what is before was seen with less context).
+static void scan_run(struct kp_memory *mem, const uint8_t *buf, size_t have, size_t from,
+		     uint64_t base, struct kp_image_scan *ret)
+{
+	static const char banner[] = "Linux version ";
+	if (!ret->banner) {
+		size_t b0 = from > sizeof(banner) ? from - sizeof(banner) : 0;
+		const uint8_t *hit = b0 < have ? memmem(buf + b0, have - b0, banner,
+							  sizeof(banner) - 1) : NULL;
+		if (hit && hit + sizeof(banner) < buf + have &&
+		    hit[sizeof(banner) - 1] >= '0' && hit[sizeof(banner) - 1] <= '9')
+			ret->banner = base + (hit - buf);
+	}
+	// The index's first entry (0) is 8-aligned; the whole index must lie
+	// inside buf.
+	size_t q0 = from > 512 ? (from - 512) & ~7UL : 0;
+	for (size_t q = q0; q + 512 <= have && !ret->has_tables; q += 8) {
+		if (buf[q] | buf[q + 1] || !(buf[q + 2] | buf[q + 3]))
+			continue;
+		long t = token_signature(buf, have, q);
+		if (t < 0 || ret->candidates >= MAX_TOKEN_CANDIDATES)
+			continue;
+		ret->candidates++;
+		if (tables_from_tokens(mem, base + t, base + q, &ret->tables))
+			ret->has_tables = true;
+	}
+}
+
+// Reads virtual [start, end) in 2 MiB blocks (page by page where a block is
+// partly mapped), keeping a tail of the previous block so that the token
+// signature is seen across block edges. Holes (the text/rodata gap is
+// unmapped since 4.17) split the image into runs scanned separately.
+#define TAIL (16 * 1024)
+struct kp_error *kp_locate_scan_image(struct kp_memory *mem, uint64_t start, uint64_t end,
+				   struct kp_image_scan *ret)
+{
+	uint8_t *buf = malloc(TAIL + PMD_SIZE);
+	if (!buf)
+		return &kp_enomem;
+	memset(ret, 0, sizeof(*ret));
+	size_t have = 0;	// bytes in buf, ending at va
+	start &= ~(PAGE - 1);
+	for (uint64_t va = start; va < end && va >= start && !ret->has_tables;) {
+		uint64_t blk = PMD_SIZE - (va & (PMD_SIZE - 1));
+		if (blk > end - va)
+			blk = end - va;
+		if (have > TAIL) {
+			memmove(buf, buf + have - TAIL, TAIL);
+			have = TAIL;
+		}
+		size_t from = have;
+		if (ok(kp_memory_read(mem, KP_VIRT, va, buf + have, blk))) {
+			have += blk;
+		} else {
+			for (uint64_t p = 0; p + PAGE <= blk && !ret->has_tables; p += PAGE) {
+				if (ok(kp_memory_read(mem, KP_VIRT, va + p, buf + have, PAGE))) {
+					have += PAGE;
+					continue;
+				}
+				scan_run(mem, buf, have, from, va + p - have, ret);
+				have = 0;
+				from = 0;
+			}
+		}
+		va += blk;
+		if (!ret->has_tables)
+			scan_run(mem, buf, have, from, va - have, ret);
+	}
+	free(buf);
+	return NULL;
+}
+
+struct kp_error *kp_locate_kallsyms(struct kp_memory *mem, uint64_t start, uint64_t end,
+				    struct kp_kallsyms_tables *ret)
+{
+	struct kp_image_scan s;
+	struct kp_error *err = kp_locate_scan_image(mem, start, end, &s);
+	if (err)
+		return err;
+	if (!s.has_tables)
+		return kp_error_create(KP_ERR_NOT_FOUND,
+				       "no kallsyms tables (kallsyms_token_table/kallsyms_token_index) in the kernel image at 0x%" PRIx64 "-0x%" PRIx64,
+				       start, end);
+	*ret = s.tables;
+	return NULL;
+}
+
