@@ -1,18 +1,28 @@
-# kpeek: plain Makefile. Targets: all (default), check, asan, fuzz, bench, demo,
-# install-deps, clean. Build trees: build/ (normal), build-asan/ (ASan+UBSan).
+# kpeek: plain Makefile. Targets: all (default), check, test, asan, fuzz,
+# bench, demo, clean. Build trees: build/ (normal), build-asan/ (ASan+UBSan).
+#
+# The library is built with -fvisibility=hidden: only functions marked KP_API
+# in include/kpeek/kpeek.h are exported, in the version node of libkpeek.map.
+# The CLI sees the public header only (-Iinclude), like any other program.
 CC ?= gcc
 B ?= build
 SAN ?=
 OPT ?= -O2
-CFLAGS_BASE := -std=gnu11 $(OPT) -g -Wall -Wextra -Werror -Wno-unused-parameter \
-	-Wshadow -Wstrict-prototypes -Wmissing-prototypes -fPIC -D_GNU_SOURCE \
-	-Iinclude -Isrc -Itests/gen
+SONAME_MAJOR := 0
+VERSION := $(shell sed -n 's/^\#define KPEEK_VERSION_STRING "\(.*\)"/\1/p' include/kpeek/kpeek.h)
+
+WARN := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wstrict-prototypes \
+	-Wmissing-prototypes
+CFLAGS_BASE := -std=gnu11 $(OPT) -g $(WARN) -fPIC -D_GNU_SOURCE
 ifeq ($(SAN),1)
 CFLAGS_BASE += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS_SAN := -fsanitize=address,undefined
 endif
 CFLAGS ?=
 ALL_CFLAGS := $(CFLAGS_BASE) $(CFLAGS)
+LIB_CFLAGS := -Iinclude -Isrc -fvisibility=hidden
+CLI_CFLAGS := -Iinclude -Icli
+TEST_CFLAGS := -Iinclude -Isrc -Itests/gen
 LIBS := -lbpf -lelf -lz -lzstd -llzo2 -lsnappy -lm
 
 LIB_SRC := $(sort $(shell find src -name "*.c"))
@@ -26,20 +36,34 @@ CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
 GEN_OBJ := $(GEN_SRC:%.c=$(B)/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(B)/tools/%)
+SO := $(B)/libkpeek.so.$(VERSION)
 
-.PHONY: all check unit asan fuzz bench demo vm-check install-deps clean
+.PHONY: all check unit asan fuzz bench demo clean
 all: $(B)/libkpeek.a $(B)/libkpeek.so $(B)/kpeek $(UNIT_BIN) $(TOOL_BIN)
 
-$(B)/%.o: %.c
+$(B)/src/%.o: src/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(ALL_CFLAGS) $(LIB_CFLAGS) -MMD -MP -c $< -o $@
+
+$(B)/cli/%.o: cli/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(CLI_CFLAGS) -MMD -MP -c $< -o $@
+
+$(B)/tests/%.o: tests/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(TEST_CFLAGS) -MMD -MP -c $< -o $@
 
 $(B)/libkpeek.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(B)/libkpeek.so: $(LIB_OBJ)
-	$(CC) -shared $(LDFLAGS_SAN) -o $@ $^ $(LIBS)
+$(SO): $(LIB_OBJ) src/libkpeek.map
+	$(CC) -shared $(LDFLAGS_SAN) -Wl,-soname,libkpeek.so.$(SONAME_MAJOR) \
+		-Wl,--version-script=src/libkpeek.map -Wl,--no-undefined -o $@ $(LIB_OBJ) $(LIBS)
+
+$(B)/libkpeek.so: $(SO)
+	ln -sf libkpeek.so.$(VERSION) $(B)/libkpeek.so.$(SONAME_MAJOR)
+	ln -sf libkpeek.so.$(SONAME_MAJOR) $@
 
 $(B)/kpeek: $(CLI_OBJ) $(B)/libkpeek.a
 	$(CC) $(LDFLAGS_SAN) -o $@ $(CLI_OBJ) $(B)/libkpeek.a $(LIBS)

@@ -41,13 +41,13 @@ int main(int argc, char **argv)
 	char *buf = malloc(chunk);
 	if (!buf)
 		return 1;
-	struct kp_open_options o = {.core = argv[optind]};
+	KP_OPTS(kp_open_options, o, .core = argv[optind]);
 	struct kp_kernel *k;
 	double t0 = now_s();
 	struct kp_error *err = kp_kernel_open(&o, &k);
 	double t_open = now_s() - t0;
 	if (err) {
-		fprintf(stderr, "readall: %s\n", err->message);
+		fprintf(stderr, "readall: %s\n", kp_error_message(err));
 		return 1;
 	}
 	const struct kp_range *r;

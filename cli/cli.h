@@ -22,13 +22,18 @@ struct cmd {
 // error and returns NULL; the command then returns cli_fail().
 struct kp_kernel *cli_kernel(struct cli *cli);
 // Prints "kpeek: MESSAGE" on stderr, destroys err, returns the exit status (1).
-// An error with an empty message was already reported (cli_kernel() failed
-// inside cli_parse_address()) and prints nothing.
 int cli_error(struct kp_error *err);
+// The same with "PREFIX: " before the message.
+int cli_error_prefix(struct kp_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+// Prints "kpeek: formatted message" on stderr, returns 1 (a failure that
+// is not the library's: bad input found by the CLI, out of memory).
+int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 // Prints "kpeek CMD: formatted message" on stderr, returns 2 (usage error).
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-// Parses a number (0x hex, decimal) or SYMBOL[+-OFFSET] into a virtual address.
-struct kp_error *cli_parse_address(struct cli *cli, const char *arg, uint64_t *ret);
+// Parses a number (0x hex, decimal) or SYMBOL[+-OFFSET] into a virtual
+// address: 0, or the exit status after printing why not.
+int cli_parse_address(struct cli *cli, const char *arg, uint64_t *ret);
 // Option parsing of the commands whose only options are -j/--json and
 // -h/--help: returns -1 to go on (operands start at optind), else the exit
 // status the command returns (0 after printing usage, 2 for a bad option).

@@ -50,9 +50,8 @@ static bool is_dispatcher(const char *table)
 	return !strstr(table, "_table");
 }
 
-static struct kp_error *on_entry(const struct kp_syscall_entry *e, void *arg)
+static void on_entry(struct check *c, const struct kp_syscall_entry *e)
 {
-	struct check *c = arg;
 	int i;
 	for (i = 0; i < c->nt && strcmp(c->t[i].name, e->table); i++)
 		;
@@ -64,7 +63,7 @@ static struct kp_error *on_entry(const struct kp_syscall_entry *e, void *arg)
 	}
 	c->bad += !e->ok;
 	if (e->ok && !c->verbose)
-		return NULL;
+		return;
 	char where[96], sym[256] = "";
 	if (is_dispatcher(e->table))
 		snprintf(where, sizeof(where), "%s+0x%x", e->table, e->nr);
@@ -91,7 +90,6 @@ static struct kp_error *on_entry(const struct kp_syscall_entry *e, void *arg)
 		out_text(c->o, "%s: 0x%016" PRIx64 "%s%s%s\n", where, e->target, sym,
 			 e->ok ? "" : ": ", e->ok ? "" : e->why);
 	}
-	return NULL;
 }
 
 int cmd_check(struct cli *cli, int argc, char **argv)
@@ -123,10 +121,17 @@ int cmd_check(struct cli *cli, int argc, char **argv)
 	if (!k)
 		return 1;
 	c.k = k;
+	struct kp_syscall_iter *it;
+	struct kp_error *err = kp_syscall_iter_create(k, &it);
+	if (err)
+		return cli_error(err);
 	c.o = out_create(cli->json);
 	if (out_is_json(c.o))
 		out_begin_list(c.o, "entries");
-	struct kp_error *err = kp_check_syscalls(k, on_entry, &c);
+	const struct kp_syscall_entry *e;
+	while (!(err = kp_syscall_iter_next(it, &e)) && e)
+		on_entry(&c, e);
+	kp_syscall_iter_destroy(it);
 	if (out_is_json(c.o)) {
 		out_end_list(c.o);
 		out_begin_list(c.o, "tables");

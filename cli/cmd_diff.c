@@ -195,7 +195,7 @@ static int eval_side(struct side *s, const char *expr, unsigned flags)
 		err = kp_value_type_name(v, &s->type);
 	kp_value_destroy(v);
 	if (err) {
-		cli_error(kp_error_prefix(err, "%s: %s", s->name, expr));
+		cli_error_prefix(err, "%s: %s", s->name, expr);
 		return 2;
 	}
 	return 0;
@@ -289,7 +289,7 @@ int cmd_diff(struct cli *cli, int argc, char **argv)
 	if (!ta || !tb || !split(ta, &la)) {
 		free(ta);
 		free(tb);
-		cli_error(&kp_enomem);
+		cli_fail("out of memory");
 		status = 2;
 		goto out;
 	}
@@ -297,14 +297,14 @@ int cmd_diff(struct cli *cli, int argc, char **argv)
 		free(la.v);
 		free(ta);
 		free(tb);
-		cli_error(&kp_enomem);
+		cli_fail("out of memory");
 		status = 2;
 		goto out;
 	}
 	size_t n;
 	struct edit *e = diff_lines(&la, &lb, &n);
 	if (!e) {
-		cli_error(&kp_enomem);
+		cli_fail("out of memory");
 		status = 2;
 	} else {
 		print_unified(&a, &b, expr, e, n, &la, &lb);

@@ -71,17 +71,18 @@ struct dmesg {
 	unsigned levels;
 };
 
-static struct kp_error *print_record(const struct kp_printk_record *rec, void *arg)
+static void print_record(struct dmesg *d, const struct kp_printk_record *rec)
 {
-	struct dmesg *d = arg;
 	if (!(d->levels >> (rec->level & 7) & 1))
-		return NULL;
+		return;
 	unsigned long long sec = rec->ts_nsec / 1000000000ULL;
 	unsigned long usec = (unsigned long)(rec->ts_nsec % 1000000000ULL / 1000);
 	if (out_is_json(d->o)) {
 		char time[48], *text = strndup(rec->text, rec->len);
-		if (!text)
-			return &kp_enomem;
+		if (!text) {
+			cli_fail("out of memory");
+			exit(1);
+		}
 		snprintf(time, sizeof(time), "%llu.%06lu", sec, usec);
 		out_begin_object(d->o, NULL);
 		out_kv_uint(d->o, "seq", rec->seq);
@@ -94,7 +95,7 @@ static struct kp_error *print_record(const struct kp_printk_record *rec, void *a
 		out_kv_str(d->o, "text", text);
 		out_end_object(d->o);
 		free(text);
-		return NULL;
+		return;
 	}
 	char prefix[64];
 	int len = 0;
@@ -110,7 +111,6 @@ static struct kp_error *print_record(const struct kp_printk_record *rec, void *a
 		out_text(d->o, "%s%.*s\n", prefix, (int)(stop - p), p);
 		p = nl ? nl + 1 : end;
 	} while (p < end);
-	return NULL;
 }
 
 int cmd_dmesg(struct cli *cli, int argc, char **argv)
@@ -144,10 +144,17 @@ int cmd_dmesg(struct cli *cli, int argc, char **argv)
 	struct kp_kernel *k = cli_kernel(cli);
 	if (!k)
 		return 1;
+	struct kp_printk_iter *it;
+	struct kp_error *err = kp_printk_iter_create(k, &it);
+	if (err)
+		return cli_error(err);
 	d.o = out_create(cli->json);
 	if (out_is_json(d.o))
 		out_begin_list(d.o, "records");
-	struct kp_error *err = kp_printk_each(k, print_record, &d);
+	const struct kp_printk_record *rec;
+	while (!(err = kp_printk_iter_next(it, &rec)) && rec)
+		print_record(&d, rec);
+	kp_printk_iter_destroy(it);
 	if (out_is_json(d.o))
 		out_end_list(d.o);
 	out_destroy(d.o);

@@ -86,7 +86,7 @@ int cmd_info(struct cli *cli, int argc, char **argv)
 	if (!k)
 		return 1;
 	struct kp_error *btf_err = kp_kernel_load_btf(k);
-	struct kp_kernel_info info;
+	KP_INIT(kp_kernel_info, info);
 	kp_kernel_get_info(k, &info);
 
 	struct out *o = out_create(cli->json);
@@ -110,13 +110,22 @@ int cmd_info(struct cli *cli, int argc, char **argv)
 	}
 	if (json && info.kaslr_check)
 		out_kv_str(o, "kaslr_check", info.kaslr_check);
-	kv_opt_hex(o, "phys_base", info.has_phys_base, info.phys_base);
-	if (info.paging_levels)
-		out_kv_int(o, json ? "paging_levels" : "paging levels", info.paging_levels);
-	else
-		out_kv_str(o, json ? "paging_levels" : "paging levels", json ? NULL : "unknown");
-	kv_opt_hex(o, "page_offset_base", info.has_page_offset_base, info.page_offset_base);
-	kv_opt_hex(o, "pgd", info.has_pgd, info.pgd_phys);
+	// The architecture's own facts, in its order.
+	struct kp_fact f;
+	for (size_t i = 0; kp_kernel_arch_fact(k, i, &f); i++) {
+		char key[64];
+		snprintf(key, sizeof(key), "%s", f.key);
+		for (char *p = key; json && *p; p++)
+			*p = *p == ' ' ? '_' : *p;
+		if (f.kind == KP_FACT_HEX)
+			kv_opt_hex(o, key, f.known, f.value);
+		else if (f.kind == KP_FACT_STR)
+			out_kv_str(o, key, f.known ? f.str : json ? NULL : "unknown");
+		else if (f.known)
+			out_kv_int(o, key, (int64_t)f.value);
+		else
+			out_kv_str(o, key, json ? NULL : "unknown");
+	}
 	out_kv_int(o, json ? "cpus" : "CPUs", info.ncpus);
 	if (json) {
 		out_kv_str(o, "symbol_sources", info.symbol_sources);
@@ -131,7 +140,7 @@ int cmd_info(struct cli *cli, int argc, char **argv)
 		out_begin_object(o, "btf");
 		out_kv_bool(o, "available", !btf_err);
 		if (btf_err) {
-			out_kv_str(o, "error", btf_err->message);
+			out_kv_str(o, "error", kp_error_message(btf_err));
 		} else {
 			out_kv_str(o, "source", info.btf_source);
 			out_kv_uint(o, "types", info.btf_types);
@@ -140,7 +149,7 @@ int cmd_info(struct cli *cli, int argc, char **argv)
 	} else {
 		char buf[1024];
 		if (btf_err)
-			snprintf(buf, sizeof(buf), "unavailable (%s)", btf_err->message);
+			snprintf(buf, sizeof(buf), "unavailable (%s)", kp_error_message(btf_err));
 		else
 			snprintf(buf, sizeof(buf), "%zu types from %s", info.btf_types,
 				 info.btf_source ? info.btf_source : "?");

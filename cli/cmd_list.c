@@ -6,7 +6,6 @@
 #include <string.h>
 #include "cli.h"
 #include "output.h"
-#include "linux/linux.h"
 
 #define DEFAULT_LIMIT 1000000u
 
@@ -18,6 +17,8 @@ static void usage(void)
 	       "  without -H   ADDR is the first entry (a structure); its next pointer is at\n"
 	       "               the -o offset (default 0). The walk ends at a NULL pointer or\n"
 	       "               when it comes back to ADDR.\n"
+	       "When the -o member is a struct list_head (and with -H) every link is checked\n"
+	       "(next->prev must point back): a corrupt list is an error naming the node.\n"
 	       "  -H           ADDR is a struct list_head that heads the list and is not an\n"
 	       "               entry itself (e.g. 'modules'): entries are\n"
 	       "               the nodes after it until the walk is back at ADDR.\n"
@@ -62,25 +63,23 @@ static struct kp_error *print_members(struct list *l, uint64_t entry)
 	int n = l->whole ? 1 : l->nmembers;
 	if (!n)
 		return NULL;
+	struct kp_value *obj;
+	struct kp_error *err = kp_value_at(l->k, l->stype, entry, &obj);
+	if (err)
+		return err;
 	if (out_is_json(l->o))
 		out_begin_object(l->o, "members");
-	for (int i = 0; i < n; i++) {
-		char expr[512];
-		if (l->whole)
-			snprintf(expr, sizeof(expr), "*(%s *)0x%" PRIx64, l->stype, entry);
-		else
-			snprintf(expr, sizeof(expr), "((%s *)0x%" PRIx64 ")->%s", l->stype, entry,
-				 l->members[i]);
-		struct kp_value *v;
-		struct kp_error *err = kp_eval(l->k, expr, &v);
-		if (err)
-			return err;
+	for (int i = 0; i < n && !err; i++) {
+		struct kp_value *v = obj;
+		if (!l->whole && (err = kp_value_member(obj, l->members[i], &v)))
+			break;
 		char *text;
 		unsigned flags = out_is_json(l->o) ? KP_FORMAT_JSON | KP_FORMAT_ONE_LINE : 0;
 		err = kp_value_format(v, flags, &text);
-		kp_value_destroy(v);
+		if (v != obj)
+			kp_value_destroy(v);
 		if (err)
-			return err;
+			break;
 		const char *key = l->whole ? "value" : l->members[i];
 		if (out_is_json(l->o))
 			out_kv_json(l->o, key, text, text);
@@ -90,9 +89,32 @@ static struct kp_error *print_members(struct list *l, uint64_t entry)
 			out_text(l->o, "  %s = %s\n", key, text);
 		free(text);
 	}
+	kp_value_destroy(obj);
 	if (out_is_json(l->o))
 		out_end_object(l->o);
-	return NULL;
+	return err;
+}
+
+// Whether member of struct type is a struct list_head (a doubly linked list
+// whose links can be checked).
+static bool is_list_head(struct kp_kernel *k, const char *type, const char *member)
+{
+	struct kp_value *obj, *m;
+	char *name = NULL;
+	if (kp_value_at(k, type, 0, &obj))
+		return false;
+	struct kp_error *err = kp_value_member(obj, member, &m);
+	kp_value_destroy(obj);
+	if (err) {
+		kp_error_destroy(err);
+		return false;
+	}
+	err = kp_value_type_name(m, &name);
+	kp_value_destroy(m);
+	bool yes = !err && !strcmp(name, "struct list_head");
+	kp_error_destroy(err);
+	free(name);
+	return yes;
 }
 
 int cmd_list(struct cli *cli, int argc, char **argv)
@@ -138,6 +160,7 @@ int cmd_list(struct cli *cli, int argc, char **argv)
 		return 1;
 	l.k = k;
 	uint64_t offset = 0;
+	bool doubly = head_mode;
 	if (offset_arg && !cli_parse_number(offset_arg, &offset)) {
 		const char *dot = strchr(offset_arg, '.');
 		if (!dot || dot == offset_arg || !dot[1])
@@ -146,13 +169,14 @@ int cmd_list(struct cli *cli, int argc, char **argv)
 		type_name(offset_arg, (size_t)(dot - offset_arg), tn, sizeof(tn));
 		if ((err = kp_member_offset(k, tn, dot + 1, &offset, NULL)))
 			return cli_error(err);
+		doubly |= is_list_head(k, tn, dot + 1);
 		if (!struct_arg)
 			snprintf(l.stype, sizeof(l.stype), "%s", tn);
 	}
 	if (struct_arg) {
 		sdup = strdup(struct_arg);
 		if (!sdup)
-			return cli_error(&kp_enomem);
+			return cli_fail("out of memory");
 		char *dot = strchr(sdup, '.');
 		if (dot)
 			*dot = '\0';
@@ -166,43 +190,27 @@ int cmd_list(struct cli *cli, int argc, char **argv)
 		l.whole = !l.nmembers;
 	}
 	uint64_t start;
-	if ((err = cli_parse_address(cli, argv[optind], &start))) {
+	if ((status = cli_parse_address(cli, argv[optind], &start))) {
+		free(sdup);
+		return status;
+	}
+	// Head mode starts at the head's next; otherwise the first node is
+	// start + offset.
+	unsigned flags = (head_mode ? 0 : KP_LIST_HEAD_IS_NODE) | (doubly ? 0 : KP_LIST_SINGLE);
+	struct kp_list_iter *it;
+	if ((err = kp_list_iter_create(k, head_mode ? start : start + offset, flags, &it))) {
 		free(sdup);
 		return cli_error(err);
 	}
+	kp_list_iter_set_limit(it, limit);
 	l.o = out_create(cli->json);
 	if (out_is_json(l.o))
 		out_begin_list(l.o, "entries");
-	// Node addresses: head mode starts at the head's next; otherwise the
-	// first node is start + offset.
-	uint64_t stop_at = head_mode ? start : start + offset, node;
-	if (head_mode) {
-		if ((err = kp_read_u64(k, start, &node))) {
-			err = kp_error_prefix(err, "reading list head at 0x%" PRIx64, start);
-			goto out;
-		}
-	} else {
-		node = start + offset;
-	}
-	struct kp_lx_loop loop;
-	kp_lx_loop_init(&loop, stop_at);
-	bool first = true;
-	for (uint64_t n = 0;; n++) {
-		if (head_mode ? node == stop_at : (!first && node == stop_at))
+	for (;;) {
+		uint64_t node;
+		bool done;
+		if ((err = kp_list_iter_next(it, &node, &done)) || done)
 			break;
-		if (!node)
-			break;	// NULL-terminated list
-		if (n >= limit) {
-			err = kp_error_create(KP_ERR_LOOP, "list does not end after %" PRIu64 " entries (at 0x%" PRIx64 "; raise -n)",
-					      limit, node);
-			goto out;
-		}
-		if (!first && kp_lx_loop_step(&loop, node)) {
-			err = kp_error_create(KP_ERR_LOOP, "list does not end: loop at 0x%" PRIx64 " after %" PRIu64 " entries",
-					      node, n);
-			goto out;
-		}
-		first = false;
 		uint64_t entry = node - offset;
 		if (out_is_json(l.o)) {
 			out_begin_object(l.o, NULL);
@@ -215,18 +223,14 @@ int cmd_list(struct cli *cli, int argc, char **argv)
 		if (out_is_json(l.o))
 			out_end_object(l.o);
 		if (err)
-			goto out;
-		if ((err = kp_read_u64(k, node, &node))) {
-			err = kp_error_prefix(err, "reading the next pointer of entry 0x%" PRIx64, entry);
-			goto out;
-		}
+			break;
 	}
-out:
+	kp_list_iter_destroy(it);
 	if (out_is_json(l.o))
 		out_end_list(l.o);
 	out_destroy(l.o);
 	free(sdup);
-	if (err)
-		status = cli_error(err);
-	return status;
+	if (err && kp_error_code(err) == KP_ERR_LOOP)
+		return cli_error_prefix(err, "list (-n raises the limit of %" PRIu64 " entries)", limit);
+	return err ? cli_error(err) : 0;
 }

@@ -33,7 +33,7 @@ int cmd_loadavg(struct cli *cli, int argc, char **argv)
 	struct kp_kernel *k = cli_kernel(cli);
 	if (!k)
 		return 1;
-	struct kp_loadavg la;
+	KP_INIT(kp_loadavg, la);
 	struct kp_error *err = kp_loadavg(k, &la);
 	if (err)
 		return cli_error(err);

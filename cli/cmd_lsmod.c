@@ -35,9 +35,8 @@ int cmd_lsmod(struct cli *cli, int argc, char **argv)
 	struct kp_kernel *k = cli_kernel(cli);
 	if (!k)
 		return 1;
-	struct kp_module *m;
-	size_t n;
-	struct kp_error *err = kp_modules(k, &m, &n);
+	struct kp_module_iter *it;
+	struct kp_error *err = kp_module_iter_create(k, &it);
 	if (err)
 		return cli_error(err);
 	static const struct column cols[] = {
@@ -47,16 +46,17 @@ int cmd_lsmod(struct cli *cli, int argc, char **argv)
 	};
 	struct out *o = out_create(cli->json);
 	out_table_begin(o, "modules", cols, 6);
-	for (size_t i = 0; i < n; i++) {
-		out_cell_str(o, m[i].name);
-		out_cell_uint(o, m[i].size);
-		out_cell_int(o, m[i].refcnt);
-		out_cell_str(o, m[i].state_name);
-		out_cell_hex(o, m[i].base);
-		out_cell_hex(o, m[i].address);
+	const struct kp_module *m;
+	while (!(err = kp_module_iter_next(it, &m)) && m) {
+		out_cell_str(o, m->name);
+		out_cell_uint(o, m->size);
+		out_cell_int(o, m->refcnt);
+		out_cell_str(o, m->state_name);
+		out_cell_hex(o, m->base);
+		out_cell_hex(o, m->address);
 	}
+	kp_module_iter_destroy(it);
 	out_table_end(o);
 	out_destroy(o);
-	free(m);
-	return 0;
+	return err ? cli_error(err) : 0;
 }

@@ -48,7 +48,7 @@ static int print_one(struct kp_kernel *k, struct out *o, const char *expr, unsig
 	if (out_is_json(o)) {
 		out_kv_str(o, "expr", expr);
 		if (err) {
-			out_kv_str(o, "error", err->message);
+			out_kv_str(o, "error", kp_error_message(err));
 		} else {
 			out_kv_str(o, "type", type);
 			out_kv_json(o, "value", text, NULL);
@@ -58,7 +58,7 @@ static int print_one(struct kp_kernel *k, struct out *o, const char *expr, unsig
 	}
 	free(text);
 	free(type);
-	return err ? cli_error(kp_error_prefix(err, "%s", expr)) : 0;
+	return err ? cli_error_prefix(err, "%s", expr) : 0;
 }
 
 int cmd_print(struct cli *cli, int argc, char **argv)

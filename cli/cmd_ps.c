@@ -126,6 +126,44 @@ out:
 	return ok;
 }
 
+// Every task, for sorting into a tree (the iterator gives them in list order).
+static struct kp_error *collect_tasks(struct kp_kernel *k, bool threads, struct kp_task **ret,
+				      size_t *n_ret)
+{
+	struct kp_task_iter *it;
+	struct kp_error *err = kp_task_iter_create(k, threads ? KP_TASKS_THREADS : 0, &it);
+	if (err)
+		return err;
+	struct kp_task *t = NULL;
+	size_t n = 0, cap = 0;
+	for (;;) {
+		const struct kp_task *task;
+		if ((err = kp_task_iter_next(it, &task)) || !task)
+			break;
+		if (n == cap) {
+			size_t ncap = cap ? cap * 2 : 256;
+			struct kp_task *nt = realloc(t, ncap * sizeof(*nt));
+			if (!nt) {
+				kp_task_iter_destroy(it);
+				free(t);
+				cli_fail("out of memory");
+				exit(1);
+			}
+			t = nt;
+			cap = ncap;
+		}
+		t[n++] = *task;
+	}
+	kp_task_iter_destroy(it);
+	if (err) {
+		free(t);
+		return err;
+	}
+	*ret = t;
+	*n_ret = n;
+	return NULL;
+}
+
 int cmd_ps(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -158,9 +196,9 @@ int cmd_ps(struct cli *cli, int argc, char **argv)
 	struct kp_kernel *k = cli_kernel(cli);
 	if (!k)
 		return 1;
-	struct kp_task *t;
-	size_t n;
-	struct kp_error *err = kp_tasks(k, threads, &t, &n);
+	struct kp_task *t = NULL;
+	size_t n = 0;
+	struct kp_error *err = collect_tasks(k, threads, &t, &n);
 	if (err)
 		return cli_error(err);
 	size_t *order = malloc((n ? n : 1) * sizeof(*order));
@@ -169,7 +207,7 @@ int cmd_ps(struct cli *cli, int argc, char **argv)
 		free(order);
 		free(depth);
 		free(t);
-		return cli_error(&kp_enomem);
+		return cli_fail("out of memory");
 	}
 	if (!tree || !tree_order(t, n, order, depth))
 		for (size_t i = 0; i < n; i++)

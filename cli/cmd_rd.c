@@ -154,7 +154,7 @@ static int rd_string(struct rd *rd, uint64_t addr, uint64_t max)
 {
 	char *buf = malloc(max + 1);
 	if (!buf)
-		return cli_error(&kp_enomem);
+		return cli_fail("out of memory");
 	struct kp_error *err;
 	if (rd->space == KP_PHYS) {
 		// kp_read_cstr reads virtual memory: find the string here.
@@ -289,9 +289,8 @@ int cmd_rd(struct cli *cli, int argc, char **argv)
 	if (!rd.k)
 		return 1;
 	if (rd.space == KP_VIRT) {
-		struct kp_error *err = cli_parse_address(cli, addr_arg, &addr);
-		if (err)
-			return cli_error(err);
+		if (cli_parse_address(cli, addr_arg, &addr))
+			return 1;
 	}
 
 	rd.o = out_create(cli->json);
@@ -316,7 +315,7 @@ int cmd_rd(struct cli *cli, int argc, char **argv)
 	uint8_t *buf = malloc(cli->json ? (len ? len : 1) : CHUNK);
 	if (!buf) {
 		out_destroy(rd.o);
-		return cli_error(&kp_enomem);
+		return cli_fail("out of memory");
 	}
 	struct kp_error *err = NULL;
 	uint64_t done = 0;

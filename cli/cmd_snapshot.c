@@ -97,7 +97,7 @@ int cmd_snapshot(struct cli *cli, int argc, char **argv)
 	};
 	const char *output = NULL;
 	bool quiet = false;
-	struct kp_snapshot_options so = { .format = KP_SNAPSHOT_ELF };
+	KP_OPTS(kp_snapshot_options, so, .format = KP_SNAPSHOT_ELF);
 	int c;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:qf:jh", opts, NULL)) != -1) {
@@ -143,7 +143,7 @@ int cmd_snapshot(struct cli *cli, int argc, char **argv)
 	struct sigaction ign = { .sa_handler = SIG_IGN };
 	sigemptyset(&ign.sa_mask);
 	sigaction(SIGXFSZ, &ign, &old_xfsz);
-	struct kp_snapshot_stats st;
+	KP_INIT(kp_snapshot_stats, st);
 	struct kp_error *err = kp_snapshot_write(k, output, &so, &st);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);

@@ -76,14 +76,13 @@ static int by_name(struct out *o, struct kp_kernel *k, const char *name)
 static int by_address(struct out *o, struct cli *cli, struct kp_kernel *k, const char *arg)
 {
 	uint64_t addr;
-	struct kp_error *err = cli_parse_address(cli, arg, &addr);
-	if (err)
-		return cli_error(err);
+	if (cli_parse_address(cli, arg, &addr))
+		return 1;
 	struct kp_symbol sym;
 	char text[512];
-	err = kp_symbol_by_address(k, addr, &sym);
+	struct kp_error *err = kp_symbol_by_address(k, addr, &sym);
 	if (err)
-		return cli_error(kp_error_prefix(err, "%s (0x%" PRIx64 ")", arg, addr));
+		return cli_error_prefix(err, "%s (0x%" PRIx64 ")", arg, addr);
 	if (!kp_symbolize(k, addr, text, sizeof(text)))
 		snprintf(text, sizeof(text), "%s+0x%" PRIx64, sym.name, addr - sym.address);
 	if (out_is_json(o)) {

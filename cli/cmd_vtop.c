@@ -13,7 +13,7 @@ static void usage(void)
 	       "SYMBOL[+-OFFSET]) through the kernel page tables and shows every level\n"
 	       "walked: its kernel name (PGD, P4D with 5-level paging, PUD, PMD, PTE),\n"
 	       "the physical address of the table, the index in it, the entry and the\n"
-	       "entry's flags:\n"
+	       "entry's flags as the architecture names them, e.g. on x86-64:\n"
 	       "  P present, RW writable, US user, PWT/PCD caching, A accessed, D dirty,\n"
 	       "  PS large page (PUD, PMD), PAT (PTE), G global, NX no-execute\n"
 	       "then the physical address and page size, or the level where the walk\n"
@@ -30,30 +30,6 @@ static void usage(void)
 	       "Examples:\n"
 	       "  kpeek vtop init_task\n"
 	       "  kpeek vtop 0xffffffff81000000 jiffies\n");
-}
-
-// Flags of a page-table entry (Intel SDM vol. 3, 4.5); bit 7 is PS above
-// the PTE level and PAT in a PTE.
-static void entry_flags(uint64_t e, bool pte, char *buf, size_t size)
-{
-	static const struct {
-		int bit;
-		const char *name;
-	} bits[] = {
-		{ 0, "P" }, { 1, "RW" }, { 2, "US" }, { 3, "PWT" }, { 4, "PCD" },
-		{ 5, "A" }, { 6, "D" }, { 7, "PS" }, { 8, "G" }, { 63, "NX" },
-	};
-	size_t len = 0;
-	buf[0] = '\0';
-	for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++) {
-		if (!(e >> bits[i].bit & 1))
-			continue;
-		const char *name = bits[i].bit == 7 && pte ? "PAT" : bits[i].name;
-		int n = snprintf(buf + len, size - len, "%s%s", len ? " " : "", name);
-		if (n < 0 || (size_t)n >= size - len)
-			break;
-		len += (size_t)n;
-	}
 }
 
 static const struct column cols[] = {
@@ -89,14 +65,11 @@ static int show(struct out *o, const char *arg, const struct kp_vtop *t)
 		out_table_begin(o, "steps", cols, 5);
 		for (int i = 0; i < nsteps; i++) {
 			const struct kp_vtop_step *s = &t->step[i];
-			char flags[64];
-			const char *name = s->name ? s->name : "?";
-			entry_flags(s->entry, strcmp(name, "PTE") == 0, flags, sizeof(flags));
-			out_cell_str(o, name);
+			out_cell_str(o, s->name ? s->name : "?");
 			out_cell_hex(o, s->table);
 			out_cell_uint(o, s->index);
 			out_cell_hex(o, s->entry);
-			out_cell_str(o, flags);
+			out_cell_str(o, s->flags);
 		}
 		out_table_end(o);
 	}
@@ -140,12 +113,12 @@ int cmd_vtop(struct cli *cli, int argc, char **argv)
 	int status = 0;
 	for (int i = optind; i < argc; i++) {
 		uint64_t addr;
-		struct kp_vtop t;
-		struct kp_error *err = cli_parse_address(cli, argv[i], &addr);
-		if (!err) {
-			memset(&t, 0, sizeof(t));
-			err = kp_vtop(k, addr, &t);
+		KP_INIT(kp_vtop, t);
+		if (cli_parse_address(cli, argv[i], &addr)) {
+			status = 1;
+			continue;
 		}
+		struct kp_error *err = kp_vtop(k, addr, &t);
 		if (err) {
 			status = cli_error(err);
 			continue;

@@ -113,7 +113,8 @@ static enum kind classify(const char *type, uint64_t size)
 static uint64_t decode(const uint8_t *b, uint64_t size, bool sign)
 {
 	uint64_t v = 0;
-	memcpy(&v, b, size);	// little-endian x86-64
+	for (uint64_t i = size; i-- > 0;)	// kernel memory is little-endian
+		v = v << 8 | b[i];
 	if (sign && size < 8 && (v >> (size * 8 - 1) & 1))
 		v |= ~0ULL << (size * 8);
 	return v;
@@ -142,7 +143,39 @@ struct watch {
 	struct out *o;
 	enum kind kind;
 	uint64_t size;
+	struct kp_value *v;	// the expression's value, when it is an lvalue
 };
+
+// One sample of the value into cur (size bytes). An lvalue is read again
+// (one read, no allocation); a computed value ("jiffies >> 1") has no
+// memory of its own, so the expression is evaluated again.
+static struct kp_error *sample(struct watch *w, uint8_t *cur, size_t *len_ret)
+{
+	if (w->v)
+		return kp_value_reread(w->v, cur, w->size, len_ret);
+	struct kp_value *v;
+	struct kp_error *err = kp_eval(w->k, w->expr, &v);
+	if (err)
+		return err;
+	uint64_t x = 0;
+	if (w->kind != K_OTHER && !(err = kp_value_to_u64(v, &x))) {
+		for (uint64_t i = 0; i < w->size; i++)
+			cur[i] = (uint8_t)(x >> (8 * i));
+		*len_ret = w->size;
+	} else if (!err) {
+		// Not a number: compare the formatted text instead.
+		char *text;
+		if (!(err = kp_value_format(v, KP_FORMAT_ONE_LINE, &text))) {
+			size_t n = strlen(text);
+			memset(cur, 0, w->size);
+			memcpy(cur, text, n < w->size ? n : w->size);
+			*len_ret = w->size;
+			free(text);
+		}
+	}
+	kp_value_destroy(v);
+	return err;
+}
 
 static struct kp_error *print_sample(struct watch *w, const uint8_t *bytes)
 {
@@ -230,8 +263,8 @@ int cmd_watch(struct cli *cli, int argc, char **argv)
 	w.size = kp_value_size(v);
 	if (w.size == 0 || w.size > MAX_WATCH_SIZE) {
 		kp_value_destroy(v);
-		return cli_error(kp_error_create(KP_ERR_INVALID, "watch: '%s' is %" PRIu64 " bytes (1 to %u supported)",
-						 w.expr, w.size, MAX_WATCH_SIZE));
+		return cli_fail("watch: '%s' is %" PRIu64 " bytes (1 to %u supported)", w.expr,
+				w.size, MAX_WATCH_SIZE);
 	}
 	char *tname = NULL;
 	err = kp_value_type_name(v, &tname);
@@ -242,7 +275,7 @@ int cmd_watch(struct cli *cli, int argc, char **argv)
 		w.kind = classify(tname, w.size);
 	}
 	free(tname);
-	struct kp_kernel_info info;
+	KP_INIT(kp_kernel_info, info);
 	kp_kernel_get_info(k, &info);
 	if (!count_given && !info.live)
 		count = 1;
@@ -251,7 +284,13 @@ int cmd_watch(struct cli *cli, int argc, char **argv)
 		free(cur);
 		free(prev);
 		kp_value_destroy(v);
-		return cli_error(&kp_enomem);
+		return cli_fail("out of memory");
+	}
+	if (kp_value_is_lvalue(v)) {
+		w.v = v;
+	} else {
+		kp_value_destroy(v);
+		v = NULL;
 	}
 	struct sigaction sa = { .sa_handler = on_sigint }, old_sa;
 	sigemptyset(&sa.sa_mask);
@@ -265,7 +304,7 @@ int cmd_watch(struct cli *cli, int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	while (!stop && (!count || samples < count)) {
 		size_t len;
-		if ((err = kp_value_reread(v, cur, w.size, &len)))
+		if ((err = sample(&w, cur, &len)))
 			break;
 		samples++;
 		bool changed = samples == 1 || memcmp(cur, prev, len);

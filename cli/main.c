@@ -45,6 +45,8 @@ static void usage(FILE *f)
 		"                         instead of the live /proc/kcore\n"
 		"                         LiME and AVML images are recognized too\n"
 		"      --raw[=BASE]       the -c file is raw physical memory from BASE (default 0)\n"
+		"      --arch NAME        architecture of a raw or LiME image that does not say\n"
+		"                         (x86_64; default: detect)\n"
 		"  -m, --system-map FILE  symbols from System.map (KASLR offset applied)\n"
 		"      --kallsyms FILE    symbols from a kallsyms file (already relocated)\n"
 		"      --btf FILE         raw BTF types (default: /sys/kernel/btf/vmlinux live,\n"
@@ -82,21 +84,54 @@ struct kp_kernel *cli_kernel(struct cli *cli)
 	return k;
 }
 
-int cli_error(struct kp_error *err)
+static void put_line(const char *s)
+{
+	for (const char *p = s; *p; p++)
+		fputc(*p == '\n' || *p == '\r' ? ' ' : *p, stderr);
+}
+
+// "kpeek: [PREFIX: ]MESSAGE" on one line, always: a message with a newline
+// would break that promise.
+static int report(const char *prefix, const char *msg)
 {
 	fflush(stdout);	// keep stdout and stderr in order on a terminal
-	const char *msg = err && err->message ? err->message : "unknown error";
-	if (!*msg) {
-		kp_error_destroy(err);
-		return 1;
-	}
-	// One line, always: a message with a newline would break that promise.
 	fputs("kpeek: ", stderr);
-	for (const char *p = msg; *p; p++)
-		fputc(*p == '\n' || *p == '\r' ? ' ' : *p, stderr);
+	if (prefix) {
+		put_line(prefix);
+		fputs(": ", stderr);
+	}
+	put_line(msg);
 	fputc('\n', stderr);
+	return 1;
+}
+
+int cli_error(struct kp_error *err)
+{
+	report(NULL, err ? kp_error_message(err) : "unknown error");
 	kp_error_destroy(err);
 	return 1;
+}
+
+int cli_error_prefix(struct kp_error *err, const char *fmt, ...)
+{
+	char prefix[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(prefix, sizeof(prefix), fmt, ap);
+	va_end(ap);
+	report(prefix, kp_error_message(err));
+	kp_error_destroy(err);
+	return 1;
+}
+
+int cli_fail(const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return report(NULL, msg);
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -240,15 +275,15 @@ static bool parse_u64(const char *s, uint64_t *ret)
 	return true;
 }
 
-struct kp_error *cli_parse_address(struct cli *cli, const char *arg, uint64_t *ret)
+int cli_parse_address(struct cli *cli, const char *arg, uint64_t *ret)
 {
 	uint64_t v;
 	if (parse_u64(arg, &v)) {
 		*ret = v;
-		return NULL;
+		return 0;
 	}
 	if (!*arg)
-		return kp_error_create(KP_ERR_INVALID, "empty address");
+		return cli_fail("empty address");
 	// SYMBOL, SYMBOL+OFF, SYMBOL-OFF: the last sign followed by a number.
 	const char *op = NULL;
 	uint64_t off = 0;
@@ -257,38 +292,32 @@ struct kp_error *cli_parse_address(struct cli *cli, const char *arg, uint64_t *r
 			op = p;
 			break;
 		}
-	char *name = strndup(arg, op ? (size_t)(op - arg) : strlen(arg));
-	if (!name)
-		return &kp_enomem;
-	for (const char *p = name; *p; p++) {
+	size_t len = op ? (size_t)(op - arg) : strlen(arg);
+	bool valid = !(arg[0] >= '0' && arg[0] <= '9');
+	for (size_t i = 0; i < len; i++) {
+		char c = arg[i];
 		// Symbol names: C identifiers plus '.' (foo.cold, foo.isra.0) and '$'.
-		if (!(*p == '_' || *p == '.' || *p == '$' || (*p >= 'a' && *p <= 'z') ||
-		      (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9'))) {
-			struct kp_error *err = kp_error_create(KP_ERR_INVALID,
-				"invalid address '%s' (expected 0xHEX, DECIMAL or SYMBOL[+-OFFSET])", arg);
-			free(name);
-			return err;
-		}
+		valid &= c == '_' || c == '.' || c == '$' || (c >= 'a' && c <= 'z') ||
+			 (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
 	}
-	if (name[0] >= '0' && name[0] <= '9') {
-		struct kp_error *err = kp_error_create(KP_ERR_INVALID,
-			"invalid address '%s' (expected 0xHEX, DECIMAL or SYMBOL[+-OFFSET])", arg);
-		free(name);
-		return err;
-	}
+	if (!valid)
+		return cli_fail("invalid address '%s' (expected 0xHEX, DECIMAL or SYMBOL[+-OFFSET])",
+				arg);
 	struct kp_kernel *k = cli_kernel(cli);
-	if (!k) {
-		free(name);
-		// cli_kernel() printed why; the caller's message would repeat it.
-		return kp_error_create(KP_ERR_INVALID, "%s", "");
-	}
+	if (!k)
+		return 1;	// cli_kernel() said why
+	char *name = strndup(arg, len);
+	if (!name)
+		return cli_fail("out of memory");
 	struct kp_symbol sym;
 	struct kp_error *err = kp_symbol_by_name(k, name, &sym);
 	free(name);
 	if (err)
-		return err;
+		return cli_error(err);
+	if (op && (*op == '-' ? off > sym.address : off > UINT64_MAX - sym.address))
+		return cli_fail("address '%s' is outside the address space", arg);
 	*ret = op && *op == '-' ? sym.address - off : sym.address + off;
-	return NULL;
+	return 0;
 }
 
 // ---------------------------------------------------------------- main
@@ -330,12 +359,13 @@ int main(int argc, char **argv)
 		{ "kallsyms", required_argument, NULL, 'K' },
 		{ "btf", required_argument, NULL, 'B' },
 		{ "raw", optional_argument, NULL, 'R' },
+		{ "arch", required_argument, NULL, 'A' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct cli cli = { 0 };
+	struct cli cli = { .open.sz = sizeof(cli.open) };
 	int c;
 
 	signal(SIGPIPE, SIG_IGN);
@@ -356,6 +386,9 @@ int main(int argc, char **argv)
 			break;
 		case 'B':
 			cli.open.btf = optarg;
+			break;
+		case 'A':
+			cli.open.arch = optarg;
 			break;
 		case 'R':
 			cli.open.raw = true;

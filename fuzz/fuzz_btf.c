@@ -1,22 +1,35 @@
 // A raw BTF blob as the kernel's .BTF section: the input is placed in a
 // synthetic dump's memory between __start_BTF and __stop_BTF, loaded through
-// kp_kernel_btf (validation, then libbpf), then every type helper, member and
+// kp_kernel_types (validation, then libbpf), then every type helper, member and
 // size lookups, expressions and the task walk run over whatever it describes.
 #include <inttypes.h>
 #include <stdlib.h>
 
 #include <bpf/btf.h>
 
+#include <bpf/libbpf.h>
+
 #include "fuzz.h"
 #include "synthkernel.h"
-#include "types/btf.h"
 #include "core/kernel.h"
+#include "types/btf.h"
+#include "types/types.h"
 
 // The blob sits at SK_BTF; SK_DATA holds a plausible init_task.
 static uint8_t data_page[4096];
 
+// kpeek validates every blob before libbpf parses it, so libbpf must never
+// have anything to say (it would print to the host program's stderr).
+static int libbpf_said(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "libbpf printed (level %d): ", level);
+	vfprintf(stderr, fmt, ap);
+	abort();
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
+	libbpf_set_print(libbpf_said);
 	// The data page of the synthetic kernel, init_task included.
 	struct sk_opts o = { .format = SK_ELF, .ntasks = 0 };
 	uint8_t *img;
@@ -33,7 +46,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-static void types(struct kp_kernel *k, struct btf *btf)
+static void types(struct kp_types *t, struct btf *btf)
 {
 	uint32_t n = btf__type_cnt(btf);
 	for (uint32_t id = 0; id < n && id < 512; id++) {
@@ -63,14 +76,14 @@ static void types(struct kp_kernel *k, struct btf *btf)
 		}
 	}
 	uint32_t id;
-	fuzz_drop(kp_btf_find(k, BTF_KIND_STRUCT, "task_struct", &id));
+	fuzz_drop(kp_types_find(t, BTF_KIND_STRUCT, "task_struct", &id));
 	kp_btf_find_int(btf, "unsigned long", &id);
 	bool percpu;
-	kp_btf_var(k, "init_task", &id, &percpu);
+	kp_types_var(t, "init_task", &id, &percpu);
 	uint32_t p;
-	if (fuzz_ok(kp_btf_pointer_to(k, 1, &p)))
-		fuzz_drop(kp_btf_array_of(k, p, 4, &p));
-	fuzz_drop(kp_btf_int_type(k, 8, false, &id));
+	if (fuzz_ok(kp_types_pointer_to(t, 1, &p)))
+		fuzz_drop(kp_types_array_of(t, p, 4, &p));
+	fuzz_drop(kp_types_int_type(t, 8, false, &id));
 }
 
 static void exprs(struct kp_kernel *k)
@@ -101,11 +114,14 @@ static void exprs(struct kp_kernel *k)
 	fuzz_drop(kp_member_offset(k, "struct task_struct", "tasks", &off, &size));
 	fuzz_drop(kp_member_offset(k, "struct task_struct", "comm[3]", &off, &size));
 	fuzz_drop(kp_type_size(k, "struct list_head", &size));
-	struct kp_task *tasks;
-	size_t ntasks;
-	if (fuzz_ok(kp_tasks(k, true, &tasks, &ntasks)))
-		free(tasks);
-	struct kp_loadavg la;
+	struct kp_task_iter *it;
+	if (fuzz_ok(kp_task_iter_create(k, KP_TASKS_THREADS, &it))) {
+		const struct kp_task *task;
+		while (fuzz_ok(kp_task_iter_next(it, &task)) && task)
+			;
+		kp_task_iter_destroy(it);
+	}
+	KP_INIT(kp_loadavg, la);
 	fuzz_drop(kp_loadavg(k, &la));
 }
 
@@ -135,14 +151,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(img);
 	if (fd < 0)
 		return 0;
-	struct kp_open_options opts = { .core = path };
+	KP_OPTS(kp_open_options, opts, .core = path);
 	struct kp_kernel *k;
 	struct kp_error *err = kp_kernel_open(&opts, &k);
 	if (!err) {
-		struct btf *btf;
-		err = kp_kernel_btf(k, &btf);
+		struct kp_types *t;
+		err = kp_kernel_types(k, &t);
 		if (!err) {
-			types(k, btf);
+			types(t, kp_types_btf(t));
 			exprs(k);
 		}
 		kp_kernel_destroy(k);

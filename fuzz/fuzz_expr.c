@@ -7,7 +7,9 @@
 
 #include "fuzz.h"
 #include "synthkernel.h"
-#include "lang/expr.h"
+#include "core/kernel.h"
+#include "lang/lex.h"
+#include "lang/typename.h"
 
 static uint8_t *image;
 static size_t image_len, data_off;
@@ -68,7 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(expr);
 		return 0;
 	}
-	struct kp_open_options opts = { .core = path };
+	KP_OPTS(kp_open_options, opts, .core = path);
 	struct kp_kernel *k;
 	struct kp_error *err = kp_kernel_open(&opts, &k);
 	if (!err) {
@@ -79,9 +81,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			kp_value_destroy(v);
 		}
 		uint32_t id;
-		fuzz_drop(kp_parse_type(k, expr, &id));
+		struct kp_types *t;
+		if (fuzz_ok(kp_kernel_types(k, &t)))
+			fuzz_drop(kp_parse_type(t, expr, &id));
 		uint64_t off, msize;
 		fuzz_drop(kp_member_offset(k, "struct task_struct", expr, &off, &msize));
+		fuzz_drop(kp_type_size(k, expr, &msize));
+		// The navigation API with the input as a member path and type.
+		struct kp_value *task, *r;
+		if (fuzz_ok(kp_eval(k, "init_task", &task))) {
+			if (fuzz_ok(kp_value_member(task, expr, &r))) {
+				use(r);
+				kp_value_destroy(r);
+			}
+			if (fuzz_ok(kp_value_cast(task, expr, &r))) {
+				use(r);
+				kp_value_destroy(r);
+			}
+			if (fuzz_ok(kp_value_container_of(task, "struct task_struct", expr, &r))) {
+				use(r);
+				kp_value_destroy(r);
+			}
+			kp_value_destroy(task);
+		}
 		kp_kernel_destroy(k);
 	}
 	kp_error_destroy(err);

@@ -1,26 +1,29 @@
 // The whole open path on an arbitrary file: format probe, ELF or kdump
-// parsing, notes, VMCOREINFO (or the scan for it), page tables, in-memory
-// kallsyms; then what the commands do first: BTF from memory, the task list,
-// modules, the log, the load average, symbolization and translation.
+// parsing, notes, architecture detection, VMCOREINFO (or the scan for it),
+// page tables, in-memory kallsyms; then what the commands do first: BTF from
+// memory, the task list, modules, the log, the load average, the syscall
+// check, symbolization and translation. Only the public API is used.
 #include <stdlib.h>
+#include <string.h>
 
 #include "fuzz.h"
 
-static struct kp_error *count_record(const struct kp_printk_record *rec, void *arg)
-{
-	size_t *n = arg;
-	return ++*n > 4096 ? kp_error_create(KP_ERR_INTERRUPTED, "enough") : NULL;
-}
-
-static struct kp_error *count_syscall(const struct kp_syscall_entry *e, void *arg)
-{
-	size_t *n = arg;
-	return ++*n > 4096 ? kp_error_create(KP_ERR_INTERRUPTED, "enough") : NULL;
-}
+// Walks an iterator to its end, or to 4096 items (each walker is bounded
+// on its own; this keeps one input quick).
+#define DRAIN(iter, create, next, destroy, type)                               \
+	do {                                                                   \
+		struct iter *it_;                                              \
+		if (fuzz_ok(create)) {                                         \
+			const struct type *x_;                                 \
+			for (int i_ = 0; i_ < 4096 && fuzz_ok(next(it_, &x_)) && x_; i_++) \
+				;                                              \
+			destroy(it_);                                          \
+		}                                                              \
+	} while (0)
 
 static void exercise(struct kp_kernel *k)
 {
-	struct kp_kernel_info info;
+	KP_INIT(kp_kernel_info, info);
 	kp_kernel_get_info(k, &info);
 	uint64_t v;
 	fuzz_drop(kp_read_u64(k, 0xffffffff81000000ULL, &v));
@@ -34,27 +37,27 @@ static void exercise(struct kp_kernel *k)
 	struct kp_symbol sym;
 	if (fuzz_ok(kp_symbol_by_name(k, "_text", &sym))) {
 		kp_symbolize(k, sym.address + 0x10, buf, sizeof(buf));
-		struct kp_vtop vt;
+		KP_INIT(kp_vtop, vt);
 		fuzz_drop(kp_vtop(k, sym.address, &vt));
 	}
-	fuzz_drop(kp_read_cstr(k, info.has_page_offset_base ? info.page_offset_base : 0,
-			       buf, sizeof(buf)));
+	struct kp_fact f;
+	uint64_t direct = 0;
+	for (size_t i = 0; kp_kernel_arch_fact(k, i, &f); i++)
+		if (f.known && f.kind == KP_FACT_HEX && strstr(f.key, "page_offset"))
+			direct = f.value;
+	fuzz_drop(kp_read_cstr(k, direct, buf, sizeof(buf)));
 	struct kp_error *err = kp_kernel_load_btf(k);
 	if (!err) {
-		struct kp_task *tasks;
-		size_t ntasks;
-		if (fuzz_ok(kp_tasks(k, true, &tasks, &ntasks)))
-			free(tasks);
-		struct kp_module *mods;
-		size_t nmods;
-		if (fuzz_ok(kp_modules(k, &mods, &nmods)))
-			free(mods);
-		struct kp_loadavg la;
+		DRAIN(kp_task_iter, kp_task_iter_create(k, KP_TASKS_THREADS, &it_), kp_task_iter_next,
+		      kp_task_iter_destroy, kp_task);
+		DRAIN(kp_module_iter, kp_module_iter_create(k, &it_), kp_module_iter_next,
+		      kp_module_iter_destroy, kp_module);
+		KP_INIT(kp_loadavg, la);
 		fuzz_drop(kp_loadavg(k, &la));
-		size_t count = 0;
-		fuzz_drop(kp_printk_each(k, count_record, &count));
-		count = 0;
-		fuzz_drop(kp_check_syscalls(k, count_syscall, &count));
+		DRAIN(kp_printk_iter, kp_printk_iter_create(k, &it_), kp_printk_iter_next,
+		      kp_printk_iter_destroy, kp_printk_record);
+		DRAIN(kp_syscall_iter, kp_syscall_iter_create(k, &it_), kp_syscall_iter_next,
+		      kp_syscall_iter_destroy, kp_syscall_entry);
 	}
 	kp_error_destroy(err);
 }
@@ -65,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int fd = fuzz_memfd(data, size, path);
 	if (fd < 0)
 		return 0;
-	struct kp_open_options opts = { .core = path };
+	KP_OPTS(kp_open_options, opts, .core = path);
 	struct kp_kernel *k;
 	struct kp_error *err = kp_kernel_open(&opts, &k);
 	if (!err) {

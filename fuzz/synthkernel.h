@@ -298,7 +298,7 @@ static inline void sk_build(const struct sk_opts *o, uint8_t **buf_ret, size_t *
 		 SK_RAM, SK_PGT - SK_TEXT, SK_TEXT, SK_DIRECT);
 	struct kp_error *err = kp_mkpgtable_create(spec, &pg);
 	if (err)
-		sk_die(err->message);
+		sk_die(kp_error_message(err));
 	if (pg->root != SK_PGT - SK_TEXT)
 		sk_die("page table root is not at 0x10000");
 	uint8_t *m = pg->buf;
@@ -350,7 +350,7 @@ static inline void sk_build(const struct sk_opts *o, uint8_t **buf_ret, size_t *
 	struct kp_mkkallsyms ks;
 	err = kp_mkkallsyms_build(syms, sizeof(syms) / sizeof(syms[0]), SK_KALLSYMS, 0, &ks);
 	if (err)
-		sk_die(err->message);
+		sk_die(kp_error_message(err));
 	if (ks.size > SK_BTF - SK_KALLSYMS)
 		sk_die("kallsyms tables too big");
 	memcpy(m + (SK_KALLSYMS - SK_TEXT), ks.buf, ks.size);

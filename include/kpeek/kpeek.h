@@ -1,12 +1,30 @@
 // SPDX-License-Identifier: MIT
-// libkpeek: read-only access to kernel memory from /proc/kcore and crash dumps,
-// with symbols (kallsyms, System.map, VMCOREINFO), types (BTF) and x86-64
-// address translation.
+// libkpeek: read-only access to kernel memory from /proc/kcore and crash
+// dumps, with symbols (kallsyms, System.map, VMCOREINFO), types (BTF) and
+// page-table translation, on x86-64 and arm64.
 //
-// Conventions: every function that can fail returns a struct kp_error *, NULL on
-// success. Output parameters come last and are named ret / *_ret; they are left
-// untouched on failure. Handles are opaque; *_destroy() accepts NULL. The library
-// never writes to stdout or stderr and never opens a memory source for writing.
+// Conventions
+//   Every function that can fail returns a struct kp_error *, NULL on
+//   success; read it with the kp_error_* getters and free it with
+//   kp_error_destroy(). Output parameters come last and are named ret /
+//   *_ret; they are left untouched on failure. Handles are opaque;
+//   *_destroy() accepts NULL. The library never writes to stdout or stderr,
+//   never opens a memory source for writing and never changes libbpf's
+//   process-wide settings.
+//
+// ABI
+//   The soname is libkpeek.so.0; only the functions below are exported, in
+//   the version node KPEEK_0.1. Structs the caller fills or allocates start
+//   with a size field: set it with KP_INIT()/KP_OPTS() (sizeof of the
+//   header you compiled against) and the library reads and writes only the
+//   bytes your version knows. Structs the library returns by const pointer
+//   (tasks, modules, records) are owned by the library and only ever grow at
+//   the end.
+//
+// Threads
+//   A struct kp_kernel and everything obtained from it (values, iterators)
+//   must be used by one thread at a time; distinct kernels are independent.
+//   kp_version(), kp_error_*() and kp_loadavg_format() are thread-safe.
 #ifndef KPEEK_H
 #define KPEEK_H
 
@@ -18,14 +36,36 @@
 extern "C" {
 #endif
 
+#if defined(__GNUC__)
+#define KP_API __attribute__((visibility("default")))
+#else
+#define KP_API
+#endif
+
+// ---------------------------------------------------------------- version
+
+#define KPEEK_VERSION_MAJOR 0
+#define KPEEK_VERSION_MINOR 2
+#define KPEEK_VERSION_PATCH 0
+#define KPEEK_VERSION_STRING "0.2.0"
+
+// The version of the library loaded at run time ("0.2.0"), which may be
+// newer than the KPEEK_VERSION_* the caller was compiled with.
+KP_API const char *kp_version(void);
+
+// Declares a size-tagged struct: KP_OPTS(kp_open_options, o, .core = "vmcore");
+#define KP_OPTS(TYPE, NAME, ...) \
+	struct TYPE NAME = { .sz = sizeof(struct TYPE), __VA_ARGS__ }
+#define KP_INIT(TYPE, NAME) struct TYPE NAME = { .sz = sizeof(struct TYPE) }
+
 // ---------------------------------------------------------------- errors
 
 enum kp_error_code {
-	KP_ERR_NOMEM = 1,	// out of memory (kp_enomem singleton)
+	KP_ERR_NOMEM = 1,	// out of memory
 	KP_ERR_NOT_FOUND,	// symbol, type, member or file not found
 	KP_ERR_FAULT,		// address not backed by the source (hole, unmapped)
-	KP_ERR_OS,		// system call failed; errnum says why
-	KP_ERR_FORMAT,		// truncated or corrupt input (ELF, BTF, kdump, ...)
+	KP_ERR_OS,		// system call failed; kp_error_errno() says why
+	KP_ERR_FORMAT,		// truncated or corrupt input (ELF, BTF, kdump, kernel data)
 	KP_ERR_INVALID,		// bad argument from the caller
 	KP_ERR_TYPE,		// type error in an expression
 	KP_ERR_SYNTAX,		// expression syntax error
@@ -35,33 +75,19 @@ enum kp_error_code {
 	KP_ERR_INTERRUPTED,	// stopped by the caller (e.g. SIGINT)
 };
 
-struct kp_error {
-	enum kp_error_code code;
-	int errnum;		// errno for KP_ERR_OS, else 0
-	bool has_address;
-	uint64_t address;	// first failing address for KP_ERR_FAULT
-	char *message;		// one line, no trailing newline
-};
+struct kp_error;
 
-// Static singletons: never freed (kp_error_destroy() ignores them).
-extern struct kp_error kp_enomem;
-extern struct kp_error kp_not_found;
-
-struct kp_error *kp_error_create(enum kp_error_code code, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-// KP_ERR_FAULT with the address recorded.
-struct kp_error *kp_error_fault(uint64_t address, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-// KP_ERR_OS; the message gets ": strerror(errnum)" appended. Maps EPERM/EACCES
-// to KP_ERR_PERMISSION (errnum kept).
-struct kp_error *kp_error_os(int errnum, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-// Returns err with "PREFIX: " prepended to its message (consumes err; copies a
-// singleton). Never fails: on out-of-memory the original error is returned.
-struct kp_error *kp_error_prefix(struct kp_error *err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-void kp_error_destroy(struct kp_error *err);
-const char *kp_error_code_name(enum kp_error_code code);
+KP_API enum kp_error_code kp_error_code(const struct kp_error *err);
+// One line, no trailing newline, naming what was wrong and where (file,
+// offset, address, symbol). Valid until kp_error_destroy().
+KP_API const char *kp_error_message(const struct kp_error *err);
+// errno for KP_ERR_OS and KP_ERR_PERMISSION from a system call, else 0.
+KP_API int kp_error_errno(const struct kp_error *err);
+// The first failing address of a KP_ERR_FAULT; false if there is none.
+KP_API bool kp_error_address(const struct kp_error *err, uint64_t *ret);
+KP_API void kp_error_destroy(struct kp_error *err);
+// "NOT_FOUND" etc.
+KP_API const char *kp_error_code_name(enum kp_error_code code);
 
 // ---------------------------------------------------------------- kernel handle
 
@@ -73,19 +99,24 @@ enum kp_space {
 };
 
 struct kp_open_options {
+	size_t sz;		// sizeof(struct kp_open_options): use KP_OPTS()
 	const char *core;	// dump file; NULL = live /proc/kcore
 	const char *system_map;	// System.map (unrelocated; KASLR offset applied)
 	const char *kallsyms;	// kallsyms text file (already relocated)
-	const char *btf;	// raw BTF file (default: /sys/kernel/btf/vmlinux live, .BTF from memory for dumps)
+	const char *btf;	// BTF file (raw, or an ELF with .BTF); default: the kernel's own
 	bool raw;		// core is raw physical memory starting at raw_base (no probe)
 	uint64_t raw_base;
+	// Architecture of a source that does not say ("x86_64", "arm64"): raw
+	// and LiME images without a vmcoreinfo page. NULL: detect.
+	const char *arch;
 };
 
-// Opens a memory source, probing its format (ELF kcore/vmcore, kdump-compressed),
-// and sets up address translation and symbols. BTF is loaded on first use.
-struct kp_error *kp_kernel_open(const struct kp_open_options *opts,
-				struct kp_kernel **ret);
-void kp_kernel_destroy(struct kp_kernel *kernel);
+// Opens a memory source, probing its format (ELF kcore/vmcore, kdump-
+// compressed, LiME/AVML), detects the architecture and sets up address
+// translation and symbols. BTF is loaded on first use. opts may be NULL.
+KP_API struct kp_error *kp_kernel_open(const struct kp_open_options *opts,
+				       struct kp_kernel **ret);
+KP_API void kp_kernel_destroy(struct kp_kernel *kernel);
 
 struct kp_range {
 	uint64_t start;
@@ -93,81 +124,101 @@ struct kp_range {
 };
 
 struct kp_kernel_info {
+	size_t sz;			// use KP_INIT(kp_kernel_info, info)
 	const char *path;		// the file read
 	const char *source_kind;	// e.g. "live /proc/kcore", "ELF vmcore (physical only)"
 	bool live;
+	const char *arch;		// "x86_64", "arm64"
+	uint64_t page_size;
 	const char *release;		// uname -r of the kernel, NULL if unknown
 	const char *banner;		// "Linux version ..." line, NULL if unknown
 	bool has_vmcoreinfo;
 	const char *vmcoreinfo_source;	// "dump note", "kcore note", "found in memory at phys 0x..."
 	bool has_kaslr_offset;
 	uint64_t kaslr_offset;
-	bool has_phys_base;
-	uint64_t phys_base;
-	int paging_levels;		// 4 or 5, 0 if unknown
-	bool has_page_offset_base;
-	uint64_t page_offset_base;	// start of the direct map
-	bool has_pgd;
-	uint64_t pgd_phys;		// physical address of the kernel's top page table
+	// How the layout was checked when the dump had no VMCOREINFO note
+	// ("verified against IDT and CR3 of CPU 0"), else NULL.
+	const char *kaslr_check;
 	int ncpus;			// CPUs with register notes in the dump (0 live)
 	const char *symbol_sources;	// comma-separated, e.g. "kallsyms (memory), vmcoreinfo"
 	size_t num_symbols;
 	const char *btf_source;		// NULL until BTF is loaded (see kp_kernel_load_btf)
 	size_t btf_types;
-	// How KASLR offset and page tables were checked when the dump had no
-	// VMCOREINFO note ("verified against IDT and CR3 of CPU 0"), else NULL.
-	const char *kaslr_check;
 };
 
-// Fills *ret; strings are owned by the kernel handle.
-void kp_kernel_get_info(struct kp_kernel *kernel, struct kp_kernel_info *ret);
+// Fills *ret up to ret->sz bytes; strings are owned by the kernel handle.
+KP_API void kp_kernel_get_info(struct kp_kernel *kernel, struct kp_kernel_info *ret);
+
+// A fact of the architecture's layout, for display: x86_64 has "phys_base",
+// "paging levels", "page_offset_base", "pgd"; arm64 "VA bits",
+// "kimage_voffset", "PHYS_OFFSET", "PAGE_OFFSET", "pgd".
+struct kp_fact {
+	const char *key;	// display name; JSON keys replace spaces with '_'
+	enum kp_fact_kind {
+		KP_FACT_INT,	// value as a decimal number
+		KP_FACT_HEX,	// value as an address
+		KP_FACT_STR,	// str
+	} kind;
+	bool known;		// false: the source does not say
+	uint64_t value;
+	const char *str;
+};
+// Fact i of the architecture (0-based); false past the last.
+KP_API bool kp_kernel_arch_fact(struct kp_kernel *kernel, size_t i, struct kp_fact *ret);
+
 // Ranges backed by the source in one address space; the array is owned by kernel.
-size_t kp_kernel_ranges(struct kp_kernel *kernel, enum kp_space space,
-			const struct kp_range **ret);
+KP_API size_t kp_kernel_ranges(struct kp_kernel *kernel, enum kp_space space,
+			       const struct kp_range **ret);
 // Loads BTF now (it is otherwise loaded lazily) so that errors can be reported.
-struct kp_error *kp_kernel_load_btf(struct kp_kernel *kernel);
+KP_API struct kp_error *kp_kernel_load_btf(struct kp_kernel *kernel);
 
 // ---------------------------------------------------------------- memory
 
 // Reads exactly len bytes or fails; a fault names the first missing address.
-struct kp_error *kp_read(struct kp_kernel *kernel, enum kp_space space,
-			 uint64_t address, void *buf, size_t len);
-struct kp_error *kp_read_u8(struct kp_kernel *kernel, uint64_t address, uint8_t *ret);
-struct kp_error *kp_read_u16(struct kp_kernel *kernel, uint64_t address, uint16_t *ret);
-struct kp_error *kp_read_u32(struct kp_kernel *kernel, uint64_t address, uint32_t *ret);
-struct kp_error *kp_read_u64(struct kp_kernel *kernel, uint64_t address, uint64_t *ret);
-// Reads a NUL-terminated string of at most size-1 bytes into buf (always terminated).
-struct kp_error *kp_read_cstr(struct kp_kernel *kernel, uint64_t address,
-			      char *buf, size_t size);
+KP_API struct kp_error *kp_read(struct kp_kernel *kernel, enum kp_space space,
+				uint64_t address, void *buf, size_t len);
+// Little-endian integers at a kernel virtual address.
+KP_API struct kp_error *kp_read_u8(struct kp_kernel *kernel, uint64_t address, uint8_t *ret);
+KP_API struct kp_error *kp_read_u16(struct kp_kernel *kernel, uint64_t address, uint16_t *ret);
+KP_API struct kp_error *kp_read_u32(struct kp_kernel *kernel, uint64_t address, uint32_t *ret);
+KP_API struct kp_error *kp_read_u64(struct kp_kernel *kernel, uint64_t address, uint64_t *ret);
+// Reads a NUL-terminated string of at most size-1 bytes into buf (always
+// terminated); a fault before the NUL is an error.
+KP_API struct kp_error *kp_read_cstr(struct kp_kernel *kernel, uint64_t address,
+				     char *buf, size_t size);
 
 // ---------------------------------------------------------------- address translation
 
 enum { KP_VTOP_MAX_LEVELS = 5 };
 
 struct kp_vtop_step {
-	const char *name;	// kernel names: "PGD" (top), "P4D" (5-level only), "PUD", "PMD", "PTE"
+	const char *name;	// the kernel's name of the level: "PGD", "P4D", "PUD", "PMD", "PTE"
 	uint64_t table;		// physical address of the table
 	unsigned index;		// entry index in the table
 	uint64_t entry;		// raw entry value
+	char flags[64];		// the entry's flags as the architecture names them ("P RW NX")
 };
 
 struct kp_vtop {
+	size_t sz;		// use KP_INIT(kp_vtop, v)
 	uint64_t vaddr;
-	int levels;		// paging levels walked (4 or 5); 0 if no page tables were used
+	int levels;		// levels of the page tables (x86-64 4 or 5, arm64 3-5)
 	int nsteps;		// entries read (stops at the first not-present one)
 	struct kp_vtop_step step[KP_VTOP_MAX_LEVELS];
 	bool present;		// false: not mapped; the last step shows where it stopped
 	uint64_t paddr;
-	uint64_t page_size;	// 4 KiB, 2 MiB or 1 GiB
-	const char *method;	// "page tables", "kcore segment", ...
+	uint64_t page_size;	// of the mapping: a page or a block/huge page
+	const char *method;	// "page tables"
 };
 
 // Translates a kernel virtual address. An unmapped address is not an error:
-// ret->present is false. Errors mean the page tables themselves could not be read.
-struct kp_error *kp_vtop(struct kp_kernel *kernel, uint64_t vaddr, struct kp_vtop *ret);
+// ret->present is false. Errors mean the page tables themselves could not
+// be read (or the source has none: KP_ERR_UNSUPPORTED).
+KP_API struct kp_error *kp_vtop(struct kp_kernel *kernel, uint64_t vaddr, struct kp_vtop *ret);
 
 // ---------------------------------------------------------------- symbols
 
+// A frozen struct: it will not change in libkpeek.so.0.
 struct kp_symbol {
 	const char *name;	// owned by the kernel handle
 	uint64_t address;
@@ -177,14 +228,16 @@ struct kp_symbol {
 };
 
 // Unknown names fail with KP_ERR_NOT_FOUND and a message suggesting close names.
-struct kp_error *kp_symbol_by_name(struct kp_kernel *kernel, const char *name,
-				   struct kp_symbol *ret);
+KP_API struct kp_error *kp_symbol_by_name(struct kp_kernel *kernel, const char *name,
+					  struct kp_symbol *ret);
+// The cheap lookup for optional symbols: false if unknown, no suggestions built.
+KP_API bool kp_symbol_find(struct kp_kernel *kernel, const char *name, struct kp_symbol *ret);
 // The symbol containing address (or the nearest one below it, within its size
 // when known). KP_ERR_NOT_FOUND if none.
-struct kp_error *kp_symbol_by_address(struct kp_kernel *kernel, uint64_t address,
-				      struct kp_symbol *ret);
+KP_API struct kp_error *kp_symbol_by_address(struct kp_kernel *kernel, uint64_t address,
+					     struct kp_symbol *ret);
 // Formats "name+0xoff/0xsize [module]" into buf; returns false if no symbol.
-bool kp_symbolize(struct kp_kernel *kernel, uint64_t address, char *buf, size_t size);
+KP_API bool kp_symbolize(struct kp_kernel *kernel, uint64_t address, char *buf, size_t size);
 
 // ---------------------------------------------------------------- types and values
 
@@ -200,34 +253,99 @@ enum kp_format_flags {
 // Evaluates a C-like expression over kernel symbols and BTF types:
 //   init_task.comm   init_task.tasks.next   *(unsigned long *)0xffff...
 //   avenrun[0]       (struct task_struct *)0xffff...   &init_task   jiffies + 1
-struct kp_error *kp_eval(struct kp_kernel *kernel, const char *expr,
-			 struct kp_value **ret);
-void kp_value_destroy(struct kp_value *value);
+//   container_of(p, struct task_struct, tasks)   per_cpu(runqueues, 1)
+KP_API struct kp_error *kp_eval(struct kp_kernel *kernel, const char *expr,
+				struct kp_value **ret);
+// An lvalue of a named type at a kernel virtual address: type is a C type
+// name ("struct task_struct", "unsigned long [3]", "struct list_head *").
+KP_API struct kp_error *kp_value_at(struct kp_kernel *kernel, const char *type,
+				    uint64_t address, struct kp_value **ret);
+KP_API void kp_value_destroy(struct kp_value *value);
+
+// Navigation (each returns a new value; the input is unchanged):
+// a member designator of a struct/union or a pointer to one ("comm",
+// "se.vruntime", "mem[0].base": C's . and -> alike);
+KP_API struct kp_error *kp_value_member(struct kp_value *value, const char *member,
+					struct kp_value **ret);
+// element index of an array or pointer;
+KP_API struct kp_error *kp_value_subscript(struct kp_value *value, int64_t index,
+					   struct kp_value **ret);
+// *value of a pointer;
+KP_API struct kp_error *kp_value_deref(struct kp_value *value, struct kp_value **ret);
+// &value of an lvalue;
+KP_API struct kp_error *kp_value_address_of(struct kp_value *value, struct kp_value **ret);
+// (type)value, C's cast (type is a C type name);
+KP_API struct kp_error *kp_value_cast(struct kp_value *value, const char *type,
+				      struct kp_value **ret);
+// container_of(value, type, member): value points at member of a type.
+KP_API struct kp_error *kp_value_container_of(struct kp_value *value, const char *type,
+					      const char *member, struct kp_value **ret);
+
 // Text of the value with its type, e.g. (char [16])"swapper/0". Caller frees *ret.
-struct kp_error *kp_value_format(struct kp_value *value, unsigned flags, char **ret);
+// Output that reaches a cap (depth, size) says so in the text ("<...>").
+KP_API struct kp_error *kp_value_format(struct kp_value *value, unsigned flags, char **ret);
 // C name of the value's type, e.g. "struct task_struct *". Caller frees *ret.
-struct kp_error *kp_value_type_name(struct kp_value *value, char **ret);
-// Integer, enum, bool or pointer value, zero/sign-extended to 64 bits.
-struct kp_error *kp_value_to_u64(struct kp_value *value, uint64_t *ret);
+KP_API struct kp_error *kp_value_type_name(struct kp_value *value, char **ret);
+// Integer, enum, bool or pointer value converted as C converts it to
+// uint64_t / int64_t: signed types are sign-extended ((uint64_t)(int)-2 is
+// 0xfffffffffffffffe), unsigned ones zero-extended.
+KP_API struct kp_error *kp_value_to_u64(struct kp_value *value, uint64_t *ret);
+KP_API struct kp_error *kp_value_to_s64(struct kp_value *value, int64_t *ret);
+// The string a char array holds or a char pointer points to, at most size-1
+// bytes, always NUL-terminated.
+KP_API struct kp_error *kp_value_string(struct kp_value *value, char *buf, size_t size);
 // Address of an lvalue; KP_ERR_TYPE if the value has none.
-struct kp_error *kp_value_address(struct kp_value *value, uint64_t *ret);
+KP_API struct kp_error *kp_value_address(struct kp_value *value, uint64_t *ret);
 // Size in bytes of the value's type.
-uint64_t kp_value_size(struct kp_value *value);
-// Re-reads the value's bytes from memory (for watch): one read, no allocation.
-// Writes up to size bytes into buf and the count into *len_ret.
-struct kp_error *kp_value_reread(struct kp_value *value, void *buf, size_t size,
-				 size_t *len_ret);
+KP_API uint64_t kp_value_size(struct kp_value *value);
+// True if the value lives in kernel memory (an lvalue): kp_value_reread()
+// then reads it again; a computed value (jiffies + 1) has no memory to reread.
+KP_API bool kp_value_is_lvalue(struct kp_value *value);
+// Re-reads an lvalue's bytes from memory (for watch): one read, no
+// allocation. Writes up to size bytes into buf and the count into *len_ret.
+// KP_ERR_TYPE for values that are not lvalues.
+KP_API struct kp_error *kp_value_reread(struct kp_value *value, void *buf, size_t size,
+					size_t *len_ret);
 
-// Byte offset and size of a member path ("tasks", "se.vruntime", "mem[0]") inside
-// "struct NAME" / "union NAME" / a typedef name, from BTF.
-struct kp_error *kp_member_offset(struct kp_kernel *kernel, const char *type,
-				  const char *member, uint64_t *offset_ret,
-				  uint64_t *size_ret);
+// Byte offset and size of a member designator ("tasks", "se.vruntime",
+// "mem[0]") inside "struct NAME" / "union NAME" / a typedef name, from BTF.
+// size_ret may be NULL.
+KP_API struct kp_error *kp_member_offset(struct kp_kernel *kernel, const char *type,
+					 const char *member, uint64_t *offset_ret,
+					 uint64_t *size_ret);
 // Size of a named type from BTF (e.g. "struct task_struct").
-struct kp_error *kp_type_size(struct kp_kernel *kernel, const char *type,
-			      uint64_t *ret);
+KP_API struct kp_error *kp_type_size(struct kp_kernel *kernel, const char *type,
+				     uint64_t *ret);
 
-// ---------------------------------------------------------------- kernel objects
+// ---------------------------------------------------------------- lists
+
+// Walks a kernel struct list_head list: from the head at address head,
+// yields the address of every node (struct list_head) until the list
+// returns to head. Every link is checked (next->prev must point back), so
+// a corrupt or hostile list ends with KP_ERR_FORMAT or KP_ERR_LOOP naming
+// the node instead of a wrong answer.
+struct kp_list_iter;
+
+enum kp_list_flags {
+	// head is the first node of a list with no separate head (crash's
+	// "list" without -H): it is yielded too, and the walk stops when it
+	// comes back to it.
+	KP_LIST_HEAD_IS_NODE = 1 << 0,
+	// A singly linked list: each node starts with a next pointer and no
+	// prev to check; a NULL next ends it (e.g. file_system_type.next).
+	KP_LIST_SINGLE = 1 << 1,
+};
+
+KP_API struct kp_error *kp_list_iter_create(struct kp_kernel *kernel, uint64_t head,
+					    unsigned flags, struct kp_list_iter **ret);
+// The next node's address; *done_ret true (and *node_ret untouched) at the end.
+KP_API struct kp_error *kp_list_iter_next(struct kp_list_iter *it, uint64_t *node_ret,
+					  bool *done_ret);
+// Stops the walk with KP_ERR_LOOP after max nodes (default: 4,194,304).
+KP_API void kp_list_iter_set_limit(struct kp_list_iter *it, uint64_t max);
+KP_API void kp_list_iter_destroy(struct kp_list_iter *it);
+
+// ---------------------------------------------------------------- tasks
 
 struct kp_task {
 	uint64_t address;	// struct task_struct *
@@ -241,10 +359,21 @@ struct kp_task {
 	bool kthread;		// PF_KTHREAD
 };
 
-// Every task (thread-group leaders, or all threads when threads is true), in
-// init_task.tasks order. Caller frees *tasks_ret.
-struct kp_error *kp_tasks(struct kp_kernel *kernel, bool threads,
-			  struct kp_task **tasks_ret, size_t *count_ret);
+struct kp_task_iter;
+
+enum kp_task_flags {
+	KP_TASKS_THREADS = 1 << 0,	// every thread, not only thread-group leaders
+};
+
+// Tasks in init_task.tasks order (each leader followed by its threads with
+// KP_TASKS_THREADS).
+KP_API struct kp_error *kp_task_iter_create(struct kp_kernel *kernel, unsigned flags,
+					    struct kp_task_iter **ret);
+// *ret is NULL at the end; it points into the iterator until the next call.
+KP_API struct kp_error *kp_task_iter_next(struct kp_task_iter *it, const struct kp_task **ret);
+KP_API void kp_task_iter_destroy(struct kp_task_iter *it);
+
+// ---------------------------------------------------------------- modules
 
 struct kp_module {
 	uint64_t address;	// struct module *
@@ -256,19 +385,30 @@ struct kp_module {
 	char state_name[16];	// "Live", "Loading", "Unloading"
 };
 
-struct kp_error *kp_modules(struct kp_kernel *kernel, struct kp_module **mods_ret,
-			    size_t *count_ret);
+struct kp_module_iter;
+
+// Modules in the order of the kernel's modules list (as /proc/modules).
+KP_API struct kp_error *kp_module_iter_create(struct kp_kernel *kernel,
+					      struct kp_module_iter **ret);
+KP_API struct kp_error *kp_module_iter_next(struct kp_module_iter *it,
+					    const struct kp_module **ret);
+KP_API void kp_module_iter_destroy(struct kp_module_iter *it);
+
+// ---------------------------------------------------------------- load average
 
 struct kp_loadavg {
+	size_t sz;		// use KP_INIT(kp_loadavg, la)
 	uint64_t avenrun[3];	// fixed point, FSHIFT = 11
 	uint32_t running;	// runnable tasks (nr_running), 0 if unknown
 	uint32_t total;		// all threads, 0 if unknown
 	int32_t last_pid;	// -1 if unknown
 };
 
-struct kp_error *kp_loadavg(struct kp_kernel *kernel, struct kp_loadavg *ret);
+KP_API struct kp_error *kp_loadavg(struct kp_kernel *kernel, struct kp_loadavg *ret);
 // "0.42" as /proc/loadavg prints avenrun[i] (LOAD_INT.LOAD_FRAC).
-void kp_loadavg_format(uint64_t avenrun, char buf[16]);
+KP_API void kp_loadavg_format(uint64_t avenrun, char buf[16]);
+
+// ---------------------------------------------------------------- kernel log
 
 struct kp_printk_record {
 	uint64_t seq;
@@ -281,23 +421,35 @@ struct kp_printk_record {
 	size_t len;
 };
 
-typedef struct kp_error *kp_printk_fn(const struct kp_printk_record *rec, void *arg);
-// Calls fn for each finalized record in the printk ring buffer, oldest first.
-struct kp_error *kp_printk_each(struct kp_kernel *kernel, kp_printk_fn *fn, void *arg);
+struct kp_printk_iter;
+
+// The finalized records of the printk ring buffer, oldest first.
+KP_API struct kp_error *kp_printk_iter_create(struct kp_kernel *kernel,
+					      struct kp_printk_iter **ret);
+KP_API struct kp_error *kp_printk_iter_next(struct kp_printk_iter *it,
+					    const struct kp_printk_record **ret);
+KP_API void kp_printk_iter_destroy(struct kp_printk_iter *it);
+
+// ---------------------------------------------------------------- syscall check
 
 struct kp_syscall_entry {
 	const char *table;	// "sys_call_table", "ia32_sys_call_table", "x64_sys_call", ...
-	unsigned nr;
+	unsigned nr;		// table index, or offset in a dispatcher function
 	uint64_t target;
 	struct kp_symbol sym;	// sym.name NULL if no symbol
 	bool ok;		// points into core kernel text at an expected symbol
 	const char *why;	// reason when !ok
 };
 
-typedef struct kp_error *kp_syscall_fn(const struct kp_syscall_entry *entry, void *arg);
-// Checks every syscall table / dispatcher found; fn is called for every entry.
-struct kp_error *kp_check_syscalls(struct kp_kernel *kernel, kp_syscall_fn *fn,
-				   void *arg);
+struct kp_syscall_iter;
+
+// Every entry of the syscall tables and every call of the dispatcher
+// functions the architecture has.
+KP_API struct kp_error *kp_syscall_iter_create(struct kp_kernel *kernel,
+					       struct kp_syscall_iter **ret);
+KP_API struct kp_error *kp_syscall_iter_next(struct kp_syscall_iter *it,
+					     const struct kp_syscall_entry **ret);
+KP_API void kp_syscall_iter_destroy(struct kp_syscall_iter *it);
 
 // ---------------------------------------------------------------- snapshots
 
@@ -311,6 +463,7 @@ enum kp_snapshot_format {
 typedef void kp_snapshot_progress_fn(uint64_t done, uint64_t total, void *arg);
 
 struct kp_snapshot_options {
+	size_t sz;		// use KP_OPTS(kp_snapshot_options, o, ...)
 	enum kp_snapshot_format format;
 	kp_snapshot_progress_fn *progress;	// may be NULL
 	void *arg;
@@ -320,6 +473,7 @@ struct kp_snapshot_options {
 };
 
 struct kp_snapshot_stats {
+	size_t sz;		// use KP_INIT(kp_snapshot_stats, st)
 	uint64_t ranges;	// PT_LOAD segments written
 	uint64_t bytes;		// memory bytes covered
 	uint64_t data_bytes;	// non-zero pages written
@@ -333,12 +487,13 @@ struct kp_snapshot_stats {
 // "PATH.tmp-XXXXXX" in the same directory, renamed to path on success and
 // removed on any failure or cancellation. The ELF vmcore has one PT_LOAD per
 // physical range (p_paddr = physical, p_vaddr = direct-map address when
-// page_offset_base is known, else 0), a PT_NOTE with the source's VMCOREINFO
-// and the CPU register notes; all-zero pages are not written (sparse file).
-// *ret (may be NULL) is filled on success.
-struct kp_error *kp_snapshot_write(struct kp_kernel *kernel, const char *path,
-				   const struct kp_snapshot_options *opts,
-				   struct kp_snapshot_stats *ret);
+// known, else 0), a PT_LOAD of the kernel image at its virtual address, and
+// a PT_NOTE with the source's VMCOREINFO and CPU notes as the source had
+// them; all-zero pages are not written (sparse file). opts and ret may be
+// NULL; *ret is filled on success.
+KP_API struct kp_error *kp_snapshot_write(struct kp_kernel *kernel, const char *path,
+					  const struct kp_snapshot_options *opts,
+					  struct kp_snapshot_stats *ret);
 
 #ifdef __cplusplus
 }

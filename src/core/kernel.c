@@ -1,5 +1,7 @@
-// The kernel handle: probes the memory source, then derives what the rest of
-// kpeek needs from it (VMCOREINFO facts, page tables, symbols).
+// The kernel handle: probes the memory source, chooses the architecture,
+// then derives what the rest of kpeek needs from them (VMCOREINFO facts,
+// address translation, symbols; BTF on first use).
+#include <elf.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -9,13 +11,50 @@
 
 #include <bpf/btf.h>
 
-#include "symbols/kallsyms.h"
+#include "arch/arch.h"
+#include "core/btf_source.h"
 #include "core/kernel.h"
 #include "core/locate.h"
-#include "arch/x86_64/pgtable.h"
+#include "format/source.h"
+#include "format/vmcoreinfo.h"
+#include "io/file.h"
+#include "io/memory.h"
+#include "symbols/kallsyms.h"
+#include "symbols/kallsyms_scan.h"
+#include "symbols/symtab.h"
+#include "types/layout.h"
+#include "types/types.h"
+#include "util/error.h"
+#include "util/le.h"
+#include "util/opts.h"
 
 #define KCORE_PATH "/proc/kcore"
 #define KALLSYMS_PATH "/proc/kallsyms"
+// CONFIG_NR_CPUS is at most 8192 on every architecture kpeek supports.
+#define MAX_CPUS 8192
+
+struct kp_kernel {
+	struct kp_file *file;
+	struct kp_memory *mem;
+	struct kp_source src;
+	const struct kp_arch *arch;
+	struct kp_arch_ctx *arch_ctx;
+	struct kp_vmcoreinfo *vmcoreinfo;	// NULL if the source has none
+	struct kp_symtab *symtab;
+
+	bool has_kaslr_offset;
+	uint64_t kaslr_offset;
+	char *release;
+	char *banner;
+	char symbol_sources[128];
+	char vmcoreinfo_origin[160];		// "dump note", "found in memory at ..."
+	char kaslr_check[192];			// "verified against IDT and CR3 of CPU 0"
+
+	// BTF, loaded on first use by kp_kernel_types().
+	struct kp_types *types;
+	struct kp_error *types_error;		// remembered failure of the first load
+	char *btf_path;				// --btf override
+};
 
 static const struct kp_source_ops *const source_ops[] = {
 	&kp_elf_core_ops,
@@ -55,49 +94,118 @@ static struct kp_error *open_source(struct kp_kernel *k, const char *path,
 			       path, magic);
 }
 
-// x86-64: the kernel image is mapped at __START_KERNEL_map + (physical - phys_base).
-static bool kernel_image_pa(struct kp_kernel *k, uint64_t va, uint64_t *ret)
+// ---------------------------------------------------------------- architecture
+
+static const char *arch_names(void)
 {
-	if (!k->has_phys_base || va < KP_START_KERNEL_MAP ||
-	    va - KP_START_KERNEL_MAP >= KP_KERNEL_IMAGE_SIZE)
-		return false;
-	*ret = va - KP_START_KERNEL_MAP + k->phys_base;
-	return true;
+	static char buf[128];
+	size_t pos = 0;
+	for (size_t i = 0; kp_arches[i] && pos < sizeof(buf); i++)
+		pos += snprintf(buf + pos, sizeof(buf) - pos, "%s%s", i ? ", " : "",
+				kp_arches[i]->name);
+	return buf;
 }
 
-static void read_vmcoreinfo_facts(struct kp_kernel *k)
+// What the file itself says: ELF e_machine, a kdump header's machine, the
+// VMCOREINFO note. NULL with *err NULL when it says nothing.
+static const struct kp_arch *arch_from_source(struct kp_kernel *k, const char *path,
+					      struct kp_error **err)
 {
-	struct kp_vmcoreinfo *vi = k->vmcoreinfo;
-	int64_t num;
-	uint64_t addr;
-
-	if (kp_vmcoreinfo_kerneloffset(vi, &k->kaslr_offset))
-		k->has_kaslr_offset = true;
-	if (kp_vmcoreinfo_number(vi, "phys_base", &num)) {
-		k->phys_base = (uint64_t)num;
-		k->has_phys_base = true;
+	*err = NULL;
+	if (k->src.elf_machine) {
+		const struct kp_arch *a = kp_arch_by_elf_machine(k->src.elf_machine);
+		if (!a)
+			*err = kp_error_create(KP_ERR_UNSUPPORTED,
+					       "%s: ELF core for machine %u (%s) is not supported (kpeek reads %s)",
+					       path, k->src.elf_machine,
+					       kp_elf_machine_name(k->src.elf_machine), arch_names());
+		return a;
 	}
-	if (kp_vmcoreinfo_number(vi, "pgtable_l5_enabled", &num))
-		k->paging_levels = num ? 5 : 4;
-	const char *rel = kp_vmcoreinfo_get(vi, "OSRELEASE");
-	if (rel && !k->release)
-		k->release = strdup(rel);
-	if ((kp_vmcoreinfo_symbol(vi, "init_top_pgt", &addr) ||
-	     kp_vmcoreinfo_symbol(vi, "swapper_pg_dir", &addr)) &&
-	    kernel_image_pa(k, addr, &k->pgd_phys))
-		k->has_pgd = true;
+	if (k->src.machine[0]) {
+		const struct kp_arch *a = kp_arch_by_uts_machine(k->src.machine);
+		if (a)
+			return a;
+		// QEMU 7.2 writes "Unknown" for aarch64: fall through to VMCOREINFO.
+	}
+	if (k->vmcoreinfo)
+		return kp_arch_by_vmcoreinfo(k->vmcoreinfo);
+	return NULL;
 }
 
-// CR4.LA57 (bit 12) of any CPU in the dump's register notes.
-static void levels_from_cpus(struct kp_kernel *k)
+static struct kp_error *choose_arch(struct kp_kernel *k, const char *path,
+				    const struct kp_open_options *opts)
+{
+	struct kp_error *err;
+	const struct kp_arch *a = arch_from_source(k, path, &err);
+	if (err)
+		return err;
+	if (opts->arch) {
+		const struct kp_arch *want = kp_arch_by_name(opts->arch);
+		if (!want)
+			return kp_error_create(KP_ERR_INVALID,
+					       "unknown architecture '%s' (kpeek reads %s)",
+					       opts->arch, arch_names());
+		if (a && a != want)
+			return kp_error_create(KP_ERR_INVALID,
+					       "%s is an %s dump, not %s", path, a->name, want->name);
+		a = want;
+	}
+	if (!a && k->src.machine[0])
+		return kp_error_create(KP_ERR_UNSUPPORTED,
+				       "%s: kdump dump of machine '%s' is not supported (kpeek reads %s)",
+				       path, k->src.machine, arch_names());
+	if (!a)
+		return kp_error_create(KP_ERR_NOT_FOUND,
+				       "%s: cannot tell the architecture (no ELF header, kdump machine or VMCOREINFO says it): pass --arch (%s)",
+				       path, arch_names());
+	k->arch = a;
+	return NULL;
+}
+
+// A physical-only source with no VMCOREINFO and no architecture in its
+// header (LiME, raw): the first vmcoreinfo page in RAM says which kernel.
+// Without one, and without CPU notes, nothing can locate the kernel.
+static struct kp_error *arch_from_memory(struct kp_kernel *k, const char *path)
+{
+	uint64_t pa = 0;
+	char *text;
+	size_t len;
+	struct kp_vmcoreinfo *vi;
+	struct kp_error *err = kp_locate_vmcoreinfo_page(k->mem, &pa, &text, &len);
+	if (err) {
+		if (kp_error_code(err) != KP_ERR_NOT_FOUND || k->src.ncpus)
+			return err;
+		struct kp_error *why = kp_error_create(KP_ERR_NOT_FOUND,
+			"%s: no VMCOREINFO note, %s, and no CPU registers in the dump: cannot locate the kernel without VMCOREINFO",
+			path, kp_error_message(err));
+		kp_error_destroy(err);
+		return why;
+	}
+	if (kp_ok(kp_vmcoreinfo_parse(text, len, &vi))) {
+		k->arch = kp_arch_by_vmcoreinfo(vi);
+		kp_vmcoreinfo_destroy(vi);
+	}
+	free(text);
+	return NULL;
+}
+
+// Every CPU note must be one the architecture can read: a truncated note
+// is a damaged dump, said at open rather than when a command needs it.
+static struct kp_error *check_cpu_notes(struct kp_kernel *k, const char *path)
 {
 	for (size_t i = 0; i < k->src.ncpus; i++) {
-		if (k->src.cpus[i].has_control && (k->src.cpus[i].cr0 & 1)) {
-			k->paging_levels = (k->src.cpus[i].cr4 & (1 << 12)) ? 5 : 4;
-			return;
-		}
+		const struct kp_cpu_notes *n = &k->src.cpus[i];
+		struct kp_regs regs;
+		if (n->prstatus && !k->arch->prstatus_regs(n->prstatus, n->prstatus_len, &regs))
+			return kp_error_create(KP_ERR_FORMAT,
+					       "%s: CORE NT_PRSTATUS note at offset 0x%" PRIx64
+					       " has %zu bytes, too short for %s",
+					       path, n->prstatus_at, n->prstatus_len, k->arch->name);
 	}
+	return NULL;
 }
+
+// ---------------------------------------------------------------- symbols
 
 static void add_source_name(struct kp_kernel *k, const char *name)
 {
@@ -121,21 +229,6 @@ static struct kp_error *load_text_symbols(struct kp_kernel *k, const char *path,
 	return err;
 }
 
-static bool vmcoreinfo_tables(struct kp_kernel *k, struct kp_kallsyms_tables *t)
-{
-	struct kp_vmcoreinfo *vi = k->vmcoreinfo;
-	memset(t, 0, sizeof(*t));
-	if (!vi || !kp_vmcoreinfo_symbol(vi, "kallsyms_names", &t->names) ||
-	    !kp_vmcoreinfo_symbol(vi, "kallsyms_num_syms", &t->num_syms) ||
-	    !kp_vmcoreinfo_symbol(vi, "kallsyms_token_table", &t->token_table) ||
-	    !kp_vmcoreinfo_symbol(vi, "kallsyms_token_index", &t->token_index))
-		return false;
-	if (kp_vmcoreinfo_symbol(vi, "kallsyms_offsets", &t->offsets) &&
-	    kp_vmcoreinfo_symbol(vi, "kallsyms_relative_base", &t->relative_base))
-		return true;
-	return kp_vmcoreinfo_symbol(vi, "kallsyms_addresses", &t->addresses);
-}
-
 static void add_vmcoreinfo_symbols(struct kp_kernel *k)
 {
 	const char *key, *value;
@@ -147,9 +240,7 @@ static void add_vmcoreinfo_symbols(struct kp_kernel *k)
 		uint64_t addr = strtoull(value, &end, 16);
 		if (*end || end == value)
 			continue;
-		struct kp_error *err = kp_symtab_add(k->symtab, key + 7, klen - 8, addr, '?', NULL);
-		if (err)
-			kp_error_destroy(err);
+		kp_error_destroy(kp_symtab_add(k->symtab, key + 7, klen - 8, addr, '?', NULL));
 	}
 }
 
@@ -160,12 +251,9 @@ static uint64_t system_map_bias(struct kp_kernel *k)
 	if (k->has_kaslr_offset)
 		return k->kaslr_offset;
 	struct kp_symbol sym;
-	struct kp_error *err = kp_symtab_by_name(k->symtab, "_text", &sym);
-	if (err) {
-		kp_error_destroy(err);
+	if (!kp_symtab_find(k->symtab, "_text", &sym))
 		return 0;
-	}
-	return sym.address - KP_DEFAULT_KERNEL_START;
+	return sym.address - k->arch->link_text;
 }
 
 static struct kp_error *load_symbols(struct kp_kernel *k, const struct kp_open_options *opts)
@@ -181,15 +269,12 @@ static struct kp_error *load_symbols(struct kp_kernel *k, const struct kp_open_o
 	} else if (k->src.live) {
 		// /proc/kallsyms also lists module symbols; the in-memory tables
 		// below are the fallback when kptr_restrict hides its addresses.
-		err = load_text_symbols(k, KALLSYMS_PATH, 0, KALLSYMS_PATH);
-		if (!err)
+		if (kp_ok(load_text_symbols(k, KALLSYMS_PATH, 0, KALLSYMS_PATH)))
 			have_full = true;
-		else
-			kp_error_destroy(err);
 	}
 
 	struct kp_kallsyms_tables t;
-	if (!have_full && vmcoreinfo_tables(k, &t)) {
+	if (!have_full && kp_kallsyms_tables_from_vmcoreinfo(k->vmcoreinfo, &t)) {
 		err = kp_kallsyms_read_memory(k->mem, &t, k->symtab);
 		if (err)
 			return kp_error_prefix(err, "kallsyms tables in memory");
@@ -203,8 +288,8 @@ static struct kp_error *load_symbols(struct kp_kernel *k, const struct kp_open_o
 		err = kp_read_whole_file(opts->system_map, &text, &len);
 		if (err)
 			return err;
-		err = kp_kallsyms_parse_text(text, len, system_map_bias(k),
-					     opts->system_map, k->symtab);
+		err = kp_kallsyms_parse_text(text, len, system_map_bias(k), opts->system_map,
+					     k->symtab);
 		free(text);
 		if (err)
 			return err;
@@ -218,30 +303,13 @@ static struct kp_error *load_symbols(struct kp_kernel *k, const struct kp_open_o
 	return kp_symtab_finalize(k->symtab);
 }
 
-static bool read_symbol_u64(struct kp_kernel *k, const char *name, uint64_t *ret)
-{
-	struct kp_symbol sym;
-	struct kp_error *err = kp_symtab_by_name(k->symtab, name, &sym);
-	if (!err)
-		err = kp_memory_read(k->mem, KP_VIRT, sym.address, ret, sizeof(*ret));
-	if (err) {
-		kp_error_destroy(err);
-		return false;
-	}
-	return true;
-}
-
 static void read_banner(struct kp_kernel *k)
 {
 	struct kp_symbol sym;
 	char buf[512];
-	struct kp_error *err = kp_symtab_by_name(k->symtab, "linux_banner", &sym);
-	if (!err)
-		err = kp_read_cstr(k, sym.address, buf, sizeof(buf));
-	if (err) {
-		kp_error_destroy(err);
+	if (!kp_symtab_find(k->symtab, "linux_banner", &sym) ||
+	    !kp_memory_read_cstr(k->mem, KP_VIRT, sym.address, buf, sizeof(buf)))
 		return;
-	}
 	buf[strcspn(buf, "\n")] = '\0';
 	k->banner = strdup(buf);
 	// "Linux version 6.1.0-57-amd64 (debian-kernel@...) ..."
@@ -251,19 +319,7 @@ static void read_banner(struct kp_kernel *k)
 	}
 }
 
-static struct kp_error *setup_page_tables(struct kp_kernel *k)
-{
-	if (!k->has_pgd || !kp_memory_has_segments(k->mem, KP_PHYS))
-		return NULL;
-	if (!k->paging_levels)
-		k->paging_levels = 4;
-	struct kp_error *err = kp_pgtable_create(k->mem, k->pgd_phys, k->paging_levels,
-						 &k->pgtable);
-	if (err)
-		return err;
-	kp_memory_set_translator(k->mem, kp_pgtable_translate, k->pgtable);
-	return NULL;
-}
+// ---------------------------------------------------------------- open
 
 static struct kp_error *kernel_open(struct kp_kernel *k, const struct kp_open_options *opts)
 {
@@ -271,62 +327,74 @@ static struct kp_error *kernel_open(struct kp_kernel *k, const struct kp_open_op
 	struct kp_error *err = kp_memory_create(&k->mem);
 	if (err)
 		return err;
-	err = kp_symtab_create(&k->symtab);
-	if (err)
+	if ((err = kp_symtab_create(&k->symtab)))
 		return err;
-	err = open_source(k, path, opts);
-	if (err)
+	if ((err = open_source(k, path, opts)))
 		return err;
-	if (k->src.has_phys_base) {
-		k->phys_base = k->src.phys_base;
-		k->has_phys_base = true;
-	}
 	if (k->src.vmcoreinfo) {
 		snprintf(k->vmcoreinfo_origin, sizeof(k->vmcoreinfo_origin), "%s",
 			 k->src.live ? "kcore note" : "dump note");
-	} else if (!kp_memory_has_segments(k->mem, KP_VIRT)) {
+		if ((err = kp_vmcoreinfo_parse(k->src.vmcoreinfo, k->src.vmcoreinfo_size,
+					       &k->vmcoreinfo)))
+			return kp_error_prefix(err, "%s: VMCOREINFO", path);
+	}
+	bool locate = !k->vmcoreinfo && !kp_memory_has_segments(k->mem, KP_VIRT);
+	if ((err = choose_arch(k, path, opts))) {
+		if (!locate || kp_error_code(err) != KP_ERR_NOT_FOUND)
+			return err;
+		struct kp_error *why = arch_from_memory(k, path);
+		if (why) {
+			kp_error_destroy(err);
+			return why;
+		}
+		if (!k->arch)
+			return err;
+		kp_error_destroy(err);
+	}
+	if ((err = check_cpu_notes(k, path)))
+		return err;
+	if (locate) {
 		struct kp_locate_result loc;
-		err = kp_locate_kernel(k->mem, &k->src, opts, &loc);
+		err = kp_locate_kernel(k->mem, &k->src, k->arch, opts, &loc);
 		if (err)
 			return kp_error_prefix(err, "%s", path);
 		k->src.vmcoreinfo = loc.vmcoreinfo;
 		k->src.vmcoreinfo_size = loc.vmcoreinfo_size;
 		snprintf(k->vmcoreinfo_origin, sizeof(k->vmcoreinfo_origin), "%s", loc.origin);
 		snprintf(k->kaslr_check, sizeof(k->kaslr_check), "%s", loc.verified);
-	}
-	if (k->src.vmcoreinfo) {
-		err = kp_vmcoreinfo_parse(k->src.vmcoreinfo, k->src.vmcoreinfo_size,
-					  &k->vmcoreinfo);
-		if (err)
+		if ((err = kp_vmcoreinfo_parse(k->src.vmcoreinfo, k->src.vmcoreinfo_size,
+					       &k->vmcoreinfo)))
 			return kp_error_prefix(err, "%s: VMCOREINFO", path);
-		read_vmcoreinfo_facts(k);
 	}
-	if (!k->paging_levels)
-		levels_from_cpus(k);
-	err = setup_page_tables(k);
-	if (err)
+	if (k->vmcoreinfo) {
+		if (kp_vmcoreinfo_kerneloffset(k->vmcoreinfo, &k->kaslr_offset))
+			k->has_kaslr_offset = true;
+		const char *rel = kp_vmcoreinfo_get(k->vmcoreinfo, "OSRELEASE");
+		if (rel)
+			k->release = strdup(rel);
+	}
+	struct kp_arch_input in = { .mem = k->mem, .src = &k->src, .vmcoreinfo = k->vmcoreinfo };
+	if ((err = k->arch->create(&in, &k->arch_ctx)))
 		return err;
-	err = load_symbols(k, opts);
-	if (err)
+	if ((err = load_symbols(k, opts)))
 		return err;
-	if (read_symbol_u64(k, "page_offset_base", &k->page_offset_base))
-		k->has_page_offset_base = true;
+	k->arch->symbols_loaded(k->arch_ctx, k->symtab);
 	read_banner(k);
-	if (opts->btf) {
-		k->btf_path = strdup(opts->btf);
-		if (!k->btf_path)
-			return &kp_enomem;
-	}
+	if (opts->btf && !(k->btf_path = strdup(opts->btf)))
+		return &kp_enomem;
 	return NULL;
 }
 
-struct kp_error *kp_kernel_open(const struct kp_open_options *opts, struct kp_kernel **ret)
+struct kp_error *kp_kernel_open(const struct kp_open_options *user_opts, struct kp_kernel **ret)
 {
-	static const struct kp_open_options defaults;
+	struct kp_open_options opts;
+	struct kp_error *err = kp_opts_copy(user_opts, &opts, sizeof(opts), "kp_open_options");
+	if (err)
+		return err;
 	struct kp_kernel *k = calloc(1, sizeof(*k));
 	if (!k)
 		return &kp_enomem;
-	struct kp_error *err = kernel_open(k, opts ? opts : &defaults);
+	err = kernel_open(k, &opts);
 	if (err) {
 		kp_kernel_destroy(k);
 		return err;
@@ -335,17 +403,43 @@ struct kp_error *kp_kernel_open(const struct kp_open_options *opts, struct kp_ke
 	return NULL;
 }
 
+struct kp_error *kp_kernel_from_parts(struct kp_memory *mem, struct kp_symtab *st,
+				      const struct kp_arch *arch, const char *btf_path,
+				      struct kp_kernel **ret)
+{
+	struct kp_kernel *k = calloc(1, sizeof(*k));
+	if (!k) {
+		kp_memory_destroy(mem);
+		kp_symtab_destroy(st);
+		return &kp_enomem;
+	}
+	k->mem = mem;
+	k->symtab = st;
+	k->arch = arch;
+	k->src.kind = "synthetic";
+	struct kp_arch_input in = { .mem = mem, .src = &k->src };
+	struct kp_error *err = arch->create(&in, &k->arch_ctx);
+	if (!err && btf_path && !(k->btf_path = strdup(btf_path)))
+		err = &kp_enomem;
+	if (err) {
+		kp_kernel_destroy(k);
+		return err;
+	}
+	arch->symbols_loaded(k->arch_ctx, st);
+	*ret = k;
+	return NULL;
+}
+
 void kp_kernel_destroy(struct kp_kernel *k)
 {
 	if (!k)
 		return;
-	kp_btf_types_destroy(k->types);
-	btf__free(k->btf);
-	kp_error_destroy(k->btf_error);
-	free(k->btf_source);
+	kp_types_destroy(k->types);
+	kp_error_destroy(k->types_error);
 	free(k->btf_path);
 	kp_symtab_destroy(k->symtab);
-	kp_pgtable_destroy(k->pgtable);
+	if (k->arch && k->arch_ctx)
+		k->arch->destroy(k->arch_ctx);
 	kp_vmcoreinfo_destroy(k->vmcoreinfo);
 	kp_memory_destroy(k->mem);
 	kp_source_deinit(&k->src);
@@ -355,36 +449,152 @@ void kp_kernel_destroy(struct kp_kernel *k)
 	free(k);
 }
 
+// ---------------------------------------------------------------- accessors
+
+struct kp_memory *kp_kernel_memory(struct kp_kernel *k)
+{
+	return k->mem;
+}
+
+const struct kp_source *kp_kernel_source(struct kp_kernel *k)
+{
+	return &k->src;
+}
+
+const struct kp_arch *kp_kernel_arch(struct kp_kernel *k)
+{
+	return k->arch;
+}
+
+struct kp_arch_ctx *kp_kernel_arch_ctx(struct kp_kernel *k)
+{
+	return k->arch_ctx;
+}
+
+struct kp_symtab *kp_kernel_symtab(struct kp_kernel *k)
+{
+	return k->symtab;
+}
+
+const struct kp_vmcoreinfo *kp_kernel_vmcoreinfo(struct kp_kernel *k)
+{
+	return k->vmcoreinfo;
+}
+
+bool kp_kernel_kaslr_offset(struct kp_kernel *k, uint64_t *ret)
+{
+	if (k->has_kaslr_offset)
+		*ret = k->kaslr_offset;
+	return k->has_kaslr_offset;
+}
+
+uint64_t kp_kernel_page_size(struct kp_kernel *k)
+{
+	return k->arch->page_size(k->arch_ctx);
+}
+
+bool kp_kernel_is_kernel_address(struct kp_kernel *k, uint64_t address)
+{
+	return k->arch->kernel_address(k->arch_ctx, address);
+}
+
+struct kp_error *kp_kernel_types(struct kp_kernel *k, struct kp_types **ret)
+{
+	if (!k->types && !k->types_error) {
+		struct kp_error *err = kp_btf_source_load(k->mem, k->symtab, k->src.live,
+							  k->btf_path, &k->types);
+		if (err == &kp_enomem)
+			return err;	// not remembered: may succeed later
+		k->types_error = err;
+	}
+	if (k->types_error)
+		return kp_error_copy(k->types_error);
+	*ret = k->types;
+	return NULL;
+}
+
+size_t kp_kernel_read_partial(struct kp_kernel *k, uint64_t address, void *buf, size_t size,
+			      bool stop_at_nul)
+{
+	return kp_memory_read_partial(k->mem, KP_VIRT, address, buf, size, stop_at_nul);
+}
+
+struct kp_error *kp_kernel_check_cpu(struct kp_kernel *k, uint64_t cpu)
+{
+	// nr_cpu_ids bounds the per-CPU offsets array; a CPU below it may still
+	// be impossible (a hole in cpu_possible_mask), its area never set up.
+	struct kp_symbol sym;
+	uint32_t nr = MAX_CPUS;
+	if (kp_symtab_find(k->symtab, "nr_cpu_ids", &sym)) {
+		uint32_t v;
+		if (kp_ok(kp_memory_read(k->mem, KP_VIRT, sym.address, &v, sizeof(v))) && v &&
+		    v <= MAX_CPUS)
+			nr = v;
+	}
+	if (cpu >= nr)
+		return kp_error_create(KP_ERR_INVALID, "CPU %" PRIu64 " does not exist (nr_cpu_ids is %u)",
+				       cpu, nr);
+	uint64_t word;
+	if (kp_symtab_find(k->symtab, "__cpu_possible_mask", &sym) &&
+	    kp_ok(kp_memory_read_u64(k->mem, KP_VIRT, sym.address + cpu / 64 * 8, &word)) &&
+	    !(word >> (cpu % 64) & 1))
+		return kp_error_create(KP_ERR_INVALID,
+				       "CPU %" PRIu64 " is not a possible CPU (not in __cpu_possible_mask)",
+				       cpu);
+	return NULL;
+}
+
+// ---------------------------------------------------------------- public API
+
+const char *kp_version(void)
+{
+	return KPEEK_VERSION_STRING;
+}
+
 void kp_kernel_get_info(struct kp_kernel *k, struct kp_kernel_info *ret)
 {
-	memset(ret, 0, sizeof(*ret));
-	ret->path = k->file->path;
-	ret->source_kind = k->src.kind;
-	ret->live = k->src.live;
-	ret->release = k->release;
-	ret->banner = k->banner;
-	ret->has_vmcoreinfo = k->vmcoreinfo != NULL;
-	ret->vmcoreinfo_source = k->vmcoreinfo ? k->vmcoreinfo_origin : NULL;
-	ret->has_kaslr_offset = k->has_kaslr_offset;
-	ret->kaslr_check = k->kaslr_check[0] ? k->kaslr_check : NULL;
-	ret->kaslr_offset = k->kaslr_offset;
-	ret->has_phys_base = k->has_phys_base;
-	ret->phys_base = k->phys_base;
-	ret->paging_levels = k->paging_levels;
-	ret->has_page_offset_base = k->has_page_offset_base;
-	ret->page_offset_base = k->page_offset_base;
-	ret->has_pgd = k->has_pgd;
-	ret->pgd_phys = k->pgd_phys;
-	ret->ncpus = (int)k->src.ncpus;
-	ret->symbol_sources = k->symbol_sources;
-	ret->num_symbols = kp_symtab_count(k->symtab);
-	ret->btf_source = k->btf_source;
-	ret->btf_types = k->btf ? btf__type_cnt(k->btf) - 1 : 0;
+	struct kp_kernel_info info = {
+		.sz = sizeof(info),
+		.path = k->file ? k->file->path : "(synthetic)",
+		.source_kind = k->src.kind,
+		.live = k->src.live,
+		.arch = k->arch->name,
+		.page_size = kp_kernel_page_size(k),
+		.release = k->release,
+		.banner = k->banner,
+		.has_vmcoreinfo = k->vmcoreinfo != NULL,
+		.vmcoreinfo_source = k->vmcoreinfo ? k->vmcoreinfo_origin : NULL,
+		.has_kaslr_offset = k->has_kaslr_offset,
+		.kaslr_offset = k->kaslr_offset,
+		.kaslr_check = k->kaslr_check[0] ? k->kaslr_check : NULL,
+		.ncpus = (int)k->src.ncpus,
+		.symbol_sources = k->symbol_sources,
+		.num_symbols = kp_symtab_count(k->symtab),
+		.btf_source = k->types ? kp_types_source(k->types) : NULL,
+		.btf_types = k->types ? kp_types_count(k->types) : 0,
+	};
+	kp_out_copy(ret, &info, sizeof(info));
+}
+
+bool kp_kernel_arch_fact(struct kp_kernel *k, size_t i, struct kp_fact *ret)
+{
+	const struct kp_fact *facts;
+	size_t n = k->arch->facts(k->arch_ctx, &facts);
+	if (i >= n)
+		return false;
+	*ret = facts[i];
+	return true;
 }
 
 size_t kp_kernel_ranges(struct kp_kernel *k, enum kp_space space, const struct kp_range **ret)
 {
 	return kp_memory_ranges(k->mem, space, ret);
+}
+
+struct kp_error *kp_kernel_load_btf(struct kp_kernel *kernel)
+{
+	struct kp_types *types = NULL;
+	return kp_kernel_types(kernel, &types);
 }
 
 struct kp_error *kp_read(struct kp_kernel *k, enum kp_space space, uint64_t address,
@@ -397,11 +607,11 @@ struct kp_error *kp_read(struct kp_kernel *k, enum kp_space space, uint64_t addr
 	struct kp_error *kp_read_u##bits(struct kp_kernel *k, uint64_t address,    \
 					 uint##bits##_t *ret)                      \
 	{                                                                          \
-		uint##bits##_t v;                                                  \
+		uint8_t b[bits / 8];                                               \
 		struct kp_error *err = kp_memory_read(k->mem, KP_VIRT, address,    \
-						      &v, sizeof(v));              \
+						      b, sizeof(b));               \
 		if (!err)                                                          \
-			*ret = v;                                                  \
+			*ret = (uint##bits##_t)kp_le(b, sizeof(b));                \
 		return err;                                                        \
 	}
 DEFINE_READ(8)
@@ -413,33 +623,27 @@ struct kp_error *kp_read_cstr(struct kp_kernel *k, uint64_t address, char *buf, 
 {
 	if (!size)
 		return kp_error_create(KP_ERR_INVALID, "kp_read_cstr: empty buffer");
-	size_t have = 0;
-	// Read up to page boundaries so a short string at the end of a mapping
-	// does not fault on bytes past its NUL.
-	while (have < size - 1) {
-		uint64_t addr = address + have;
-		size_t chunk = 4096 - (addr & 4095);
-		if (chunk > size - 1 - have)
-			chunk = size - 1 - have;
-		struct kp_error *err = kp_memory_read(k->mem, KP_VIRT, addr, buf + have, chunk);
+	size_t got = kp_memory_read_partial(k->mem, KP_VIRT, address, buf, size - 1, true);
+	if (got < size - 1 && (!got || buf[got - 1] != '\0')) {
+		// Read again where it stopped, for the error that says why.
+		char c;
+		struct kp_error *err = kp_memory_read(k->mem, KP_VIRT, address + got, &c, 1);
 		if (err)
 			return err;
-		void *nul = memchr(buf + have, '\0', chunk);
-		if (nul)
-			return NULL;
-		have += chunk;
 	}
-	buf[size - 1] = '\0';
+	buf[got < size ? got : size - 1] = '\0';
 	return NULL;
 }
 
 struct kp_error *kp_vtop(struct kp_kernel *k, uint64_t vaddr, struct kp_vtop *ret)
 {
-	if (k->pgtable)
-		return kp_pgtable_walk(k->pgtable, vaddr, ret);
-	return kp_error_create(KP_ERR_UNSUPPORTED,
-			       "cannot translate 0x%" PRIx64 ": no page tables (the source has no physical memory or no VMCOREINFO with swapper_pg_dir)",
-			       vaddr);
+	KP_INIT(kp_vtop, v);
+	struct kp_error *err = k->arch->vtop(k->arch_ctx, vaddr, &v);
+	if (err)
+		return err;
+	if (!kp_out_copy(ret, &v, sizeof(v)))
+		return kp_error_create(KP_ERR_INVALID, "struct kp_vtop: sz not set (use KP_INIT)");
+	return NULL;
 }
 
 struct kp_error *kp_symbol_by_name(struct kp_kernel *k, const char *name, struct kp_symbol *ret)
@@ -447,20 +651,25 @@ struct kp_error *kp_symbol_by_name(struct kp_kernel *k, const char *name, struct
 	return kp_symtab_by_name(k->symtab, name, ret);
 }
 
+bool kp_symbol_find(struct kp_kernel *k, const char *name, struct kp_symbol *ret)
+{
+	return kp_symtab_find(k->symtab, name, ret);
+}
+
 struct kp_error *kp_symbol_by_address(struct kp_kernel *k, uint64_t address,
 				      struct kp_symbol *ret)
 {
-	return kp_symtab_by_address(k->symtab, address, ret);
+	struct kp_error *err = kp_symtab_by_address(k->symtab, address, ret);
+	if (err == &kp_not_found)
+		return kp_error_create(KP_ERR_NOT_FOUND, "no symbol at 0x%" PRIx64, address);
+	return err;
 }
 
 bool kp_symbolize(struct kp_kernel *k, uint64_t address, char *buf, size_t size)
 {
 	struct kp_symbol sym;
-	struct kp_error *err = kp_symtab_by_address(k->symtab, address, &sym);
-	if (err) {
-		kp_error_destroy(err);
+	if (!kp_ok(kp_symtab_by_address(k->symtab, address, &sym)))
 		return false;
-	}
 	int n;
 	if (sym.size)
 		n = snprintf(buf, size, "%s+0x%" PRIx64 "/0x%" PRIx64, sym.name,

@@ -1,57 +1,51 @@
-// The kernel handle: one memory source with its address translation, symbols
-// and (lazily) BTF. Library-internal; the public API is in kpeek.h.
-#ifndef KP_KERNEL_H
-#define KP_KERNEL_H
+// The kernel handle inside the library: one memory source with its
+// architecture, address translation, symbols and (loaded on first use)
+// types. struct kp_kernel is defined in kernel.c only; the rest of the
+// library reaches its parts through these accessors and the public API.
+#ifndef KP_CORE_KERNEL_H
+#define KP_CORE_KERNEL_H
 
 #include <kpeek/kpeek.h>
-#include "io/file.h"
-#include "io/memory.h"
-#include "format/source.h"
-#include "symbols/symtab.h"
-#include "format/vmcoreinfo.h"
 
-struct btf;
-struct kp_pgtable;
-struct kp_btf_types;
+struct kp_arch;
+struct kp_arch_ctx;
+struct kp_memory;
+struct kp_source;
+struct kp_symtab;
+struct kp_types;
+struct kp_vmcoreinfo;
 
-// x86-64 layout facts (arch/x86/include/asm/page_64_types.h).
-#define KP_START_KERNEL_MAP 0xffffffff80000000ULL	// __START_KERNEL_map
-#define KP_KERNEL_IMAGE_SIZE (1ULL << 30)		// KERNEL_IMAGE_SIZE with KASLR
-#define KP_DEFAULT_KERNEL_START 0xffffffff81000000ULL	// _text without KASLR
+struct kp_memory *kp_kernel_memory(struct kp_kernel *kernel);
+const struct kp_source *kp_kernel_source(struct kp_kernel *kernel);
+const struct kp_arch *kp_kernel_arch(struct kp_kernel *kernel);
+struct kp_arch_ctx *kp_kernel_arch_ctx(struct kp_kernel *kernel);
+struct kp_symtab *kp_kernel_symtab(struct kp_kernel *kernel);
+// NULL if the source has none (and none was found or reconstructed).
+const struct kp_vmcoreinfo *kp_kernel_vmcoreinfo(struct kp_kernel *kernel);
+// The kernel's types, loading its BTF on first use (--btf file,
+// /sys/kernel/btf/vmlinux live, or the .BTF section read from memory). A
+// failed load is remembered: every later call returns a copy of its error.
+struct kp_error *kp_kernel_types(struct kp_kernel *kernel, struct kp_types **ret);
+// KERNELOFFSET (KASLR); false if unknown.
+bool kp_kernel_kaslr_offset(struct kp_kernel *kernel, uint64_t *ret);
+uint64_t kp_kernel_page_size(struct kp_kernel *kernel);
+// Addresses in the kernel's half of the address space (worth symbolizing).
+bool kp_kernel_is_kernel_address(struct kp_kernel *kernel, uint64_t address);
+// Up to size bytes from the virtual address, stopping at the first byte
+// that cannot be read (or after a NUL if stop_at_nul); returns the count.
+size_t kp_kernel_read_partial(struct kp_kernel *kernel, uint64_t address, void *buf,
+			      size_t size, bool stop_at_nul);
+// NULL if cpu is a possible CPU of the kernel (below nr_cpu_ids and set in
+// __cpu_possible_mask where those can be read), else KP_ERR_INVALID saying
+// which CPUs exist.
+struct kp_error *kp_kernel_check_cpu(struct kp_kernel *kernel, uint64_t cpu);
 
-struct kp_kernel {
-	struct kp_file *file;
-	struct kp_memory *mem;
-	struct kp_source src;
-	struct kp_vmcoreinfo *vmcoreinfo;	// NULL if the source has none
-	struct kp_pgtable *pgtable;		// NULL when virtual segments suffice (kcore)
-	struct kp_symtab *symtab;
-
-	bool has_kaslr_offset;
-	uint64_t kaslr_offset;
-	bool has_phys_base;
-	uint64_t phys_base;
-	int paging_levels;
-	bool has_page_offset_base;
-	uint64_t page_offset_base;
-	bool has_pgd;
-	uint64_t pgd_phys;
-	char *release;
-	char *banner;
-	char symbol_sources[128];
-	char vmcoreinfo_origin[160];		// "dump note", "found in memory at ..."
-	char kaslr_check[192];			// locate.c: "verified against IDT and CR3 of CPU 0"
-
-	// BTF, loaded on first use by kp_kernel_btf().
-	struct btf *btf;
-	char *btf_source;
-	struct kp_error *btf_error;		// remembered failure of the first load
-	struct kp_btf_types *types;		// btf.c's caches (resolver, synthesized types)
-	char *btf_path;				// --btf override
-};
-
-// BTF of the kernel, loading it on first use (btf.c).
-struct kp_error *kp_kernel_btf(struct kp_kernel *kernel, struct btf **ret);
-void kp_btf_types_destroy(struct kp_btf_types *types);
+// A kernel handle over parts a caller built (unit tests, fuzzers): it takes
+// mem and st (destroyed with the handle, also on failure), uses arch with
+// no VMCOREINFO and no CPU notes, and BTF from btf_path (NULL: from the
+// __start_BTF/__stop_BTF symbols in mem).
+struct kp_error *kp_kernel_from_parts(struct kp_memory *mem, struct kp_symtab *st,
+				      const struct kp_arch *arch, const char *btf_path,
+				      struct kp_kernel **ret);
 
 #endif

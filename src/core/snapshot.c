@@ -19,27 +19,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "arch/arch.h"
 #include "core/kernel.h"
+#include "format/source.h"
+#include "io/memory.h"
+#include "util/error.h"
+#include "util/opts.h"
 
-#define PAGE 4096ULL
+#define PAGE 4096ULL	// file alignment of the loads (every page size is a multiple)
 #define CHUNK (4U << 20)	// bytes read from the source at a time
-#define NT_QEMU_STATE 0		// "QEMU" notes have type 0 (QEMU target/i386/arch_dump.c)
-
-// x86-64 struct elf_prstatus (include/uapi/linux/elfcore.h, unchanged since 2.6):
-// 336 bytes, pr_reg (struct user_regs_struct, 27 u64) at 112.
-#define PRSTATUS_SIZE 336
-#define PRSTATUS_REG_OFFSET 112
-enum { REG_RIP = 16, REG_CS = 17, REG_RSP = 19, REG_GS_BASE = 22 };
-// QEMUCPUState version 1 with kernel_gs_base (QEMU >= 5.0): 16 GPRs from 8
-// (rsp is the 7th), rip 136, segments from 152 (24 bytes each: cs ds es fs gs ss
-// ldt tr gdt idt; limit at +4, base at +16), cr[5] at 392, kernel_gs_base 432.
-#define QEMU_STATE_SIZE 440
-#define QEMU_RSP_OFFSET (8 + 6 * 8)
-#define QEMU_RIP_OFFSET 136
-#define QEMU_SEG_OFFSET(i) (152 + 24 * (i))
-enum { QSEG_CS = 0, QSEG_GS = 4, QSEG_GDT = 8, QSEG_IDT = 9 };
-#define QEMU_CR_OFFSET 392
-#define QEMU_KERNEL_GS_BASE_OFFSET 432
+#define NT_QEMU_STATE 0		// "QEMU" notes have type 0 (QEMU dump/dump.c)
 
 struct out {
 	int fd;
@@ -98,53 +87,20 @@ static bool note_add(struct notes *nb, const char *name, uint32_t type, const vo
 	return true;
 }
 
-static void put_u64(uint8_t *p, uint64_t v)
-{
-	memcpy(p, &v, 8);
-}
-
-static void put_u32(uint8_t *p, uint32_t v)
-{
-	memcpy(p, &v, 4);
-}
-
-// The notes the source had: VMCOREINFO text and the CPU state kpeek keeps
-// (the registers it uses; the others are written as 0).
+// The notes the source had, as it had them: VMCOREINFO text and every
+// CPU's PRSTATUS and QEMU state notes (their layouts are the
+// architecture's; the bytes are copied whole).
 static struct kp_error *build_notes(const struct kp_source *src, struct notes *nb)
 {
 	if (src->vmcoreinfo &&
 	    !note_add(nb, "VMCOREINFO", 0, src->vmcoreinfo, src->vmcoreinfo_size))
 		return &kp_enomem;
 	for (size_t i = 0; i < src->ncpus; i++) {
-		const struct kp_cpu_state *c = &src->cpus[i];
-		if (c->has_prstatus) {
-			uint8_t d[PRSTATUS_SIZE] = {0};
-			uint8_t *reg = d + PRSTATUS_REG_OFFSET;
-			put_u64(reg + 8 * REG_RIP, c->rip);
-			put_u64(reg + 8 * REG_CS, c->cs);
-			put_u64(reg + 8 * REG_RSP, c->rsp);
-			put_u64(reg + 8 * REG_GS_BASE, c->gs_base);
-			if (!note_add(nb, "CORE", NT_PRSTATUS, d, sizeof(d)))
-				return &kp_enomem;
-		}
-		if (c->has_control) {
-			uint8_t d[QEMU_STATE_SIZE] = {0};
-			put_u32(d, 1);
-			put_u32(d + 4, QEMU_STATE_SIZE);
-			put_u64(d + QEMU_RSP_OFFSET, c->rsp);
-			put_u64(d + QEMU_RIP_OFFSET, c->rip);
-			put_u32(d + QEMU_SEG_OFFSET(QSEG_CS), (uint32_t)c->cs);
-			put_u64(d + QEMU_SEG_OFFSET(QSEG_GS) + 16, c->gs_base);
-			put_u64(d + QEMU_SEG_OFFSET(QSEG_GDT) + 16, c->gdt_base);
-			put_u32(d + QEMU_SEG_OFFSET(QSEG_IDT) + 4, (uint32_t)c->idt_limit);
-			put_u64(d + QEMU_SEG_OFFSET(QSEG_IDT) + 16, c->idt_base);
-			put_u64(d + QEMU_CR_OFFSET, c->cr0);
-			put_u64(d + QEMU_CR_OFFSET + 3 * 8, c->cr3);
-			put_u64(d + QEMU_CR_OFFSET + 4 * 8, c->cr4);
-			put_u64(d + QEMU_KERNEL_GS_BASE_OFFSET, c->kernel_gs_base);
-			if (!note_add(nb, "QEMU", NT_QEMU_STATE, d, sizeof(d)))
-				return &kp_enomem;
-		}
+		const struct kp_cpu_notes *c = &src->cpus[i];
+		if (c->prstatus && !note_add(nb, "CORE", NT_PRSTATUS, c->prstatus, c->prstatus_len))
+			return &kp_enomem;
+		if (c->qemu && !note_add(nb, "QEMU", NT_QEMU_STATE, c->qemu, c->qemu_len))
+			return &kp_enomem;
 	}
 	return NULL;
 }
@@ -260,13 +216,19 @@ static struct kp_error *write_elf(struct kp_kernel *k, struct out *out,
 				  struct kp_snapshot_stats *ret)
 {
 	const struct kp_range *ranges;
-	size_t n = kp_memory_ranges(k->mem, KP_PHYS, &ranges);
-	if (n == 0)
+	struct kp_memory *mem = kp_kernel_memory(k);
+	const struct kp_arch *arch = kp_kernel_arch(k);
+	const struct kp_arch_ctx *ctx = kp_kernel_arch_ctx(k);
+	size_t n = kp_memory_ranges(mem, KP_PHYS, &ranges);
+	if (n == 0) {
+		KP_INIT(kp_kernel_info, info);
+		kp_kernel_get_info(k, &info);
 		return kp_error_create(KP_ERR_UNSUPPORTED,
 				       "%s: cannot snapshot: the source has no physical memory",
-				       k->file->path);
+				       info.path);
+	}
 	struct notes nb = {0};
-	struct kp_error *err = build_notes(&k->src, &nb);
+	struct kp_error *err = build_notes(kp_kernel_source(k), &nb);
 	if (err) {
 		free(nb.buf);
 		return err;
@@ -276,14 +238,14 @@ static struct kp_error *write_elf(struct kp_kernel *k, struct out *out,
 	uint64_t text_va = 0, text_pa = 0, text_size = 0;
 	size_t text_range = n;
 	struct kp_symbol text, end;
-	struct kp_error *serr = kp_symtab_by_name(k->symtab, "_text", &text);
-	if (!serr)
-		serr = kp_symtab_by_name(k->symtab, "_end", &end);
-	if (!serr && k->has_phys_base && text.address >= KP_START_KERNEL_MAP &&
-	    end.address > text.address &&
-	    end.address - KP_START_KERNEL_MAP <= KP_KERNEL_IMAGE_SIZE) {
+	uint64_t map_va, map_pa, image_start, image_end;
+	arch->image_range(ctx, &image_start, &image_end);
+	if (kp_symbol_find(k, "_text", &text) && kp_symbol_find(k, "_end", &end) &&
+	    arch->image_map(ctx, &map_va, &map_pa) && text.address >= map_va &&
+	    text.address >= image_start && end.address > text.address &&
+	    end.address <= image_end) {
 		text_va = text.address;
-		text_pa = text.address - KP_START_KERNEL_MAP + k->phys_base;
+		text_pa = text.address - map_va + map_pa;
 		text_size = ((end.address + PAGE - 1) & ~(PAGE - 1)) - text.address;
 		// Not for an image at physical 0 (only synthetic kernels): every
 		// kernel-half load at p_paddr 0 is how old kernels' kcore said
@@ -294,7 +256,6 @@ static struct kp_error *write_elf(struct kp_kernel *k, struct out *out,
 				text_range = i;
 		}
 	}
-	kp_error_destroy(serr);
 	uint64_t phnum = 1 + (uint64_t)n + (text_range < n);
 	bool xnum = phnum >= PN_XNUM;
 	Elf64_Ehdr eh = {0};
@@ -304,7 +265,7 @@ static struct kp_error *write_elf(struct kp_kernel *k, struct out *out,
 	eh.e_ident[EI_VERSION] = EV_CURRENT;
 	eh.e_ident[EI_OSABI] = ELFOSABI_NONE;
 	eh.e_type = ET_CORE;
-	eh.e_machine = EM_X86_64;
+	eh.e_machine = arch->elf_machine;
 	eh.e_version = EV_CURRENT;
 	eh.e_phoff = sizeof(Elf64_Ehdr);
 	eh.e_ehsize = sizeof(Elf64_Ehdr);
@@ -338,10 +299,10 @@ static struct kp_error *write_elf(struct kp_kernel *k, struct out *out,
 		uint64_t pa = ranges[i].start;
 		// Direct-map addresses let crash and drgn use the loads as kdump
 		// vmcores have them; unknown, 0 marks "physical only" as QEMU does.
-		uint64_t va = 0;
-		if (k->has_page_offset_base && pa <= UINT64_MAX - k->page_offset_base &&
-		    size - 1 <= UINT64_MAX - k->page_offset_base - pa)
-			va = k->page_offset_base + pa;
+		uint64_t va = 0, last;
+		if (!arch->phys_to_virt(ctx, pa, &va) ||
+		    !arch->phys_to_virt(ctx, pa + (size - 1), &last) || last - va != size - 1)
+			va = 0;
 		// Same offset within a page as the address: page runs line up.
 		uint64_t foff = off + (pa & (PAGE - 1));
 		ph[1 + i] = (Elf64_Phdr){.p_type = PT_LOAD, .p_flags = PF_R | PF_W | PF_X,
@@ -360,7 +321,7 @@ static struct kp_error *write_elf(struct kp_kernel *k, struct out *out,
 					 .p_align = PAGE};
 	}
 
-	struct copy c = {.mem = k->mem, .out = out, .opts = opts, .total = total};
+	struct copy c = {.mem = mem, .out = out, .opts = opts, .total = total};
 	c.st.ranges = n;
 	c.st.bytes = total;
 	c.st.file_size = file_size;
@@ -391,8 +352,11 @@ static struct kp_error *write_elf(struct kp_kernel *k, struct out *out,
 		err = copy_range(&c, ph[1 + i].p_paddr, ph[1 + i].p_filesz, ph[1 + i].p_offset);
 	free(c.buf);
 	free(ph);
-	if (!err)
+	if (!err) {
+		size_t sz = ret->sz;
 		*ret = c.st;
+		ret->sz = sz;
+	}
 	return err;
 }
 
@@ -452,9 +416,11 @@ struct kp_error *kp_snapshot_write(struct kp_kernel *k, const char *path,
 				   const struct kp_snapshot_options *opts,
 				   struct kp_snapshot_stats *ret)
 {
-	static const struct kp_snapshot_options defaults;
-	if (!opts)
-		opts = &defaults;
+	struct kp_snapshot_options o;
+	struct kp_error *err = kp_opts_copy(opts, &o, sizeof(o), "kp_snapshot_options");
+	if (err)
+		return err;
+	opts = &o;
 	if (!path || !*path)
 		return kp_error_create(KP_ERR_INVALID, "snapshot: no output file name");
 	if (opts->format == KP_SNAPSHOT_KDUMP)
@@ -470,11 +436,11 @@ struct kp_error *kp_snapshot_write(struct kp_kernel *k, const char *path,
 		return kp_error_os(EEXIST, "%s", path);
 	char *tmp = NULL;
 	int fd = -1;
-	struct kp_error *err = create_temp(path, &tmp, &fd);
+	err = create_temp(path, &tmp, &fd);
 	if (err)
 		return err;
 	struct out out = {.fd = fd, .path = path};
-	struct kp_snapshot_stats stats;
+	KP_INIT(kp_snapshot_stats, stats);
 	err = write_elf(k, &out, opts, &stats);
 	if (!err && fsync(fd) < 0)
 		err = kp_error_os(errno, "%s: fsync", tmp);
@@ -486,6 +452,6 @@ struct kp_error *kp_snapshot_write(struct kp_kernel *k, const char *path,
 		unlink(tmp);
 	free(tmp);
 	if (!err && ret)
-		*ret = stats;
+		kp_out_copy(ret, &stats, sizeof(stats));
 	return err;
 }

@@ -22,6 +22,7 @@
 #include "format/kdump_cache.h"
 #include "format/kdump_flat.h"
 #include "format/source.h"
+#include "util/error.h"
 
 #define KDUMP_SIGNATURE "KDUMP   "
 #define DISKDUMP_SIGNATURE "DISKDUMP"
@@ -30,6 +31,7 @@
 // timeval after it is 8-aligned).
 #define DH_VERSION 8
 #define DH_UTSNAME 12		// struct new_utsname: sysname first
+#define DH_MACHINE (DH_UTSNAME + 4 * 65)	// utsname.machine
 #define DH_STATUS 424
 #define DH_BLOCK_SIZE 428
 #define DH_SUB_HDR_SIZE 432
@@ -578,6 +580,10 @@ static struct kp_error *open_kdump(struct kdump *kd, struct kp_source *src)
 	// is wrong: 0 without VMCOREINFO, else NUMBER(phys_base), which the kernel
 	// prints in decimal, parsed as hex (-717225984 became 0xfffffff8e8dda67c).
 	// makedumpfile fills utsname from the kernel and phys_base from the vmcore.
+	// The machine ("x86_64", "aarch64"; QEMU 7.2 writes "Unknown" for
+	// aarch64) is the architecture's hint.
+	memcpy(src->machine, dh + DH_MACHINE, 64);
+	src->machine[64] = '\0';
 	if (dh[DH_UTSNAME] != '\0') {
 		src->has_phys_base = true;
 		src->phys_base = le64(sh + SH_PHYS_BASE);
@@ -616,11 +622,9 @@ static struct kp_error *kdump_open(struct kp_file *file, struct kp_memory *mem,
 	if (err) {
 		kdump_destroy(kd);
 		free(src->vmcoreinfo);
-		free(src->cpus);
 		src->vmcoreinfo = NULL;
 		src->vmcoreinfo_size = 0;
-		src->cpus = NULL;
-		src->ncpus = 0;
+		kp_source_drop_cpus(src);
 		src->has_phys_base = false;
 		src->phys_base = 0;
 		return err;

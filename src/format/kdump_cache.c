@@ -10,6 +10,7 @@
 #include <zstd_errors.h>
 
 #include "format/kdump_cache.h"
+#include "util/error.h"
 
 // ---------------------------------------------------------------- decompression
 

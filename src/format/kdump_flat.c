@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "format/kdump_flat.h"
+#include "util/error.h"
 
 // makedumpfile.h
 #define FLAT_HEADER_SIZE 4096

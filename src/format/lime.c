@@ -22,6 +22,7 @@
 #include <snappy-c.h>
 
 #include "format/source.h"
+#include "util/error.h"
 
 #define LIME_MAGIC 0x4C694D45U	// "EMiL" little-endian
 #define AVML_MAGIC 0x4C4D5641U	// "AVML" little-endian

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "format/source.h"
+#include "util/error.h"
 
 struct kp_error *kp_raw_open(struct kp_file *file, uint64_t base, struct kp_memory *mem,
 			     struct kp_source *src)

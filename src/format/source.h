@@ -6,15 +6,17 @@
 #include "io/file.h"
 #include "io/memory.h"
 
-// Register state of one CPU from NT_PRSTATUS / QEMU notes.
-struct kp_cpu_state {
-	bool has_prstatus;
-	uint64_t rip, rsp, cs;
-	bool has_control;	// from a QEMU note
-	uint64_t cr0, cr3, cr4;
-	uint64_t idt_base, idt_limit;
-	uint64_t gdt_base;
-	uint64_t gs_base, kernel_gs_base;
+// The CPU notes of one CPU, as the dump has them: the desc bytes of its
+// "CORE" NT_PRSTATUS note and of the "QEMU" note with QEMU's own CPU state
+// (control registers included). Their layouts are the architecture's
+// (arch/NAME/); kpeek keeps the bytes so that snapshots copy them verbatim.
+struct kp_cpu_notes {
+	uint8_t *prstatus;	// owned, NULL if none
+	size_t prstatus_len;
+	uint64_t prstatus_at;	// file offset of the note, for messages
+	uint8_t *qemu;		// owned, NULL if none
+	size_t qemu_len;
+	uint64_t qemu_at;
 };
 
 struct kp_source {
@@ -22,8 +24,12 @@ struct kp_source {
 	bool live;			// /proc/kcore
 	char *vmcoreinfo;		// owned, NUL-terminated, NULL if absent
 	size_t vmcoreinfo_size;
-	struct kp_cpu_state *cpus;	// owned
-	size_t ncpus;
+	struct kp_cpu_notes *cpus;	// owned; the i-th PRSTATUS and QEMU notes
+	size_t ncpus;			// are CPU i's
+	// What the file says the architecture is: the ELF e_machine (0 if not
+	// an ELF core), the kdump header's utsname.machine ("" if none).
+	unsigned elf_machine;
+	char machine[65];
 	bool has_phys_base;		// kdump sub-header phys_base
 	uint64_t phys_base;
 	void *priv;			// format private state
@@ -48,11 +54,13 @@ struct kp_error *kp_raw_open(struct kp_file *file, uint64_t base, struct kp_memo
 			     struct kp_source *src);
 
 // Parses an ELF note area (as in PT_NOTE or a kdump notes region): collects
-// VMCOREINFO, NT_PRSTATUS and QEMU CPU state into src. Malformed notes fail
-// with KP_ERR_FORMAT naming what (at 'where' + offset) was wrong.
+// VMCOREINFO and the CPU notes (NT_PRSTATUS, QEMU) into src. Malformed notes
+// fail with KP_ERR_FORMAT naming what (at 'where' + offset) was wrong.
 struct kp_error *kp_notes_parse(const uint8_t *buf, size_t len, const char *where,
 				uint64_t file_offset, struct kp_source *src);
 void kp_source_deinit(struct kp_source *src);
+// Frees the CPU notes (kcore's NT_PRSTATUS is a placeholder, not CPU state).
+void kp_source_drop_cpus(struct kp_source *src);
 // Test hook: decompressed-page cache hits and misses of a kdump source.
 void kp_kdump_cache_stats(const struct kp_source *src, uint64_t *hits_ret,
 			  uint64_t *misses_ret);

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "format/vmcoreinfo.h"
+#include "util/error.h"
 
 // The kernel reserves one page (VMCOREINFO_BYTES = PAGE_SIZE); allow plenty
 // more, but not unbounded, since the size comes from a hostile dump.

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "io/file.h"
+#include "util/error.h"
 
 #define KCORE_PATH "/proc/kcore"
 #define LOCKDOWN_PATH "/sys/kernel/security/lockdown"

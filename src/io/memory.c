@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "io/memory.h"
+#include "util/error.h"
+#include "util/le.h"
 
 struct segment {
 	uint64_t start;
@@ -327,4 +329,50 @@ struct kp_error *kp_read_buffer(void *buf, uint64_t address, size_t count,
 {
 	memcpy(buf, (const uint8_t *)arg + offset, count);
 	return NULL;
+}
+
+struct kp_error *kp_memory_read_u64(struct kp_memory *mem, enum kp_space space,
+				    uint64_t address, uint64_t *ret)
+{
+	uint8_t b[8];
+	struct kp_error *err = kp_memory_read(mem, space, address, b, sizeof(b));
+	if (!err)
+		*ret = kp_le64(b);
+	return err;
+}
+
+#define MIN_PAGE 4096u
+
+size_t kp_memory_read_partial(struct kp_memory *mem, enum kp_space space, uint64_t address,
+			      void *buf, size_t size, bool stop_at_nul)
+{
+	uint8_t *out = buf;
+	size_t got = 0;
+	while (got < size) {
+		uint64_t at = address + got;
+		if (at < address)
+			break;	// wrapped past the top of the address space
+		size_t chunk = MIN_PAGE - (size_t)(at & (MIN_PAGE - 1));
+		if (chunk > size - got)
+			chunk = size - got;
+		if (!kp_ok(kp_memory_read(mem, space, at, out + got, chunk)))
+			break;
+		if (stop_at_nul) {
+			const uint8_t *nul = memchr(out + got, '\0', chunk);
+			if (nul)
+				return (size_t)(nul - out) + 1;
+		}
+		got += chunk;
+	}
+	return got;
+}
+
+bool kp_memory_read_cstr(struct kp_memory *mem, enum kp_space space, uint64_t address,
+			 char *buf, size_t size)
+{
+	if (!size)
+		return false;
+	size_t got = kp_memory_read_partial(mem, space, address, buf, size - 1, true);
+	buf[got] = '\0';
+	return got > 0;
 }

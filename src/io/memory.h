@@ -35,6 +35,20 @@ void kp_memory_set_translator(struct kp_memory *mem, kp_translate_fn *fn, void *
 struct kp_error *kp_memory_read(struct kp_memory *mem, enum kp_space space,
 				uint64_t address, void *buf, size_t count);
 
+// A little-endian u64 at address.
+struct kp_error *kp_memory_read_u64(struct kp_memory *mem, enum kp_space space,
+				    uint64_t address, uint64_t *ret);
+// Up to size bytes from address, stopping at the first byte that cannot be
+// read or (if stop_at_nul) after a NUL; returns the count read. Reads never
+// cross a 4 KiB boundary (the smallest page of every architecture), so a
+// string that ends before an unmapped page is read whole.
+size_t kp_memory_read_partial(struct kp_memory *mem, enum kp_space space, uint64_t address,
+			      void *buf, size_t size, bool stop_at_nul);
+// A NUL-terminated string of at most size-1 bytes into buf (always
+// terminated); false if its first byte cannot be read.
+bool kp_memory_read_cstr(struct kp_memory *mem, enum kp_space space, uint64_t address,
+			 char *buf, size_t size);
+
 // Sorted, merged-where-adjacent ranges of a space; owned by mem, valid until
 // the next kp_memory_add.
 size_t kp_memory_ranges(struct kp_memory *mem, enum kp_space space,

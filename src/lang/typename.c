@@ -1,20 +1,15 @@
-// C type names over BTF: "struct task_struct *", "unsigned long [3]", "u64",
-// "char *[4]", "int (*)[2]", parsed from expression tokens (expr.c's lexer)
-// into working-BTF type ids, synthesizing pointers, arrays and const as
-// needed. Used by the casts, sizeof, container_of and offsetof of kp_eval()
-// and, through kp_parse_type(), by vartypes.c's curated variable types and
-// kp_member_offset(). Also member designators ("se.vruntime", "mem[0].x")
-// walked from a type, for offsetof, container_of and kp_member_offset().
-#include <ctype.h>
+// C type names parsed from the tokens of lex.c (typename.h). Used by the
+// casts, sizeof, container_of and offsetof of kp_eval() and, through
+// kp_parse_type(), by the curated variable types (symbol_type.c).
 #include <stdlib.h>
 #include <string.h>
 
 #include <bpf/btf.h>
 #include <linux/btf.h>
 
-#include "types/btf.h"
-#include "lang/expr_internal.h"
-#include "core/kernel.h"
+#include "lang/typename.h"
+#include "types/types.h"
+#include "util/error.h"
 
 // ---------------------------------------------------------------- type names
 
@@ -45,7 +40,7 @@ static bool is_typedef_name(struct kp_parser *p, const struct kp_tok *t)
 	memcpy(name, t->s, t->len);
 	name[t->len] = '\0';
 	uint32_t id;
-	struct kp_error *err = kp_btf_find(p->k, BTF_KIND_TYPEDEF, name, &id);
+	struct kp_error *err = kp_types_find(p->types, BTF_KIND_TYPEDEF, name, &id);
 	if (err) {
 		kp_error_destroy(err);
 		return false;
@@ -87,14 +82,14 @@ bool kp_parse_type_tokens(struct kp_parser *p, uint32_t *ret)
 		buf[name->len] = '\0';
 		int kind = kp_tok_is_word(t, "struct") ? BTF_KIND_STRUCT :
 			kp_tok_is_word(t, "union") ? BTF_KIND_UNION : BTF_KIND_ENUM;
-		struct kp_error *err = kp_btf_find(p->k, kind, buf, &id);
+		struct kp_error *err = kp_types_find(p->types, kind, buf, &id);
 		if (err && kind == BTF_KIND_ENUM) {
 			kp_error_destroy(err);
-			err = kp_btf_find(p->k, BTF_KIND_ENUM64, buf, &id);
+			err = kp_types_find(p->types, BTF_KIND_ENUM64, buf, &id);
 		}
 		if (err) {
 			// Only declared (FWD): still usable as a pointer target.
-			struct kp_error *e2 = kp_btf_find(p->k, BTF_KIND_FWD, buf, &id);
+			struct kp_error *e2 = kp_types_find(p->types, BTF_KIND_FWD, buf, &id);
 			if (e2 || kind == BTF_KIND_ENUM) {
 				kp_error_destroy(e2);
 				kp_parse_set_err(p, err);
@@ -121,7 +116,7 @@ bool kp_parse_type_tokens(struct kp_parser *p, uint32_t *ret)
 		}
 		if (wl)
 			words[--wl] = '\0';
-		if (!kp_btf_find_int(p->k->types->work, words, &id)) {
+		if (!kp_btf_find_int(kp_types_btf(p->types), words, &id)) {
 			char cname[32];
 			if (!kp_btf_int_cname(words, cname, sizeof(cname)))
 				kp_parse_fail(p, t, "bad combination of integer type words");
@@ -134,14 +129,14 @@ bool kp_parse_type_tokens(struct kp_parser *p, uint32_t *ret)
 		char buf[128];
 		memcpy(buf, t->s, t->len);
 		buf[t->len] = '\0';
-		struct kp_error *err = kp_btf_find(p->k, BTF_KIND_TYPEDEF, buf, &id);
+		struct kp_error *err = kp_types_find(p->types, BTF_KIND_TYPEDEF, buf, &id);
 		if (err) {
 			kp_error_destroy(err);
-			err = kp_btf_find(p->k, BTF_KIND_INT, buf, &id);
+			err = kp_types_find(p->types, BTF_KIND_INT, buf, &id);
 		}
 		if (err) {
 			kp_error_destroy(err);
-			err = kp_btf_find(p->k, BTF_KIND_FLOAT, buf, &id);
+			err = kp_types_find(p->types, BTF_KIND_FLOAT, buf, &id);
 		}
 		if (err) {
 			kp_error_destroy(err);
@@ -157,7 +152,7 @@ bool kp_parse_type_tokens(struct kp_parser *p, uint32_t *ret)
 	while (is_qualifier(kp_tok_peek(p, 0)))
 		is_const |= kp_tok_is_word(&p->toks[p->pos++], "const");
 	if (is_const) {
-		struct kp_error *err = kp_btf_const_of(p->k, id, &id);
+		struct kp_error *err = kp_types_const_of(p->types, id, &id);
 		if (err) {
 			kp_parse_set_err(p, err);
 			return false;
@@ -165,12 +160,12 @@ bool kp_parse_type_tokens(struct kp_parser *p, uint32_t *ret)
 	}
 	while (kp_tok_is_op(kp_tok_peek(p, 0), '*')) {
 		p->pos++;
-		struct kp_error *err = kp_btf_pointer_to(p->k, id, &id);
+		struct kp_error *err = kp_types_pointer_to(p->types, id, &id);
 		bool pconst = false;
 		while (is_qualifier(kp_tok_peek(p, 0)))
 			pconst |= kp_tok_is_word(&p->toks[p->pos++], "const");
 		if (!err && pconst)
-			err = kp_btf_const_of(p->k, id, &id);
+			err = kp_types_const_of(p->types, id, &id);
 		if (err) {
 			kp_parse_set_err(p, err);
 			return false;
@@ -212,14 +207,14 @@ bool kp_parse_type_tokens(struct kp_parser *p, uint32_t *ret)
 	}
 	// T x[a][b] is an array of a arrays of b T: build from the innermost.
 	while (ndims--) {
-		struct kp_error *err = kp_btf_array_of(p->k, id, dims[ndims], &id);
+		struct kp_error *err = kp_types_array_of(p->types, id, dims[ndims], &id);
 		if (err) {
 			kp_parse_set_err(p, err);
 			return false;
 		}
 	}
 	while (outer_ptrs--) {
-		struct kp_error *err = kp_btf_pointer_to(p->k, id, &id);
+		struct kp_error *err = kp_types_pointer_to(p->types, id, &id);
 		if (err) {
 			kp_parse_set_err(p, err);
 			return false;
@@ -229,18 +224,14 @@ bool kp_parse_type_tokens(struct kp_parser *p, uint32_t *ret)
 	return true;
 }
 
-struct kp_error *kp_parse_type(struct kp_kernel *kernel, const char *str, uint32_t *ret)
+struct kp_error *kp_parse_type(struct kp_types *types, const char *str, uint32_t *ret)
 {
-	struct btf *btf;
-	struct kp_error *err = kp_btf_work(kernel, &btf);
-	if (err)
-		return err;
 	size_t len = strlen(str);
 	if (len > KP_EXPR_MAX_LEN)
 		return kp_error_create(KP_ERR_INVALID, "type name longer than %d bytes",
 				       KP_EXPR_MAX_LEN);
-	struct kp_parser p = { .k = kernel, .src = str };
-	err = kp_expr_lex(str, len, &p.toks, &p.ntoks);
+	struct kp_parser p = { .types = types, .src = str };
+	struct kp_error *err = kp_lex(str, len, &p.toks, &p.ntoks);
 	if (err)
 		return err;
 	uint32_t id = 0;
@@ -252,66 +243,3 @@ struct kp_error *kp_parse_type(struct kp_kernel *kernel, const char *str, uint32
 	*ret = id;
 	return NULL;
 }
-
-// ---------------------------------------------------------------- member paths
-
-struct kp_error *kp_member_path(struct kp_kernel *k, uint32_t type, const char *path,
-				size_t len, struct kp_btf_member *ret)
-{
-	struct btf *btf;
-	struct kp_error *err = kp_btf_work(k, &btf);
-	if (err)
-		return err;
-	struct kp_btf_member acc = { .type = type };
-	size_t i = 0;
-	bool need_name = true;
-	while (i < len) {
-		if (need_name || path[i] == '.') {
-			if (!need_name)
-				i++;
-			size_t j = i;
-			while (j < len && (isalnum((unsigned char)path[j]) || path[j] == '_'))
-				j++;
-			if (j == i)
-				return kp_error_create(KP_ERR_SYNTAX,
-						       "bad member path '%.*s' at offset %zu",
-						       (int)len, path, i);
-			struct kp_btf_member m;
-			err = kp_btf_member(btf, acc.type, path + i, j - i, &m);
-			if (err)
-				return err;
-			acc.bit_offset += m.bit_offset;
-			acc.type = m.type;
-			acc.bit_size = m.bit_size;
-			i = j;
-			need_name = false;
-		} else if (path[i] == '[') {
-			char *end;
-			unsigned long long idx = strtoull(path + i + 1, &end, 0);
-			if (end == path + i + 1 || (size_t)(end - path) >= len || *end != ']')
-				return kp_error_create(KP_ERR_SYNTAX,
-						       "bad index in member path '%.*s' at offset %zu",
-						       (int)len, path, i);
-			if (kp_btf_kind(btf, acc.type) != BTF_KIND_ARRAY)
-				return kp_error_create(KP_ERR_TYPE, "'%.*s' is not an array",
-						       (int)i, path);
-			const struct btf_type *t = btf__type_by_id(btf, kp_btf_strip(btf, acc.type));
-			uint32_t elem = btf_array(t)->type;
-			uint64_t esize = kp_btf_size(btf, elem);
-			if (idx > (1ULL << 40) || (esize && idx > (UINT64_MAX / 8) / esize))
-				return kp_error_create(KP_ERR_INVALID, "index %llu too large", idx);
-			acc.bit_offset += idx * esize * 8;
-			acc.type = elem;
-			acc.bit_size = 0;
-			i = (size_t)(end - path) + 1;
-		} else {
-			return kp_error_create(KP_ERR_SYNTAX, "bad member path '%.*s' at offset %zu",
-					       (int)len, path, i);
-		}
-	}
-	if (need_name)
-		return kp_error_create(KP_ERR_SYNTAX, "empty member path");
-	*ret = acc;
-	return NULL;
-}
-

@@ -1,20 +1,22 @@
-// Typed values: a BTF type (id in the working BTF, see btf.h) plus either an
-// lvalue address in kernel virtual memory or inline bytes (an rvalue), and
-// for bitfields the bit offset and width.
-#ifndef KP_VALUE_H
-#define KP_VALUE_H
+// Typed values: a BTF type (an id in the kernel's working BTF, types.h) plus
+// either an lvalue address in kernel virtual memory or inline bytes (an
+// rvalue), and for bitfields the bit offset and width. The public
+// struct kp_value of kpeek.h.
+#ifndef KP_LANG_VALUE_H
+#define KP_LANG_VALUE_H
 
 #include <kpeek/kpeek.h>
 
 struct btf;
-struct kp_kernel;
+struct kp_types;
 
 // Biggest value read in one piece (e.g. *(char (*)[N])p with a huge N).
 #define KP_VALUE_MAX_SIZE (64u << 20)
 
 struct kp_value {
 	struct kp_kernel *kernel;
-	struct btf *btf;	// the kernel's working BTF
+	struct kp_types *types;
+	struct btf *btf;	// kp_types_btf(types)
 	uint32_t type;
 	bool lvalue;
 	uint64_t address;	// lvalue: first byte (of the bitfield's storage)
@@ -43,5 +45,9 @@ struct kp_error *kp_value_from_u64(struct kp_kernel *kernel, uint32_t type, uint
 struct kp_error *kp_value_fetch(struct kp_value *value);
 // Integer/pointer contents, sign-extended for signed types; bitfields extracted.
 struct kp_error *kp_value_scalar(struct kp_value *value, uint64_t *ret);
+// Decodes a scalar of type from little-endian bytes; bit_size 0 means the
+// whole type (format.c shares it).
+uint64_t kp_value_decode(const struct btf *btf, uint32_t type, const uint8_t *bytes,
+			 size_t avail, uint64_t bit_off, uint32_t bit_size);
 
 #endif

@@ -1,4 +1,4 @@
-// Kernel-object helpers (tasks, modules, printk, loadavg, syscalls):
+// Kernel-object helpers (lists, tasks, modules, printk, loadavg, syscalls):
 // library-internal seams. Each public kp_* helper in kpeek.h is split into
 // (1) a layout lookup from BTF (or VMCOREINFO) and (2) a walker/decoder that
 // takes the layout explicitly, so unit tests can drive (2) over synthetic
@@ -8,8 +8,9 @@
 
 #include <kpeek/kpeek.h>
 
-// Bounds shared by the list walkers: no real kernel has this many tasks or
+// Bounds of the list walkers: no real kernel has this many tasks or
 // modules; a list longer than this is corrupt or cyclic.
+#define KP_LX_MAX_LIST (4u << 20)
 #define KP_LX_MAX_TASKS (4u << 20)
 #define KP_LX_MAX_MODULES 65536u
 
@@ -40,6 +41,10 @@ static inline bool kp_lx_loop_step(struct kp_lx_loop *l, uint64_t node)
 	return false;
 }
 
+// kp_list_iter_create() with the list's name for messages ("task list").
+struct kp_error *kp_lx_list_iter_create(struct kp_kernel *kernel, uint64_t head, unsigned flags,
+					const char *what, struct kp_list_iter **ret);
+
 // ---------------------------------------------------------------- tasks
 
 // Offsets in struct task_struct (from BTF). *_size are member sizes in bytes.
@@ -68,9 +73,10 @@ struct kp_lx_task_layout {
 struct kp_error *kp_lx_task_layout(struct kp_kernel *kernel, struct kp_lx_task_layout *ret);
 // Recomputes lo/hi from the offsets (the test helpers fill offsets by hand).
 void kp_lx_task_layout_span(struct kp_lx_task_layout *l);
-struct kp_error *kp_lx_tasks_walk(struct kp_kernel *kernel, const struct kp_lx_task_layout *l,
-				  uint64_t init_task, bool threads,
-				  struct kp_task **tasks_ret, size_t *count_ret);
+// kp_task_iter_create() with an explicit layout and init_task address.
+struct kp_error *kp_lx_task_iter_create(struct kp_kernel *kernel,
+					const struct kp_lx_task_layout *l, uint64_t init_task,
+					unsigned flags, struct kp_task_iter **ret);
 // /proc/PID/stat's state letter from __state and exit_state (6.1's
 // __task_state_index()): "RSDTtXZPI".
 char kp_lx_task_state_letter(uint64_t state, uint64_t exit_state);
@@ -95,9 +101,9 @@ struct kp_lx_module_layout {
 
 struct kp_error *kp_lx_module_layout(struct kp_kernel *kernel, struct kp_lx_module_layout *ret);
 void kp_lx_module_layout_span(struct kp_lx_module_layout *l);
-struct kp_error *kp_lx_modules_walk(struct kp_kernel *kernel, const struct kp_lx_module_layout *l,
-				    uint64_t modules_head, struct kp_module **mods_ret,
-				    size_t *count_ret);
+struct kp_error *kp_lx_module_iter_create(struct kp_kernel *kernel,
+					  const struct kp_lx_module_layout *l, uint64_t modules_head,
+					  struct kp_module_iter **ret);
 
 // ---------------------------------------------------------------- printk
 
@@ -130,17 +136,16 @@ struct kp_lx_prb_image {
 };
 
 struct kp_error *kp_lx_prb_layout(struct kp_kernel *kernel, struct kp_lx_prb_layout *ret);
+typedef struct kp_error *kp_lx_prb_fn(const struct kp_printk_record *rec, void *arg);
 // Decodes the records of an image, oldest first; pure (no memory reads).
 struct kp_error *kp_lx_prb_decode(const struct kp_lx_prb_layout *l,
-				  const struct kp_lx_prb_image *img, kp_printk_fn *fn,
+				  const struct kp_lx_prb_image *img, kp_lx_prb_fn *fn,
 				  void *arg);
-// Reads the ring buffer at address prb (struct printk_ringbuffer) and decodes it.
-struct kp_error *kp_lx_prb_read(struct kp_kernel *kernel, const struct kp_lx_prb_layout *l,
-				uint64_t prb, kp_printk_fn *fn, void *arg);
+// kp_printk_iter_create() over the ring buffer at prb (struct
+// printk_ringbuffer) with an explicit layout.
+struct kp_error *kp_lx_printk_iter_create(struct kp_kernel *kernel,
+					  const struct kp_lx_prb_layout *l, uint64_t prb,
+					  struct kp_printk_iter **ret);
 
-// ---------------------------------------------------------------- syscalls
-
-// True if name is a syscall handler a table entry may point at.
-bool kp_lx_syscall_name_ok(const char *name);
 
 #endif

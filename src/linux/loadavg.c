@@ -5,6 +5,9 @@
 
 #include "core/kernel.h"
 #include "linux/linux.h"
+#include "util/error.h"
+#include "util/le.h"
+#include "util/opts.h"
 
 #define FSHIFT 11
 #define FIXED_1 (1ULL << FSHIFT)
@@ -19,16 +22,15 @@ void kp_loadavg_format(uint64_t avenrun, char buf[16])
 		 (unsigned long long)LOAD_FRAC(v));
 }
 
-#define MAX_CPUS 8192	// CONFIG_NR_CPUS upper bound on x86-64
+#define MAX_CPUS 8192	// CONFIG_NR_CPUS upper bound of every architecture kpeek reads
 
 static bool sym_addr(struct kp_kernel *k, const char *name, uint64_t *ret)
 {
 	struct kp_symbol sym;
-	struct kp_error *err = kp_symbol_by_name(k, name, &sym);
-	kp_error_destroy(err);
-	if (!err)
-		*ret = sym.address;
-	return !err;
+	if (!kp_symbol_find(k, name, &sym))
+		return false;
+	*ret = sym.address;
+	return true;
 }
 
 // nr_running(): the sum of cpu_rq(cpu)->nr_running over online CPUs, the
@@ -73,9 +75,10 @@ static uint32_t sum_nr_running(struct kp_kernel *k)
 			return 0;
 		}
 		err = kp_read_u32(k, rq_sym + off + nr_off, &nr);
-		if (err && k->has_kaslr_offset && k->kaslr_offset && rq_sym >= k->kaslr_offset) {
+		uint64_t kaslr;
+		if (err && kp_kernel_kaslr_offset(k, &kaslr) && kaslr && rq_sym >= kaslr) {
 			kp_error_destroy(err);
-			err = kp_read_u32(k, rq_sym - k->kaslr_offset + off + nr_off, &nr);
+			err = kp_read_u32(k, rq_sym - kaslr + off + nr_off, &nr);
 		}
 		if (err) {
 			kp_error_destroy(err);
@@ -89,7 +92,7 @@ static uint32_t sum_nr_running(struct kp_kernel *k)
 
 struct kp_error *kp_loadavg(struct kp_kernel *k, struct kp_loadavg *ret)
 {
-	struct kp_loadavg la = {.last_pid = -1};
+	struct kp_loadavg la = {.sz = sizeof(la), .last_pid = -1};
 	struct kp_symbol sym;
 	struct kp_error *err = kp_symbol_by_name(k, "avenrun", &sym);
 	if (err)
@@ -117,6 +120,7 @@ struct kp_error *kp_loadavg(struct kp_kernel *k, struct kp_loadavg *ret)
 		}
 		kp_error_destroy(err);
 	}
-	*ret = la;
+	if (!kp_out_copy(ret, &la, sizeof(la)))
+		return kp_error_create(KP_ERR_INVALID, "struct kp_loadavg: sz not set (use KP_INIT)");
 	return NULL;
 }

@@ -1,9 +1,13 @@
-// kp_modules: the 'modules' list of struct module, as /proc/modules shows it.
+// kp_module_iter: the 'modules' list of struct module, as /proc/modules
+// shows it.
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "linux/linux.h"
+#include "util/error.h"
+#include "util/le.h"
 
 // enum module_state (include/linux/module.h, unchanged since 3.x).
 static const char *const state_names[] = {"Live", "Loading", "Unloading", "Unformed"};
@@ -13,12 +17,7 @@ static const char *const state_names[] = {"Live", "Loading", "Unloading", "Unfor
 static bool has_member(struct kp_kernel *k, const char *type, const char *name,
 		       uint64_t *off_ret, uint64_t *size_ret)
 {
-	uint64_t size = 0;
-	struct kp_error *err = kp_member_offset(k, type, name, off_ret, &size);
-	kp_error_destroy(err);
-	if (!err && size_ret)
-		*size_ret = size;
-	return !err;
+	return kp_ok(kp_member_offset(k, type, name, off_ret, size_ret));
 }
 
 static void span_add(uint64_t *lo, uint64_t *hi, uint64_t off, uint64_t size)
@@ -99,96 +98,37 @@ struct kp_error *kp_lx_module_layout(struct kp_kernel *k, struct kp_lx_module_la
 	return NULL;
 }
 
-static uint64_t get_u64(const uint8_t *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
+struct kp_module_iter {
+	struct kp_kernel *k;
+	struct kp_lx_module_layout l;
+	struct kp_list_iter *list;
+	uint8_t *buf;			// l.hi - l.lo bytes of the current module
+	struct kp_module mod;
+};
 
-static uint32_t get_u32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
-
-struct kp_error *kp_lx_modules_walk(struct kp_kernel *k, const struct kp_lx_module_layout *l,
-				    uint64_t head, struct kp_module **mods_ret,
-				    size_t *count_ret)
+struct kp_error *kp_lx_module_iter_create(struct kp_kernel *k, const struct kp_lx_module_layout *l,
+					  uint64_t head, struct kp_module_iter **ret)
 {
 	if (l->hi <= l->lo || l->hi - l->lo > (1u << 16) || l->name_size > 64 || !l->name_size)
 		return kp_error_create(KP_ERR_INVALID, "module list: bad struct module layout");
-	struct kp_error *err = NULL;
-	struct kp_module *mods = NULL;
-	size_t n = 0, cap = 0;
-	uint8_t *buf = malloc(l->hi - l->lo);
-	if (!buf)
+	struct kp_module_iter *it = calloc(1, sizeof(*it));
+	if (!it || !(it->buf = malloc(l->hi - l->lo))) {
+		free(it);
 		return &kp_enomem;
-	uint64_t node;
-	if ((err = kp_read_u64(k, head, &node))) {
-		err = kp_error_prefix(err, "reading the module list head at 0x%llx",
-				      (unsigned long long)head);
-		goto out;
 	}
-	struct kp_lx_loop loop;
-	kp_lx_loop_init(&loop, head);
-	for (size_t steps = 0; node != head; steps++) {
-		if (!node) {
-			err = kp_error_create(KP_ERR_FORMAT, "module list has a NULL link (after %zu modules)", n);
-			goto out;
-		}
-		if (steps >= KP_LX_MAX_MODULES || kp_lx_loop_step(&loop, node)) {
-			err = kp_error_create(KP_ERR_LOOP, "module list does not end after %zu entries (loop at 0x%llx)",
-					      steps, (unsigned long long)node);
-			goto out;
-		}
-		uint64_t mod = node - l->list;
-		if ((err = kp_read(k, KP_VIRT, mod + l->lo, buf, l->hi - l->lo))) {
-			err = kp_error_prefix(err, "reading struct module at 0x%llx",
-					      (unsigned long long)mod);
-			goto out;
-		}
-#define AT(off) (buf + (off) - l->lo)
-		node = get_u64(AT(l->list));
-		int32_t state = (int32_t)get_u32(AT(l->state));
-		if (state == MODULE_STATE_UNFORMED)
-			continue;	// /proc/modules skips modules still being set up
-		if (n == cap) {
-			size_t c = cap ? cap * 2 : 64;
-			struct kp_module *m = realloc(mods, c * sizeof(*m));
-			if (!m) {
-				err = &kp_enomem;
-				goto out;
-			}
-			mods = m;
-			cap = c;
-		}
-		struct kp_module *m = &mods[n++];
-		memset(m, 0, sizeof(*m));
-		m->address = mod;
-		memcpy(m->name, AT(l->name), l->name_size);
-		m->name[l->name_size < 64 ? l->name_size : 63] = '\0';
-		m->name[63] = '\0';
-		m->state = state;
-		snprintf(m->state_name, sizeof(m->state_name), "%s",
-			 state >= 0 && state < 4 ? state_names[state] : "Unknown");
-		m->refcnt = l->has_refcnt ? (int32_t)get_u32(AT(l->refcnt)) - MODULE_REF_BASE : -1;
-		for (unsigned i = 0; i < l->nlayouts; i++)
-			m->size += get_u32(AT(l->layout_size[i]));
-		m->base = l->nlayouts ? get_u64(AT(l->layout_base[0])) : 0;
-#undef AT
+	it->k = k;
+	it->l = *l;
+	struct kp_error *err = kp_lx_list_iter_create(k, head, 0, "module list", &it->list);
+	if (err) {
+		kp_module_iter_destroy(it);
+		return err;
 	}
-	*mods_ret = mods;
-	*count_ret = n;
-	mods = NULL;
-out:
-	free(mods);
-	free(buf);
-	return err;
+	kp_list_iter_set_limit(it->list, KP_LX_MAX_MODULES);
+	*ret = it;
+	return NULL;
 }
 
-struct kp_error *kp_modules(struct kp_kernel *k, struct kp_module **mods_ret, size_t *count_ret)
+struct kp_error *kp_module_iter_create(struct kp_kernel *k, struct kp_module_iter **ret)
 {
 	struct kp_lx_module_layout l;
 	struct kp_symbol sym;
@@ -197,5 +137,53 @@ struct kp_error *kp_modules(struct kp_kernel *k, struct kp_module **mods_ret, si
 		return err;
 	if ((err = kp_symbol_by_name(k, "modules", &sym)))
 		return kp_error_prefix(err, "module list");
-	return kp_lx_modules_walk(k, &l, sym.address, mods_ret, count_ret);
+	return kp_lx_module_iter_create(k, &l, sym.address, ret);
+}
+
+struct kp_error *kp_module_iter_next(struct kp_module_iter *it, const struct kp_module **ret)
+{
+	const struct kp_lx_module_layout *l = &it->l;
+	for (;;) {
+		uint64_t node;
+		bool done;
+		struct kp_error *err = kp_list_iter_next(it->list, &node, &done);
+		if (err)
+			return err;
+		if (done) {
+			*ret = NULL;
+			return NULL;
+		}
+		uint64_t mod = node - l->list;
+		if ((err = kp_read(it->k, KP_VIRT, mod + l->lo, it->buf, l->hi - l->lo)))
+			return kp_error_prefix(err, "reading struct module at 0x%" PRIx64, mod);
+#define AT(off) (it->buf + (off) - l->lo)
+		int32_t state = (int32_t)kp_le32(AT(l->state));
+		if (state == MODULE_STATE_UNFORMED)
+			continue;	// /proc/modules skips modules still being set up
+		struct kp_module *m = &it->mod;
+		memset(m, 0, sizeof(*m));
+		m->address = mod;
+		memcpy(m->name, AT(l->name), l->name_size);
+		m->name[l->name_size < 64 ? l->name_size : 63] = '\0';
+		m->name[63] = '\0';
+		m->state = state;
+		snprintf(m->state_name, sizeof(m->state_name), "%s",
+			 state >= 0 && state < 4 ? state_names[state] : "Unknown");
+		m->refcnt = l->has_refcnt ? (int32_t)kp_le32(AT(l->refcnt)) - MODULE_REF_BASE : -1;
+		for (unsigned i = 0; i < l->nlayouts; i++)
+			m->size += kp_le32(AT(l->layout_size[i]));
+		m->base = l->nlayouts ? kp_le64(AT(l->layout_base[0])) : 0;
+#undef AT
+		*ret = m;
+		return NULL;
+	}
+}
+
+void kp_module_iter_destroy(struct kp_module_iter *it)
+{
+	if (!it)
+		return;
+	kp_list_iter_destroy(it->list);
+	free(it->buf);
+	free(it);
 }

@@ -1,4 +1,4 @@
-// kp_printk_each: the lockless printk ring buffer (5.10+).
+// kp_printk_iter: the lockless printk ring buffer (5.10+).
 //
 // The ring buffer (kernel/printk/printk_ringbuffer.h) is three arrays:
 //   descs[1 << count_bits]  struct prb_desc { atomic_long_t state_var;
@@ -28,7 +28,12 @@
 #include <bpf/btf.h>
 
 #include "core/kernel.h"
+#include "format/vmcoreinfo.h"
 #include "linux/linux.h"
+#include "types/types.h"
+#include "util/error.h"
+#include "util/le.h"
+#include "util/vec.h"
 
 #define DESC_STATE_SHIFT 62
 #define DESC_ID_MASK ((1ULL << DESC_STATE_SHIFT) - 1)
@@ -42,26 +47,6 @@
 #define MAX_COUNT_BITS 22
 #define MAX_SIZE_BITS 28
 
-static uint64_t get_u64(const uint8_t *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static uint32_t get_u32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint16_t get_u16(const uint8_t *p)
-{
-	uint16_t v;
-	memcpy(&v, p, 2);
-	return v;
-}
 
 static bool layout_ok(const struct kp_lx_prb_layout *l)
 {
@@ -102,7 +87,7 @@ static bool block_text(const struct kp_lx_prb_image *img, uint64_t id, uint64_t 
 	if (len < 8 || start + len > size)
 		return false;
 	const uint8_t *blk = img->data + start;
-	if ((get_u64(blk) & DESC_ID_MASK) != id)
+	if ((kp_le64(blk) & DESC_ID_MASK) != id)
 		return false;	// the block was overwritten by a newer record
 	*text_ret = blk + 8;
 	*size_ret = len - 8;
@@ -110,7 +95,7 @@ static bool block_text(const struct kp_lx_prb_image *img, uint64_t id, uint64_t 
 }
 
 struct kp_error *kp_lx_prb_decode(const struct kp_lx_prb_layout *l,
-				  const struct kp_lx_prb_image *img, kp_printk_fn *fn,
+				  const struct kp_lx_prb_image *img, kp_lx_prb_fn *fn,
 				  void *arg)
 {
 	if (!layout_ok(l))
@@ -133,22 +118,22 @@ struct kp_error *kp_lx_prb_decode(const struct kp_lx_prb_layout *l,
 		uint64_t idx = id & (count - 1);
 		const uint8_t *desc = img->descs + idx * l->desc_size;
 		const uint8_t *info = img->infos + idx * l->info_size;
-		uint64_t sv = get_u64(desc + l->state_var);
+		uint64_t sv = kp_le64(desc + l->state_var);
 		unsigned state = (unsigned)(sv >> DESC_STATE_SHIFT);
 		if ((sv & DESC_ID_MASK) != id || (state != DESC_COMMITTED && state != DESC_FINALIZED))
 			continue;
-		uint64_t begin = get_u64(desc + l->text_begin), next = get_u64(desc + l->text_next);
+		uint64_t begin = kp_le64(desc + l->text_begin), next = kp_le64(desc + l->text_next);
 		struct kp_printk_record rec = {
-			.seq = get_u64(info + l->seq),
-			.ts_nsec = get_u64(info + l->ts_nsec),
+			.seq = kp_le64(info + l->seq),
+			.ts_nsec = kp_le64(info + l->ts_nsec),
 			.facility = info[l->facility],
 			.level = (info[l->flags_byte] >> l->level_shift) & 7,
-			.caller_id = get_u32(info + l->caller_id),
+			.caller_id = kp_le32(info + l->caller_id),
 			.cont = (info[l->flags_byte] >> l->flags_shift) & LOG_CONT,
 			.text = "",
 			.len = 0,
 		};
-		size_t text_len = get_u16(info + l->text_len);
+		size_t text_len = kp_le16(info + l->text_len);
 		if ((begin & 1) && (next & 1)) {
 			if (begin != LPOS_NO_DATA || next != LPOS_NO_DATA)
 				continue;	// text lost (FAILED_LPOS)
@@ -178,7 +163,8 @@ static struct kp_error *off(struct kp_kernel *k, const char *type, const char *m
 	struct kp_error *err = kp_member_offset(k, name, member, ret, NULL);
 	if (!err)
 		return NULL;
-	if (k->vmcoreinfo && kp_vmcoreinfo_offset(k->vmcoreinfo, type, member, ret)) {
+	const struct kp_vmcoreinfo *vi = kp_kernel_vmcoreinfo(k);
+	if (vi && kp_vmcoreinfo_offset(vi, type, member, ret)) {
 		kp_error_destroy(err);
 		return NULL;
 	}
@@ -192,7 +178,8 @@ static struct kp_error *size(struct kp_kernel *k, const char *type, uint64_t *re
 	struct kp_error *err = kp_type_size(k, name, ret);
 	if (!err)
 		return NULL;
-	if (k->vmcoreinfo && kp_vmcoreinfo_size(k->vmcoreinfo, type, ret)) {
+	const struct kp_vmcoreinfo *vi = kp_kernel_vmcoreinfo(k);
+	if (vi && kp_vmcoreinfo_size(vi, type, ret)) {
 		kp_error_destroy(err);
 		return NULL;
 	}
@@ -206,12 +193,10 @@ static void bitfields(struct kp_kernel *k, struct kp_lx_prb_layout *l)
 	l->flags_byte = l->text_len + 3;
 	l->flags_shift = 0;
 	l->level_shift = 5;
-	struct btf *btf;
-	struct kp_error *err = kp_kernel_btf(k, &btf);
-	if (err) {
-		kp_error_destroy(err);
+	struct kp_types *types = NULL;
+	if (!kp_ok(kp_kernel_types(k, &types)))
 		return;
-	}
+	const struct btf *btf = kp_types_btf(types);
 	int id = btf__find_by_name_kind(btf, "printk_info", BTF_KIND_STRUCT);
 	if (id < 0)
 		return;
@@ -276,8 +261,23 @@ struct kp_error *kp_lx_prb_layout(struct kp_kernel *k, struct kp_lx_prb_layout *
 
 // ---------------------------------------------------------------- reading
 
-struct kp_error *kp_lx_prb_read(struct kp_kernel *k, const struct kp_lx_prb_layout *l,
-				uint64_t prb, kp_printk_fn *fn, void *arg)
+struct kp_printk_iter {
+	uint8_t *descs, *infos, *data;		// the ring buffer's arrays
+	struct kp_printk_record *recs;		// decoded; texts point into data
+	size_t n, cap, next;
+};
+
+static struct kp_error *collect(const struct kp_printk_record *rec, void *arg)
+{
+	struct kp_printk_iter *it = arg;
+	if (!KP_VEC_RESERVE(it->recs, it->cap, it->n + 1))
+		return &kp_enomem;
+	it->recs[it->n++] = *rec;
+	return NULL;
+}
+
+struct kp_error *kp_lx_printk_iter_create(struct kp_kernel *k, const struct kp_lx_prb_layout *l,
+					  uint64_t prb, struct kp_printk_iter **ret)
 {
 	uint64_t dr = prb + l->desc_ring, tr = prb + l->text_data_ring;
 	uint32_t count_bits, size_bits;
@@ -301,35 +301,46 @@ struct kp_error *kp_lx_prb_read(struct kp_kernel *k, const struct kp_lx_prb_layo
 	uint64_t count = 1ULL << count_bits;
 	size_t ndescs = count * l->desc_size, ninfos = count * l->info_size;
 	size_t ndata = (size_t)1 << size_bits;
-	uint8_t *d = malloc(ndescs), *in = malloc(ninfos), *tx = malloc(ndata);
-	if (!d || !in || !tx) {
+	struct kp_printk_iter *it = calloc(1, sizeof(*it));
+	if (!it)
+		return &kp_enomem;
+	it->descs = malloc(ndescs);
+	it->infos = malloc(ninfos);
+	it->data = malloc(ndata);
+	if (!it->descs || !it->infos || !it->data) {
 		err = &kp_enomem;
 		goto out;
 	}
-	if ((err = kp_read(k, KP_VIRT, descs, d, ndescs))) {
+	if ((err = kp_read(k, KP_VIRT, descs, it->descs, ndescs))) {
 		err = kp_error_prefix(err, "reading printk descriptors at 0x%llx", (unsigned long long)descs);
 		goto out;
 	}
-	if ((err = kp_read(k, KP_VIRT, infos, in, ninfos))) {
+	if ((err = kp_read(k, KP_VIRT, infos, it->infos, ninfos))) {
 		err = kp_error_prefix(err, "reading printk infos at 0x%llx", (unsigned long long)infos);
 		goto out;
 	}
-	if ((err = kp_read(k, KP_VIRT, data, tx, ndata))) {
+	if ((err = kp_read(k, KP_VIRT, data, it->data, ndata))) {
 		err = kp_error_prefix(err, "reading printk text at 0x%llx", (unsigned long long)data);
 		goto out;
 	}
-	img.descs = d;
-	img.infos = in;
-	img.data = tx;
-	err = kp_lx_prb_decode(l, &img, fn, arg);
+	img.descs = it->descs;
+	img.infos = it->infos;
+	img.data = it->data;
+	err = kp_lx_prb_decode(l, &img, collect, it);
 out:
-	free(d);
-	free(in);
-	free(tx);
-	return err;
+	if (err) {
+		kp_printk_iter_destroy(it);
+		return err;
+	}
+	// The descriptor arrays are not needed once decoded.
+	free(it->descs);
+	free(it->infos);
+	it->descs = it->infos = NULL;
+	*ret = it;
+	return NULL;
 }
 
-struct kp_error *kp_printk_each(struct kp_kernel *k, kp_printk_fn *fn, void *arg)
+struct kp_error *kp_printk_iter_create(struct kp_kernel *k, struct kp_printk_iter **ret)
 {
 	struct kp_lx_prb_layout l;
 	struct kp_symbol sym;
@@ -343,5 +354,22 @@ struct kp_error *kp_printk_each(struct kp_kernel *k, kp_printk_fn *fn, void *arg
 		return kp_error_prefix(err, "printk ring buffer (5.10+ kernels)");
 	if ((err = kp_read_u64(k, sym.address, &prb)))
 		return kp_error_prefix(err, "reading prb at 0x%llx", (unsigned long long)sym.address);
-	return kp_lx_prb_read(k, &l, prb, fn, arg);
+	return kp_lx_printk_iter_create(k, &l, prb, ret);
+}
+
+struct kp_error *kp_printk_iter_next(struct kp_printk_iter *it, const struct kp_printk_record **ret)
+{
+	*ret = it->next < it->n ? &it->recs[it->next++] : NULL;
+	return NULL;
+}
+
+void kp_printk_iter_destroy(struct kp_printk_iter *it)
+{
+	if (!it)
+		return;
+	free(it->descs);
+	free(it->infos);
+	free(it->data);
+	free(it->recs);
+	free(it);
 }

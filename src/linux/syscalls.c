@@ -1,76 +1,67 @@
-// kp_check_syscalls: are the syscall tables and dispatchers intact?
+// kp_syscall_iter: are the syscall tables and dispatchers intact?
 //
-// Tables (sys_call_table, ia32_sys_call_table, x32_sys_call_table) are arrays
-// of function pointers; every entry must be the start of a syscall handler
-// in core kernel text (_stext.._etext). A rootkit that hooks a syscall by
-// overwriting an entry shows up as an entry pointing into a module, into
-// vmalloc space or into the middle of a function.
+// Tables (the architecture names them: sys_call_table, ia32_sys_call_table,
+// ...) are arrays of function pointers; every entry must be the start of a
+// syscall handler in core kernel text (_stext.._etext). A rootkit that
+// hooks a syscall by overwriting an entry shows up as an entry pointing
+// into a module, into vmalloc space or into the middle of a function.
 //
-// Since the branch-history mitigation (mainline 6.9, backported to 6.1.x
-// stable among others) x86-64 dispatches through x64_sys_call() and
-// friends: a switch compiled (-fno-jump-tables) into compares and direct
-// call/jmp rel32 instructions, so sys_call_table is only used by tracing.
-// We do not decode x86 instruction lengths. Instead every E8 (call rel32) /
-// E9 (jmp rel32) byte in the function is taken as a candidate, and its
-// target is kept only if it is exactly the start of a symbol: random bytes
-// almost never land on one, real calls always do. Such a target in core
-// text is fine (the handlers, return thunks, ...); one that is the start of
-// a module symbol is reported, and so is (when module symbols are not known,
-// as with a dump's in-memory kallsyms) a 16-byte aligned target inside a
-// loaded module's memory: function starts are 16-byte aligned, and a random
-// rel32 rarely lands aligned inside the few MiB of modules. A hooked call
-// into code that is neither (e.g. a vmalloc'ed trampoline) is not detected
-// by this heuristic; sys_call_table entries are checked exactly.
+// Dispatchers (x86-64's x64_sys_call() since the branch-history
+// mitigation, 6.9 and 6.1.x stable) call the handlers directly; the
+// architecture lists their direct call targets (kp_arch.call_targets), and
+// a target is kept only if it is exactly the start of a symbol. Such a
+// target in core text is fine (the handlers, return thunks, ...); one that
+// is the start of a module symbol is reported, and so is (when module
+// symbols are not known, as with a dump's in-memory kallsyms) a 16-byte
+// aligned target inside a loaded module's memory: function starts are
+// 16-byte aligned, and a random rel32 rarely lands aligned inside the few
+// MiB of modules. A hooked call into code that is neither (e.g. a
+// vmalloc'ed trampoline) is not detected this way; table entries are
+// checked exactly.
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/arch.h"
+#include "core/kernel.h"
 #include "linux/linux.h"
+#include "symbols/symtab.h"
+#include "util/error.h"
+#include "util/le.h"
+#include "util/vec.h"
 
-#define MAX_TABLE_ENTRIES 2048u	// x86-64 has ~460 syscalls
+#define MAX_TABLE_ENTRIES 2048u	// x86-64 has ~460 syscalls, arm64 ~450
 #define MAX_DISPATCHER_SIZE (256u << 10)
 
-bool kp_lx_syscall_name_ok(const char *name)
-{
-	// 4.17+ pt_regs wrappers, their compat forms, and the plain names of
-	// older kernels (sys_read, compat_sys_*, ptregs_/stub_ trampolines).
-	static const char *const prefixes[] = {
-		"__x64_sys_", "__ia32_sys_", "__ia32_compat_sys_", "__x64_compat_sys_",
-		"__x32_compat_sys_", "sys_", "compat_sys_", "ptregs_sys_", "stub_",
-	};
-	if (!name)
-		return false;
-	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
-		if (!strncmp(name, prefixes[i], strlen(prefixes[i])) && name[strlen(prefixes[i])])
-			return true;
-	return false;
-}
+struct entry {
+	struct kp_syscall_entry e;
+	bool own_why;		// e.why is why[] (set when yielded: entries move)
+	char why[96];
+};
 
-struct check {
+struct kp_syscall_iter {
 	struct kp_kernel *k;
+	const struct kp_arch *arch;
 	uint64_t stext, etext;
-	kp_syscall_fn *fn;
-	void *arg;
 	// Loaded modules: symbol tables often lack module symbols (a dump's
 	// in-memory kallsyms covers the core kernel only), so module memory is
 	// recognized by address too.
 	struct kp_module *mods;
-	size_t nmods;
+	size_t nmods, mods_cap;
+	struct entry *entries;
+	size_t n, cap, next;
+	struct kp_error *err;	// of a call_targets callback
+	const char *table;	// dispatcher being scanned
+	uint64_t table_addr;
 };
 
-static const char *module_at(const struct check *c, uint64_t addr)
+static const char *module_at(const struct kp_syscall_iter *it, uint64_t addr)
 {
-	for (size_t i = 0; i < c->nmods; i++)
-		if (addr >= c->mods[i].base && addr - c->mods[i].base < c->mods[i].size)
-			return c->mods[i].name;
+	for (size_t i = 0; i < it->nmods; i++)
+		if (addr >= it->mods[i].base && addr - it->mods[i].base < it->mods[i].size)
+			return it->mods[i].name;
 	return NULL;
-}
-
-static bool sym_lookup(struct kp_kernel *k, const char *name, struct kp_symbol *ret)
-{
-	struct kp_error *err = kp_symbol_by_name(k, name, ret);
-	kp_error_destroy(err);
-	return !err;
 }
 
 // Size of a symbol: from the symbol table, else the distance to the next one.
@@ -79,30 +70,38 @@ static uint64_t sym_size(struct kp_kernel *k, const struct kp_symbol *sym)
 	if (sym->size)
 		return sym->size;
 	struct kp_symbol s;
-	struct kp_error *err = kp_symbol_by_address(k, sym->address, &s);
-	kp_error_destroy(err);
-	return err ? 0 : s.size;
+	return kp_ok(kp_symtab_by_address(kp_kernel_symtab(k), sym->address, &s)) ? s.size : 0;
 }
 
-// Classifies target; fills e->sym, e->ok and e->why. why strings are static
-// or point into a per-check buffer.
-static void classify(struct check *c, struct kp_syscall_entry *e, char *why, size_t why_size)
+static struct entry *add(struct kp_syscall_iter *it, const char *table, unsigned nr,
+			 uint64_t target)
 {
-	struct kp_error *err = kp_symbol_by_address(c->k, e->target, &e->sym);
-	if (err) {
-		kp_error_destroy(err);
+	if (!KP_VEC_RESERVE(it->entries, it->cap, it->n + 1))
+		return NULL;
+	struct entry *en = &it->entries[it->n++];
+	memset(en, 0, sizeof(*en));
+	en->e.table = table;
+	en->e.nr = nr;
+	en->e.target = target;
+	return en;
+}
+
+// Classifies a table entry: its symbol, ok, why.
+static void classify(struct kp_syscall_iter *it, struct entry *en)
+{
+	struct kp_syscall_entry *e = &en->e;
+	if (!kp_ok(kp_symtab_by_address(kp_kernel_symtab(it->k), e->target, &e->sym)))
 		memset(&e->sym, 0, sizeof(e->sym));
-	}
-	bool in_text = e->target >= c->stext && e->target < c->etext;
-	const char *mod = e->sym.name && e->sym.module ? e->sym.module : module_at(c, e->target);
+	bool in_text = e->target >= it->stext && e->target < it->etext;
+	const char *mod = e->sym.name && e->sym.module ? e->sym.module : module_at(it, e->target);
 	e->ok = false;
 	if (mod) {
-		snprintf(why, why_size, "points into module '%s'", mod);
-		e->why = why;
+		snprintf(en->why, sizeof(en->why), "points into module '%s'", mod);
+		en->own_why = true;
 	} else if (!in_text) {
 		e->why = e->target ? "not in kernel text" : "NULL entry";
 	} else if (!e->sym.name || e->sym.address != e->target ||
-		   !kp_lx_syscall_name_ok(e->sym.name)) {
+		   !it->arch->syscall_handler_name(e->sym.name)) {
 		e->why = "not at a syscall entry point";
 	} else {
 		e->ok = true;
@@ -110,133 +109,185 @@ static void classify(struct check *c, struct kp_syscall_entry *e, char *why, siz
 	}
 }
 
-static struct kp_error *check_table(struct check *c, const char *name, bool *found)
+static struct kp_error *check_table(struct kp_syscall_iter *it, const char *name, bool *found)
 {
 	struct kp_symbol sym;
-	if (!sym_lookup(c->k, name, &sym))
+	if (!kp_symbol_find(it->k, name, &sym))
 		return NULL;
 	*found = true;
-	uint64_t n = sym_size(c->k, &sym) / 8;
-	if (n == 0 || n > MAX_TABLE_ENTRIES)
-		n = n ? MAX_TABLE_ENTRIES : 0;
+	uint64_t n = sym_size(it->k, &sym) / 8;
+	if (n > MAX_TABLE_ENTRIES)
+		n = MAX_TABLE_ENTRIES;
 	if (!n)
-		return kp_error_create(KP_ERR_NOT_FOUND, "%s at 0x%llx: size unknown",
-				       name, (unsigned long long)sym.address);
-	uint64_t *table = malloc(n * 8);
+		return kp_error_create(KP_ERR_NOT_FOUND, "%s at 0x%" PRIx64 ": size unknown",
+				       name, sym.address);
+	uint8_t *table = malloc(n * 8);
 	if (!table)
 		return &kp_enomem;
-	struct kp_error *err = kp_read(c->k, KP_VIRT, sym.address, table, n * 8);
+	struct kp_error *err = kp_read(it->k, KP_VIRT, sym.address, table, n * 8);
 	if (err) {
 		free(table);
-		return kp_error_prefix(err, "reading %s at 0x%llx", name,
-				       (unsigned long long)sym.address);
+		return kp_error_prefix(err, "reading %s at 0x%" PRIx64, name, sym.address);
 	}
 	// The symbol size is the distance to the next symbol: drop the zero
 	// padding after the last entry.
-	while (n > 1 && table[n - 1] == 0)
+	while (n > 1 && kp_le64(table + (n - 1) * 8) == 0)
 		n--;
-	for (uint64_t i = 0; i < n && !err; i++) {
-		char why[96];
-		struct kp_syscall_entry e = {.table = name, .nr = (unsigned)i, .target = table[i]};
-		classify(c, &e, why, sizeof(why));
-		err = c->fn(&e, c->arg);
+	for (uint64_t i = 0; i < n; i++) {
+		struct entry *en = add(it, name, (unsigned)i, kp_le64(table + i * 8));
+		if (!en) {
+			free(table);
+			return &kp_enomem;
+		}
+		classify(it, en);
 	}
 	free(table);
-	return err;
+	return NULL;
 }
 
-static int32_t get_s32(const uint8_t *p)
+static void on_call(uint64_t target, uint64_t at, void *arg)
 {
-	int32_t v;
-	memcpy(&v, p, 4);
-	return v;
+	struct kp_syscall_iter *it = arg;
+	if (it->err)
+		return;
+	struct kp_symbol t;
+	bool at_symbol = kp_ok(kp_symtab_by_address(kp_kernel_symtab(it->k), target, &t)) && t.address == target;
+	bool in_text = target >= it->stext && target < it->etext;
+	const char *mod = at_symbol && t.module ? t.module : NULL;
+	// Without module symbols: a 16-byte aligned target (function
+	// alignment) inside a loaded module's memory.
+	if (!mod && !(target & 15))
+		mod = module_at(it, target);
+	if (!mod && (!at_symbol || !in_text))
+		return;	// not a call: the bytes belong to another instruction
+	struct entry *en = add(it, it->table, (unsigned)(at - it->table_addr), target);
+	if (!en) {
+		it->err = &kp_enomem;
+		return;
+	}
+	if (at_symbol)
+		en->e.sym = t;
+	if (mod) {
+		snprintf(en->why, sizeof(en->why), "points into module '%s'", mod);
+		en->own_why = true;
+	} else {
+		en->e.ok = true;
+	}
 }
 
-static struct kp_error *check_dispatcher(struct check *c, const char *name, bool *found)
+static struct kp_error *check_dispatcher(struct kp_syscall_iter *it, const char *name,
+					 bool *found)
 {
 	struct kp_symbol sym;
-	if (!sym_lookup(c->k, name, &sym))
+	if (!kp_symbol_find(it->k, name, &sym))
 		return NULL;
 	*found = true;
-	uint64_t size = sym_size(c->k, &sym);
+	uint64_t size = sym_size(it->k, &sym);
 	if (size < 5)
-		return kp_error_create(KP_ERR_NOT_FOUND, "%s at 0x%llx: size unknown",
-				       name, (unsigned long long)sym.address);
+		return kp_error_create(KP_ERR_NOT_FOUND, "%s at 0x%" PRIx64 ": size unknown",
+				       name, sym.address);
 	if (size > MAX_DISPATCHER_SIZE)
 		size = MAX_DISPATCHER_SIZE;
 	uint8_t *code = malloc(size);
 	if (!code)
 		return &kp_enomem;
-	struct kp_error *err = kp_read(c->k, KP_VIRT, sym.address, code, size);
+	struct kp_error *err = kp_read(it->k, KP_VIRT, sym.address, code, size);
 	if (err) {
 		free(code);
-		return kp_error_prefix(err, "reading %s at 0x%llx", name,
-				       (unsigned long long)sym.address);
+		return kp_error_prefix(err, "reading %s at 0x%" PRIx64, name, sym.address);
 	}
-	for (uint64_t i = 0; i + 5 <= size && !err; i++) {
-		if (code[i] != 0xe8 && code[i] != 0xe9)
-			continue;
-		uint64_t target = sym.address + i + 5 + (uint64_t)(int64_t)get_s32(code + i + 1);
-		struct kp_symbol t;
-		struct kp_error *e2 = kp_symbol_by_address(c->k, target, &t);
-		if (e2)
-			memset(&t, 0, sizeof(t));
-		kp_error_destroy(e2);
-		bool at_symbol = !e2 && t.address == target;
-		bool in_text = target >= c->stext && target < c->etext;
-		const char *mod = at_symbol && t.module ? t.module : NULL;
-		// Without module symbols: a 16-byte aligned target (function
-		// alignment) inside a loaded module's memory.
-		if (!mod && !(target & 15))
-			mod = module_at(c, target);
-		if (!mod && (!at_symbol || !in_text))
-			continue;	// not a call: the bytes belong to another instruction
-		char why[96];
-		struct kp_syscall_entry e = {.table = name, .nr = (unsigned)i, .target = target};
-		if (at_symbol)
-			e.sym = t;
-		if (mod) {
-			snprintf(why, sizeof(why), "points into module '%s'", mod);
-			e.why = why;
-		} else {
-			e.ok = true;
-		}
-		err = c->fn(&e, c->arg);
-	}
+	it->table = name;
+	it->table_addr = sym.address;
+	it->arch->call_targets(code, size, sym.address, on_call, it);
 	free(code);
+	err = it->err;
+	it->err = NULL;
 	return err;
 }
 
-struct kp_error *kp_check_syscalls(struct kp_kernel *k, kp_syscall_fn *fn, void *arg)
+static struct kp_error *collect_modules(struct kp_syscall_iter *it)
 {
-	struct check c = {.k = k, .fn = fn, .arg = arg};
-	struct kp_symbol s;
-	if (!sym_lookup(k, "_stext", &s) && !sym_lookup(k, "_text", &s))
-		return kp_error_create(KP_ERR_NOT_FOUND, "syscall check: no _stext symbol (kernel text start)");
-	c.stext = s.address;
-	if (!sym_lookup(k, "_etext", &s))
-		return kp_error_create(KP_ERR_NOT_FOUND, "syscall check: no _etext symbol (kernel text end)");
-	c.etext = s.address;
-	if (c.etext <= c.stext)
-		return kp_error_create(KP_ERR_FORMAT, "syscall check: _etext 0x%llx is not above _stext 0x%llx",
-				       (unsigned long long)c.etext, (unsigned long long)c.stext);
-	static const char *const tables[] = {"sys_call_table", "ia32_sys_call_table", "x32_sys_call_table"};
-	static const char *const dispatchers[] = {"x64_sys_call", "ia32_sys_call", "x32_sys_call"};
-	bool found = false;
-	struct kp_error *err = kp_modules(k, &c.mods, &c.nmods);
-	if (err) {
-		// Without the module list, module symbols still identify hooks.
-		kp_error_destroy(err);
-		c.mods = NULL;
-		c.nmods = 0;
+	struct kp_module_iter *mi;
+	// Without the module list, module symbols still identify hooks.
+	if (!kp_ok(kp_module_iter_create(it->k, &mi)))
+		return NULL;
+	for (;;) {
+		const struct kp_module *m;
+		struct kp_error *err = kp_module_iter_next(mi, &m);
+		if (err || !m) {
+			kp_module_iter_destroy(mi);
+			if (err == &kp_enomem)
+				return err;
+			kp_error_destroy(err);
+			return NULL;
+		}
+		if (!KP_VEC_RESERVE(it->mods, it->mods_cap, it->nmods + 1)) {
+			kp_module_iter_destroy(mi);
+			return &kp_enomem;
+		}
+		it->mods[it->nmods++] = *m;
 	}
-	err = NULL;
-	for (size_t i = 0; i < 3 && !err; i++)
-		err = check_table(&c, tables[i], &found);
-	for (size_t i = 0; i < 3 && !err; i++)
-		err = check_dispatcher(&c, dispatchers[i], &found);
-	free(c.mods);
+}
+
+static struct kp_error *check(struct kp_syscall_iter *it)
+{
+	struct kp_symbol s;
+	if (!kp_symbol_find(it->k, "_stext", &s) && !kp_symbol_find(it->k, "_text", &s))
+		return kp_error_create(KP_ERR_NOT_FOUND, "syscall check: no _stext symbol (kernel text start)");
+	it->stext = s.address;
+	if (!kp_symbol_find(it->k, "_etext", &s))
+		return kp_error_create(KP_ERR_NOT_FOUND, "syscall check: no _etext symbol (kernel text end)");
+	it->etext = s.address;
+	if (it->etext <= it->stext)
+		return kp_error_create(KP_ERR_FORMAT, "syscall check: _etext 0x%" PRIx64 " is not above _stext 0x%" PRIx64,
+				       it->etext, it->stext);
+	struct kp_error *err = collect_modules(it);
+	bool found = false;
+	for (const char *const *t = it->arch->syscall_tables; !err && *t; t++)
+		err = check_table(it, *t, &found);
+	for (const char *const *d = it->arch->syscall_dispatchers; !err && d && *d; d++)
+		err = check_dispatcher(it, *d, &found);
 	if (!err && !found)
-		return kp_error_create(KP_ERR_NOT_FOUND, "syscall check: no sys_call_table or x64_sys_call symbol");
+		return kp_error_create(KP_ERR_NOT_FOUND, "syscall check: no %s symbol",
+				       it->arch->syscall_tables[0]);
 	return err;
+}
+
+struct kp_error *kp_syscall_iter_create(struct kp_kernel *k, struct kp_syscall_iter **ret)
+{
+	struct kp_syscall_iter *it = calloc(1, sizeof(*it));
+	if (!it)
+		return &kp_enomem;
+	it->k = k;
+	it->arch = kp_kernel_arch(k);
+	struct kp_error *err = check(it);
+	if (err) {
+		kp_syscall_iter_destroy(it);
+		return err;
+	}
+	*ret = it;
+	return NULL;
+}
+
+struct kp_error *kp_syscall_iter_next(struct kp_syscall_iter *it,
+				      const struct kp_syscall_entry **ret)
+{
+	if (it->next == it->n) {
+		*ret = NULL;
+		return NULL;
+	}
+	struct entry *en = &it->entries[it->next++];
+	if (en->own_why)
+		en->e.why = en->why;
+	*ret = &en->e;
+	return NULL;
+}
+
+void kp_syscall_iter_destroy(struct kp_syscall_iter *it)
+{
+	if (!it)
+		return;
+	free(it->mods);
+	free(it->entries);
+	free(it);
 }

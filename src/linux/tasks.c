@@ -1,8 +1,12 @@
-// kp_tasks: the task list (init_task.tasks) and each group's threads.
+// kp_task_iter: the task list (init_task.tasks) and each group's threads,
+// walked with the list walker of list.c.
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "linux/linux.h"
+#include "util/error.h"
+#include "util/le.h"
 
 #define PF_KTHREAD 0x00200000u	// include/linux/sched.h, unchanged since 2.6
 
@@ -41,9 +45,7 @@ static struct kp_error *member(struct kp_kernel *k, const char *type, const char
 static bool has_member(struct kp_kernel *k, const char *type, const char *name,
 		       uint64_t *off_ret, uint64_t *size_ret)
 {
-	struct kp_error *err = member(k, type, name, off_ret, size_ret);
-	kp_error_destroy(err);
-	return !err;
+	return kp_ok(member(k, type, name, off_ret, size_ret));
 }
 
 static void span_add(uint64_t *lo, uint64_t *hi, uint64_t off, uint64_t size)
@@ -115,201 +117,102 @@ struct kp_error *kp_lx_task_layout(struct kp_kernel *k, struct kp_lx_task_layout
 	return NULL;
 }
 
-static uint64_t get_u(const uint8_t *buf, uint64_t off, uint64_t size)
-{
-	if (size == 8) {
-		uint64_t v;
-		memcpy(&v, buf + off, 8);
-		return v;
-	}
-	uint32_t v;
-	memcpy(&v, buf + off, 4);
-	return v;
-}
-
-struct walk {
+struct kp_task_iter {
 	struct kp_kernel *k;
-	const struct kp_lx_task_layout *l;
-	uint8_t *buf;		// l->hi - l->lo bytes
-	struct kp_task *tasks;
-	uint64_t *parents;	// real_parent of tasks[i]
-	size_t n, cap;
+	struct kp_lx_task_layout l;
+	uint64_t init_task;
+	bool threads;
+	struct kp_list_iter *tasks;	// init_task.tasks (NULL before init_task is yielded)
+	struct kp_list_iter *group;	// the current leader's threads, or NULL
+	uint64_t leader;
+	uint64_t yielded;
+	bool started;
+	uint8_t *buf;			// l.hi - l.lo bytes of the current task
+	struct kp_task task;
 };
 
-#define AT(w, off) ((w)->buf + (off) - (w)->l->lo)
+#define AT(it, off) ((it)->buf + (off) - (it)->l.lo)
 
-// Reads the task at address into w->buf and appends it.
-static struct kp_error *add_task(struct walk *w, uint64_t address)
+static uint64_t field(const struct kp_task_iter *it, uint64_t off, uint64_t size)
 {
-	const struct kp_lx_task_layout *l = w->l;
-	if (w->n >= KP_LX_MAX_TASKS)
-		return kp_error_create(KP_ERR_LOOP, "task list does not end after %u entries (at task 0x%llx)",
-				       KP_LX_MAX_TASKS, (unsigned long long)address);
-	struct kp_error *err = kp_read(w->k, KP_VIRT, address + l->lo, w->buf, l->hi - l->lo);
+	return kp_le(AT(it, off), size);
+}
+
+// Reads the task at address into it->task.
+static struct kp_error *read_task(struct kp_task_iter *it, uint64_t address)
+{
+	const struct kp_lx_task_layout *l = &it->l;
+	if (it->yielded >= KP_LX_MAX_TASKS)
+		return kp_error_create(KP_ERR_LOOP, "task list does not end after %u entries (at task 0x%" PRIx64 ")",
+				       KP_LX_MAX_TASKS, address);
+	struct kp_error *err = kp_read(it->k, KP_VIRT, address + l->lo, it->buf, l->hi - l->lo);
 	if (err)
-		return kp_error_prefix(err, "reading task_struct at 0x%llx", (unsigned long long)address);
-	if (w->n == w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 256;
-		struct kp_task *t = realloc(w->tasks, cap * sizeof(*t));
-		if (!t)
-			return &kp_enomem;
-		w->tasks = t;
-		uint64_t *p = realloc(w->parents, cap * sizeof(*p));
-		if (!p)
-			return &kp_enomem;
-		w->parents = p;
-		w->cap = cap;
-	}
-	struct kp_task *t = &w->tasks[w->n];
+		return kp_error_prefix(err, "reading task_struct at 0x%" PRIx64, address);
+	struct kp_task *t = &it->task;
 	memset(t, 0, sizeof(*t));
 	t->address = address;
-	t->pid = (int32_t)get_u(AT(w, l->pid), 0, 4);
-	t->tgid = (int32_t)get_u(AT(w, l->tgid), 0, 4);
-	t->ppid = 0;
-	t->state = kp_lx_task_state_letter(get_u(AT(w, l->state), 0, l->state_size),
-					   get_u(AT(w, l->exit_state), 0, 4));
-	t->cpu = l->has_cpu ? (int32_t)get_u(AT(w, l->cpu), 0, 4) : -1;
-	t->flags = get_u(AT(w, l->flags), 0, l->flags_size);
-	memcpy(t->comm, AT(w, l->comm), 16);
+	t->pid = (int32_t)field(it, l->pid, 4);
+	t->tgid = (int32_t)field(it, l->tgid, 4);
+	t->state = kp_lx_task_state_letter(field(it, l->state, l->state_size),
+					   field(it, l->exit_state, 4));
+	t->cpu = l->has_cpu ? (int32_t)field(it, l->cpu, 4) : -1;
+	t->flags = field(it, l->flags, l->flags_size);
+	memcpy(t->comm, AT(it, l->comm), 16);
 	t->comm[15] = '\0';
 	t->kthread = t->flags & PF_KTHREAD;
-	w->parents[w->n] = get_u(AT(w, l->real_parent), 0, 8);
-	w->n++;
+	// ppid = real_parent->tgid, as /proc/PID/stat (0 for the idle task,
+	// its own parent).
+	uint64_t parent = field(it, l->real_parent, 8);
+	uint32_t tgid;
+	if (parent == address)
+		t->ppid = 0;
+	else if (parent && kp_ok(kp_read_u32(it->k, parent + l->tgid, &tgid)))
+		t->ppid = (int32_t)tgid;
+	else
+		t->ppid = -1;
+	it->yielded++;
 	return NULL;
 }
 
-// The threads of the group whose leader was just read into w->buf, leader
-// excluded.
-static struct kp_error *add_threads(struct walk *w, uint64_t leader)
+// The list of the threads of the leader just read into it->buf: the
+// signal->thread_head list of thread_node links (3.14+), else the headless
+// ring task->thread_group.
+static struct kp_error *open_group(struct kp_task_iter *it, uint64_t leader)
 {
-	const struct kp_lx_task_layout *l = w->l;
-	uint64_t head, link_off, node;
-	struct kp_error *err;
+	const struct kp_lx_task_layout *l = &it->l;
 	if (l->has_thread_node) {
-		uint64_t signal = get_u(AT(w, l->signal), 0, 8);
+		uint64_t signal = field(it, l->signal, 8);
 		if (!signal)
 			return NULL;	// exited, being reaped
-		head = signal + l->signal_thread_head;
-		link_off = l->thread_node;
-		err = kp_read_u64(w->k, head, &node);
-		if (err)
-			return kp_error_prefix(err, "reading signal->thread_head of task 0x%llx",
-					       (unsigned long long)leader);
-	} else if (l->has_thread_group) {
-		head = leader + l->thread_group;
-		link_off = l->thread_group;
-		node = get_u(AT(w, l->thread_group), 0, 8);
-	} else {
-		return NULL;
+		return kp_lx_list_iter_create(it->k, signal + l->signal_thread_head, 0,
+					      "thread list", &it->group);
 	}
-	struct kp_lx_loop loop;
-	kp_lx_loop_init(&loop, head);
-	while (node != head) {
-		if (!node)
-			return kp_error_create(KP_ERR_FORMAT, "thread list of task 0x%llx has a NULL link",
-					       (unsigned long long)leader);
-		if (kp_lx_loop_step(&loop, node))
-			return kp_error_create(KP_ERR_LOOP, "thread list of task 0x%llx does not end (loop at 0x%llx)",
-					       (unsigned long long)leader, (unsigned long long)node);
-		uint64_t thread = node - link_off;
-		if (thread != leader) {
-			if ((err = add_task(w, thread)))
-				return err;
-			node = get_u(AT(w, link_off), 0, 8);
-		} else if ((err = kp_read_u64(w->k, node, &node))) {
-			return kp_error_prefix(err, "reading thread list of task 0x%llx",
-					       (unsigned long long)leader);
-		}
-	}
+	if (l->has_thread_group)
+		return kp_lx_list_iter_create(it->k, leader + l->thread_group,
+					      KP_LIST_HEAD_IS_NODE, "thread list", &it->group);
 	return NULL;
 }
 
-struct parent_ix {
-	uint64_t address;
-	int32_t tgid;
-};
-
-static int parent_cmp(const void *a, const void *b)
-{
-	const struct parent_ix *x = a, *y = b;
-	return x->address < y->address ? -1 : x->address > y->address;
-}
-
-// ppid = real_parent->tgid: looked up among the tasks read, else read.
-static void resolve_parents(struct walk *w)
-{
-	struct parent_ix *ix = malloc((w->n ? w->n : 1) * sizeof(*ix));
-	for (size_t i = 0; ix && i < w->n; i++) {
-		ix[i].address = w->tasks[i].address;
-		ix[i].tgid = w->tasks[i].tgid;
-	}
-	if (ix)
-		qsort(ix, w->n, sizeof(*ix), parent_cmp);
-	for (size_t i = 0; i < w->n; i++) {
-		uint64_t p = w->parents[i];
-		struct parent_ix key = {.address = p}, *hit = NULL;
-		if (ix)
-			hit = bsearch(&key, ix, w->n, sizeof(*ix), parent_cmp);
-		if (hit) {
-			w->tasks[i].ppid = w->tasks[i].address == p ? 0 : hit->tgid;
-			continue;
-		}
-		uint32_t tgid;
-		struct kp_error *err = p ? kp_read_u32(w->k, p + w->l->tgid, &tgid) : &kp_not_found;
-		w->tasks[i].ppid = err ? -1 : (int32_t)tgid;
-		kp_error_destroy(err);
-	}
-	free(ix);
-}
-
-struct kp_error *kp_lx_tasks_walk(struct kp_kernel *k, const struct kp_lx_task_layout *l,
-				  uint64_t init_task, bool threads,
-				  struct kp_task **tasks_ret, size_t *count_ret)
+struct kp_error *kp_lx_task_iter_create(struct kp_kernel *k, const struct kp_lx_task_layout *l,
+					uint64_t init_task, unsigned flags,
+					struct kp_task_iter **ret)
 {
 	if (l->hi <= l->lo || l->hi - l->lo > (1u << 20))
 		return kp_error_create(KP_ERR_INVALID, "task list: bad task_struct layout");
-	struct walk w = {.k = k, .l = l};
-	struct kp_error *err = NULL;
-	w.buf = malloc(l->hi - l->lo);
-	if (!w.buf)
+	struct kp_task_iter *it = calloc(1, sizeof(*it));
+	if (!it || !(it->buf = malloc(l->hi - l->lo))) {
+		free(it);
 		return &kp_enomem;
-	uint64_t head = init_task + l->tasks;
-	uint64_t task = init_task;
-	struct kp_lx_loop loop;
-	kp_lx_loop_init(&loop, head);
-	for (;;) {
-		if ((err = add_task(&w, task)))
-			goto out;
-		uint64_t next = get_u(AT(&w, l->tasks), 0, 8);
-		if (threads && (err = add_threads(&w, task)))
-			goto out;
-		if (next == head)
-			break;
-		if (!next) {
-			err = kp_error_create(KP_ERR_FORMAT, "task list: task 0x%llx has a NULL tasks.next",
-					      (unsigned long long)task);
-			goto out;
-		}
-		if (kp_lx_loop_step(&loop, next)) {
-			err = kp_error_create(KP_ERR_LOOP, "task list does not end after %zu entries (loop at 0x%llx)",
-					      w.n, (unsigned long long)next);
-			goto out;
-		}
-		task = next - l->tasks;
 	}
-	resolve_parents(&w);
-	*tasks_ret = w.tasks;
-	*count_ret = w.n;
-	w.tasks = NULL;
-out:
-	free(w.tasks);
-	free(w.parents);
-	free(w.buf);
-	return err;
+	it->k = k;
+	it->l = *l;
+	it->init_task = init_task;
+	it->threads = flags & KP_TASKS_THREADS;
+	*ret = it;
+	return NULL;
 }
 
-struct kp_error *kp_tasks(struct kp_kernel *k, bool threads, struct kp_task **tasks_ret,
-			  size_t *count_ret)
+struct kp_error *kp_task_iter_create(struct kp_kernel *k, unsigned flags, struct kp_task_iter **ret)
 {
 	struct kp_lx_task_layout l;
 	struct kp_symbol sym;
@@ -318,5 +221,82 @@ struct kp_error *kp_tasks(struct kp_kernel *k, bool threads, struct kp_task **ta
 		return err;
 	if ((err = kp_symbol_by_name(k, "init_task", &sym)))
 		return kp_error_prefix(err, "task list");
-	return kp_lx_tasks_walk(k, &l, sym.address, threads, tasks_ret, count_ret);
+	return kp_lx_task_iter_create(k, &l, sym.address, flags, ret);
+}
+
+// The next thread of the current group other than the leader; *ret NULL at
+// the group's end.
+static struct kp_error *next_thread(struct kp_task_iter *it, const struct kp_task **ret)
+{
+	uint64_t link = it->l.has_thread_node ? it->l.thread_node : it->l.thread_group;
+	for (;;) {
+		uint64_t node;
+		bool done;
+		struct kp_error *err = kp_list_iter_next(it->group, &node, &done);
+		if (err)
+			return kp_error_prefix(err, "task 0x%" PRIx64, it->leader);
+		if (done) {
+			kp_list_iter_destroy(it->group);
+			it->group = NULL;
+			*ret = NULL;
+			return NULL;
+		}
+		if (node - link == it->leader)
+			continue;
+		if ((err = read_task(it, node - link)))
+			return err;
+		*ret = &it->task;
+		return NULL;
+	}
+}
+
+struct kp_error *kp_task_iter_next(struct kp_task_iter *it, const struct kp_task **ret)
+{
+	struct kp_error *err;
+	if (it->group) {
+		if ((err = next_thread(it, ret)) || *ret)
+			return err;
+	}
+	uint64_t task;
+	if (!it->started) {
+		// init_task is the list's head and a task of its own.
+		if ((err = kp_lx_list_iter_create(it->k, it->init_task + it->l.tasks, 0,
+						  "task list", &it->tasks)))
+			return err;
+		it->started = true;
+		task = it->init_task;
+	} else {
+		uint64_t node;
+		bool done;
+		if (!it->tasks) {
+			*ret = NULL;
+			return NULL;
+		}
+		if ((err = kp_list_iter_next(it->tasks, &node, &done)))
+			return err;
+		if (done) {
+			kp_list_iter_destroy(it->tasks);
+			it->tasks = NULL;
+			*ret = NULL;
+			return NULL;
+		}
+		task = node - it->l.tasks;
+	}
+	if ((err = read_task(it, task)))
+		return err;
+	it->leader = task;
+	if (it->threads && (err = open_group(it, task)))
+		return kp_error_prefix(err, "task 0x%" PRIx64, task);
+	*ret = &it->task;
+	return NULL;
+}
+
+void kp_task_iter_destroy(struct kp_task_iter *it)
+{
+	if (!it)
+		return;
+	kp_list_iter_destroy(it->tasks);
+	kp_list_iter_destroy(it->group);
+	free(it->buf);
+	free(it);
 }

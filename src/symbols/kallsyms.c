@@ -4,7 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/vmcoreinfo.h"
+#include "io/file.h"
 #include "symbols/kallsyms.h"
+#include "util/error.h"
 
 // KSYM_NAME_LEN is 512 since 6.1 (128 before); allow more, bound the rest.
 #define MAX_NAME 1024
@@ -533,4 +536,62 @@ out:
 	free(addrs);
 	free(table);
 	return err;
+}
+
+// ---------------------------------------------------------------- helpers
+
+bool kp_kallsyms_tables_from_vmcoreinfo(const struct kp_vmcoreinfo *vi,
+					struct kp_kallsyms_tables *t)
+{
+	memset(t, 0, sizeof(*t));
+	if (!vi || !kp_vmcoreinfo_symbol(vi, "kallsyms_names", &t->names) ||
+	    !kp_vmcoreinfo_symbol(vi, "kallsyms_num_syms", &t->num_syms) ||
+	    !kp_vmcoreinfo_symbol(vi, "kallsyms_token_table", &t->token_table) ||
+	    !kp_vmcoreinfo_symbol(vi, "kallsyms_token_index", &t->token_index))
+		return false;
+	if (kp_vmcoreinfo_symbol(vi, "kallsyms_offsets", &t->offsets) &&
+	    kp_vmcoreinfo_symbol(vi, "kallsyms_relative_base", &t->relative_base))
+		return true;
+	t->offsets = 0;
+	return kp_vmcoreinfo_symbol(vi, "kallsyms_addresses", &t->addresses);
+}
+
+struct kp_error *kp_symtab_from_file(const char *path, uint64_t bias, struct kp_symtab **ret)
+{
+	char *text;
+	size_t len;
+	struct kp_error *err = kp_read_whole_file(path, &text, &len);
+	if (err)
+		return err;
+	struct kp_symtab *st;
+	err = kp_symtab_create(&st);
+	if (!err) {
+		err = kp_kallsyms_parse_text(text, len, bias, path, st);
+		if (!err)
+			err = kp_symtab_finalize(st);
+		if (err)
+			kp_symtab_destroy(st);
+	}
+	free(text);
+	if (!err)
+		*ret = st;
+	return err;
+}
+
+struct kp_error *kp_symtab_from_tables(struct kp_memory *mem, const struct kp_kallsyms_tables *t,
+				       struct kp_symtab **ret)
+{
+	struct kp_symtab *st;
+	struct kp_error *err = kp_symtab_create(&st);
+	if (err)
+		return err;
+	err = kp_kallsyms_read_memory(mem, t, st);
+	if (!err)
+		err = kp_symtab_finalize(st);
+	if (err) {
+		kp_symtab_destroy(st);
+		return err;
+	}
+	*ret = st;
+	return NULL;
 }

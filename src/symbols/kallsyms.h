@@ -24,9 +24,21 @@ struct kp_kallsyms_tables {
 	uint64_t addresses;	// kallsyms_addresses (absolute tables), else 0
 };
 
+// The tables' addresses as VMCOREINFO names them (SYMBOL(kallsyms_names)
+// etc., written since 6.0); false if it does not name all of them.
+struct kp_vmcoreinfo;
+bool kp_kallsyms_tables_from_vmcoreinfo(const struct kp_vmcoreinfo *vi,
+					struct kp_kallsyms_tables *ret);
+
 // Decodes the in-memory tables read through mem's virtual space into st.
 struct kp_error *kp_kallsyms_read_memory(struct kp_memory *mem,
 					 const struct kp_kallsyms_tables *t,
 					 struct kp_symtab *st);
+
+// A finalized symbol table of one source: a kallsyms/System.map file (bias
+// added as for kp_kallsyms_parse_text), or the in-memory tables.
+struct kp_error *kp_symtab_from_file(const char *path, uint64_t bias, struct kp_symtab **ret);
+struct kp_error *kp_symtab_from_tables(struct kp_memory *mem, const struct kp_kallsyms_tables *t,
+				       struct kp_symtab **ret);
 
 #endif

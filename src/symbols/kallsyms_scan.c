@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "symbols/kallsyms.h"
-#include "core/kernel.h"
-#include "core/locate.h"
+#include "symbols/kallsyms_scan.h"
+#include "util/error.h"
 
 #define PAGE 4096ULL
 #define PMD_SIZE (1ULL << 21)
@@ -24,14 +24,6 @@
 #define MAX_LAST_TOKEN 256
 // Longest kallsyms_names record (6.1): two length bytes and 0x3fff tokens.
 #define MAX_RECORD (2 + 0x3fff)
-
-static bool ok(struct kp_error *err)
-{
-	if (!err)
-		return true;
-	kp_error_destroy(err);
-	return false;
-}
 
 static uint64_t align8(uint64_t v)
 {
@@ -105,15 +97,16 @@ static uint64_t walk_names(const uint8_t *w, uint64_t size, uint32_t n, uint32_t
 
 // kallsyms_offsets (s32[n]) at o decoded either way must be sorted by
 // address, as scripts/kallsyms.c sorts them; relative_base a kernel address.
-static bool offsets_fit(struct kp_memory *mem, uint64_t o, uint64_t rb_addr, uint32_t n)
+static bool offsets_fit(struct kp_memory *mem, uint64_t lo, uint64_t o, uint64_t rb_addr,
+			uint32_t n)
 {
 	uint64_t rb;
-	if (!ok(kp_memory_read(mem, KP_VIRT, rb_addr, &rb, sizeof(rb))) || rb < KP_START_KERNEL_MAP)
+	if (!kp_ok(kp_memory_read(mem, KP_VIRT, rb_addr, &rb, sizeof(rb))) || rb < lo)
 		return false;
 	int32_t *offs = malloc((size_t)n * 4);
 	if (!offs)
 		return false;
-	bool good = ok(kp_memory_read(mem, KP_VIRT, o, offs, (size_t)n * 4));
+	bool good = kp_ok(kp_memory_read(mem, KP_VIRT, o, offs, (size_t)n * 4));
 	// Either encoding (see kallsyms.c): absolute-percpu when any is negative.
 	bool percpu = false;
 	for (uint32_t i = 0; good && i < n && !percpu; i++)
@@ -126,18 +119,18 @@ static bool offsets_fit(struct kp_memory *mem, uint64_t o, uint64_t rb_addr, uin
 		prev = a;
 	}
 	free(offs);
-	return good && prev >= KP_START_KERNEL_MAP;
+	return good && prev >= lo;
 }
 
-static bool addresses_fit(struct kp_memory *mem, uint64_t a, uint32_t n)
+static bool addresses_fit(struct kp_memory *mem, uint64_t lo, uint64_t a, uint32_t n)
 {
 	uint64_t *v = malloc((size_t)n * 8);
 	if (!v)
 		return false;
-	bool good = ok(kp_memory_read(mem, KP_VIRT, a, v, (size_t)n * 8));
+	bool good = kp_ok(kp_memory_read(mem, KP_VIRT, a, v, (size_t)n * 8));
 	for (uint32_t i = 1; good && i < n; i++)
 		good = v[i] >= v[i - 1];
-	good = good && v[n - 1] >= KP_START_KERNEL_MAP;
+	good = good && v[n - 1] >= lo;
 	free(v);
 	return good;
 }
@@ -194,7 +187,7 @@ static bool names_before(const uint8_t *w, uint64_t wlen, uint64_t tt, uint64_t 
 // token index (6.2+), or absolute (CONFIG_KALLSYMS_BASE_RELATIVE=n).
 #define NAMES_WINDOW (32ULL << 20)
 #define WINDOW_CHUNK (1ULL << 20)
-static bool tables_from_tokens(struct kp_memory *mem, uint64_t tt, uint64_t ti,
+static bool tables_from_tokens(struct kp_memory *mem, uint64_t lo, uint64_t tt, uint64_t ti,
 			       struct kp_kallsyms_tables *ret)
 {
 	// The window grows backwards from tt in chunks until a read fails.
@@ -204,13 +197,13 @@ static bool tables_from_tokens(struct kp_memory *mem, uint64_t tt, uint64_t ti,
 	uint64_t wlen = 0;
 	tt &= ~7ULL;
 	while (wlen < NAMES_WINDOW && tt - wlen - WINDOW_CHUNK < tt &&
-	       ok(kp_memory_read(mem, KP_VIRT, tt - wlen - WINDOW_CHUNK,
+	       kp_ok(kp_memory_read(mem, KP_VIRT, tt - wlen - WINDOW_CHUNK,
 				 w + NAMES_WINDOW - wlen - WINDOW_CHUNK, WINDOW_CHUNK)))
 		wlen += WINDOW_CHUNK;
 	if (wlen < NAMES_WINDOW) {
 		// The last partial chunk, page by page.
 		while (wlen < NAMES_WINDOW && tt - wlen - PAGE < tt &&
-		       ok(kp_memory_read(mem, KP_VIRT, tt - wlen - PAGE,
+		       kp_ok(kp_memory_read(mem, KP_VIRT, tt - wlen - PAGE,
 					 w + NAMES_WINDOW - wlen - PAGE, PAGE)))
 			wlen += PAGE;
 	}
@@ -228,13 +221,13 @@ static bool tables_from_tokens(struct kp_memory *mem, uint64_t tt, uint64_t ti,
 	uint64_t rb = s - 16, o = rb - align8(4ULL * n);
 	uint64_t o2 = align8(ti + 512), rb2 = align8(o2 + 4ULL * n);
 	uint64_t a = s - 8 - 8ULL * n;
-	if (offsets_fit(mem, o, rb, n)) {
+	if (offsets_fit(mem, lo, o, rb, n)) {
 		ret->offsets = o;
 		ret->relative_base = rb;
-	} else if (offsets_fit(mem, o2, rb2, n)) {
+	} else if (offsets_fit(mem, lo, o2, rb2, n)) {
 		ret->offsets = o2;
 		ret->relative_base = rb2;
-	} else if (addresses_fit(mem, a, n)) {
+	} else if (addresses_fit(mem, lo, a, n)) {
 		ret->addresses = a;
 	} else {
 		return false;
@@ -247,7 +240,7 @@ static bool tables_from_tokens(struct kp_memory *mem, uint64_t tt, uint64_t ti,
 
 // Looks for the banner and the token signature in buf[0, have) (virtual
 // base), from offset 'from' on (what is before was seen with less context).
-static void scan_run(struct kp_memory *mem, const uint8_t *buf, size_t have, size_t from,
+static void scan_run(struct kp_memory *mem, uint64_t lo, const uint8_t *buf, size_t have, size_t from,
 		     uint64_t base, struct kp_image_scan *ret)
 {
 	static const char banner[] = "Linux version ";
@@ -269,7 +262,7 @@ static void scan_run(struct kp_memory *mem, const uint8_t *buf, size_t have, siz
 		if (t < 0 || ret->candidates >= MAX_TOKEN_CANDIDATES)
 			continue;
 		ret->candidates++;
-		if (tables_from_tokens(mem, base + t, base + q, &ret->tables))
+		if (tables_from_tokens(mem, lo, base + t, base + q, &ret->tables))
 			ret->has_tables = true;
 	}
 }
@@ -280,7 +273,7 @@ static void scan_run(struct kp_memory *mem, const uint8_t *buf, size_t have, siz
 // unmapped since 4.17) split the image into runs scanned separately.
 #define TAIL (16 * 1024)
 struct kp_error *kp_locate_scan_image(struct kp_memory *mem, uint64_t start, uint64_t end,
-				   struct kp_image_scan *ret)
+				      uint64_t min_addr, struct kp_image_scan *ret)
 {
 	uint8_t *buf = malloc(TAIL + PMD_SIZE);
 	if (!buf)
@@ -297,32 +290,32 @@ struct kp_error *kp_locate_scan_image(struct kp_memory *mem, uint64_t start, uin
 			have = TAIL;
 		}
 		size_t from = have;
-		if (ok(kp_memory_read(mem, KP_VIRT, va, buf + have, blk))) {
+		if (kp_ok(kp_memory_read(mem, KP_VIRT, va, buf + have, blk))) {
 			have += blk;
 		} else {
 			for (uint64_t p = 0; p + PAGE <= blk && !ret->has_tables; p += PAGE) {
-				if (ok(kp_memory_read(mem, KP_VIRT, va + p, buf + have, PAGE))) {
+				if (kp_ok(kp_memory_read(mem, KP_VIRT, va + p, buf + have, PAGE))) {
 					have += PAGE;
 					continue;
 				}
-				scan_run(mem, buf, have, from, va + p - have, ret);
+				scan_run(mem, min_addr, buf, have, from, va + p - have, ret);
 				have = 0;
 				from = 0;
 			}
 		}
 		va += blk;
 		if (!ret->has_tables)
-			scan_run(mem, buf, have, from, va - have, ret);
+			scan_run(mem, min_addr, buf, have, from, va - have, ret);
 	}
 	free(buf);
 	return NULL;
 }
 
 struct kp_error *kp_locate_kallsyms(struct kp_memory *mem, uint64_t start, uint64_t end,
-				    struct kp_kallsyms_tables *ret)
+				    uint64_t min_addr, struct kp_kallsyms_tables *ret)
 {
 	struct kp_image_scan s;
-	struct kp_error *err = kp_locate_scan_image(mem, start, end, &s);
+	struct kp_error *err = kp_locate_scan_image(mem, start, end, min_addr, &s);
 	if (err)
 		return err;
 	if (!s.has_tables)

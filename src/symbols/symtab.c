@@ -19,6 +19,8 @@
 #include <string.h>
 
 #include "symbols/symtab.h"
+#include "util/suggest.h"
+#include "util/error.h"
 
 // A symbol extends to the next higher address unless that is further than
 // this: beyond it (or past the last symbol, or past _end) the extent is
@@ -217,25 +219,6 @@ static size_t name_slot(const struct kp_symtab *st, const char *name, size_t len
 	}
 }
 
-static unsigned char_class(unsigned char c)
-{
-	if (c >= 'a' && c <= 'z')
-		return c - 'a';
-	if (c >= '0' && c <= '9')
-		return 26 + c - '0';
-	if (c >= 'A' && c <= 'Z')
-		return 36 + c - 'A';
-	return c == '_' ? 62 : 63;
-}
-
-static uint64_t char_set(const char *s, size_t len)
-{
-	uint64_t m = 0;
-	for (size_t i = 0; i < len; i++)
-		m |= 1ULL << char_class(s[i]);
-	return m;
-}
-
 // Interns a name whose hash is known; copy: the string is not in the arena
 // yet. The caller has made room in unames and name_slots.
 static bool intern_hashed(struct kp_symtab *st, const char *name, size_t len,
@@ -253,7 +236,7 @@ static bool intern_hashed(struct kp_symtab *st, const char *name, size_t len,
 	u->str = str;
 	u->len = len;
 	u->best = NO_ENTRY;
-	u->chars = char_set(name, len);
+	u->chars = kp_suggest_chars(name, len);
 	st->nunames++;
 	st->name_slots[j] = (uint64_t)hash << 32 | st->nunames;
 	*ret = st->nunames - 1;
@@ -544,145 +527,39 @@ static void fill(const struct kp_symtab *st, uint32_t idx, struct kp_symbol *ret
 
 // ---------------------------------------------------------------- suggestions
 
-#define MAX_SUGGESTIONS 5
-#define MAX_DISTANCE 3
-#define MAX_QUERY 64
-
-// Optimal-string-alignment Damerau-Levenshtein distance, or bound + 1 if it
-// exceeds bound. Only the diagonal band |i - j| <= bound is computed, and a
-// row whose every cell exceeds bound ends the search: most names are
-// rejected after two or three rows.
-static unsigned bounded_distance(const char *a, size_t alen, const char *b, size_t blen,
-				 unsigned bound)
-{
-	size_t diff = alen > blen ? alen - blen : blen - alen;
-	if (diff > bound)
-		return bound + 1;
-	const unsigned big = bound + 1;
-	unsigned rows[3][MAX_QUERY + 1];
-	unsigned *prev2 = rows[0], *prev = rows[1], *cur = rows[2];
-	// a is the query (alen <= MAX_QUERY): columns; b: rows.
-	for (size_t j = 0; j <= alen; j++)
-		prev[j] = j <= bound ? j : big;
-	for (size_t i = 1; i <= blen; i++) {
-		size_t lo = i > bound ? i - bound : 0;
-		size_t hi = i + bound < alen ? i + bound : alen;
-		if (lo > hi)
-			return big;
-		// The cells just outside the band are read by this row and
-		// the next: they count as "too far".
-		if (lo > 0)
-			cur[lo - 1] = big;
-		if (hi < alen)
-			cur[hi + 1] = big;
-		unsigned row_min = big;
-		for (size_t j = lo; j <= hi; j++) {
-			unsigned v;
-			if (j == 0) {
-				v = i;
-			} else {
-				unsigned cost = a[j - 1] != b[i - 1];
-				v = prev[j - 1] + cost;
-				if (prev[j] + 1 < v)
-					v = prev[j] + 1;
-				if (cur[j - 1] + 1 < v)
-					v = cur[j - 1] + 1;
-				if (i > 1 && j > 1 && a[j - 1] == b[i - 2] &&
-				    a[j - 2] == b[i - 1] && prev2[j - 2] + 1 < v)
-					v = prev2[j - 2] + 1;
-			}
-			if (v > big)
-				v = big;
-			cur[j] = v;
-			if (v < row_min)
-				row_min = v;
-		}
-		if (row_min > bound)
-			return big;
-		unsigned *t = prev2;
-		prev2 = prev;
-		prev = cur;
-		cur = t;
-	}
-	return prev[alen] <= bound ? prev[alen] : big;
-}
-
-struct suggestion {
-	const struct uname *u;
-	unsigned rank;		// edit distance, or bound + 1 (prefix) / + 2 (substring)
-};
-
-static void offer(struct suggestion *best, size_t *n, const struct uname *u,
-		  unsigned rank)
-{
-	// Worse than the current fifth: no.
-	if (*n == MAX_SUGGESTIONS) {
-		const struct suggestion *last = &best[MAX_SUGGESTIONS - 1];
-		if (rank > last->rank ||
-		    (rank == last->rank && strcmp(u->str, last->u->str) >= 0))
-			return;
-		(*n)--;
-	}
-	size_t i = *n;
-	while (i > 0 && (best[i - 1].rank > rank ||
-			 (best[i - 1].rank == rank && strcmp(best[i - 1].u->str, u->str) > 0))) {
-		best[i] = best[i - 1];
-		i--;
-	}
-	best[i] = (struct suggestion){ .u = u, .rank = rank };
-	(*n)++;
-}
-
 static struct kp_error *unknown_symbol(const struct kp_symtab *st, const char *name)
 {
-	size_t len = strlen(name);
-	struct suggestion best[MAX_SUGGESTIONS];
-	size_t n = 0;
-	if (len > 0) {
-		unsigned bound = len <= 3 ? 1 : len <= 7 ? 2 : MAX_DISTANCE;
-		uint64_t qchars = char_set(name, len);
-		for (size_t i = 0; i < st->nunames; i++) {
-			const struct uname *u = &st->unames[i];
-			if (u->best == NO_ENTRY)
-				continue;	// a module name, not a symbol
-			// Each character class one string has and the other
-			// lacks costs at least one edit; a substring has all
-			// of the query's. Most names fail both tests here,
-			// without their string being touched.
-			unsigned missing = __builtin_popcountll(qchars & ~u->chars);
-			unsigned extra = __builtin_popcountll(u->chars & ~qchars);
-			bool near = len <= MAX_QUERY && missing <= bound && extra <= bound &&
-				    (u->len > len ? u->len - len : len - u->len) <= bound;
-			if (!near && (missing || len < 3 || u->len <= len))
-				continue;
-			unsigned d = near ? bounded_distance(name, len, u->str, u->len, bound) :
-				     bound + 1;
-			if (d <= bound) {
-				offer(best, &n, u, d);
-			} else if (len >= 3 && u->len > len && !missing) {
-				if (memcmp(u->str, name, len) == 0)
-					offer(best, &n, u, bound + 1);
-				else if (memmem(u->str, u->len, name, len))
-					offer(best, &n, u, bound + 2);
-			}
-		}
+	struct kp_suggest sg;
+	kp_suggest_init(&sg, name, strlen(name), KP_SUGGEST_MAX);
+	for (size_t i = 0; i < st->nunames; i++) {
+		const struct uname *u = &st->unames[i];
+		if (u->best != NO_ENTRY)	// else a module name, not a symbol
+			kp_suggest_offer(&sg, u->str, u->len, u->chars);
 	}
-	if (n == 0)
-		return kp_error_create(KP_ERR_NOT_FOUND, "unknown symbol '%s'", name);
-	char list[MAX_SUGGESTIONS * 72 + 1];
-	size_t pos = 0;
-	for (size_t i = 0; i < n; i++) {
-		int w = snprintf(list + pos, sizeof(list) - pos, "%s%.64s",
-				 i ? ", " : "", best[i].u->str);
-		if (w < 0 || (size_t)w >= sizeof(list) - pos)
-			break;
-		pos += w;
-	}
-	return kp_error_create(KP_ERR_NOT_FOUND, "unknown symbol '%s' (did you mean: %s?)",
-			       name, list);
+	char hint[KP_SUGGEST_MAX * 72 + 32];
+	kp_suggest_format(&sg, hint, sizeof(hint));
+	return kp_error_create(KP_ERR_NOT_FOUND, "unknown symbol '%s'%s", name, hint);
 }
 
 // ---------------------------------------------------------------- lookups
+
+bool kp_symtab_find(struct kp_symtab *st, const char *name, struct kp_symbol *ret)
+{
+	struct kp_error *err = kp_symtab_finalize(st);
+	if (err) {
+		kp_error_destroy(err);
+		return false;
+	}
+	if (!st->nunames)
+		return false;
+	size_t len = strlen(name);
+	size_t j = name_slot(st, name, len, hash_name(name, len));
+	uint32_t s = (uint32_t)st->name_slots[j];
+	if (!s || st->unames[s - 1].best == NO_ENTRY)
+		return false;
+	fill(st, st->unames[s - 1].best, ret);
+	return true;
+}
 
 struct kp_error *kp_symtab_by_name(struct kp_symtab *st, const char *name,
 				   struct kp_symbol *ret)
@@ -690,15 +567,8 @@ struct kp_error *kp_symtab_by_name(struct kp_symtab *st, const char *name,
 	struct kp_error *err = kp_symtab_finalize(st);
 	if (err)
 		return err;
-	size_t len = strlen(name);
-	if (st->nunames) {
-		size_t j = name_slot(st, name, len, hash_name(name, len));
-		uint32_t s = (uint32_t)st->name_slots[j];
-		if (s && st->unames[s - 1].best != NO_ENTRY) {
-			fill(st, st->unames[s - 1].best, ret);
-			return NULL;
-		}
-	}
+	if (kp_symtab_find(st, name, ret))
+		return NULL;
 	return unknown_symbol(st, name);
 }
 

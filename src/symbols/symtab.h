@@ -19,6 +19,8 @@ struct kp_error *kp_symtab_reserve(struct kp_symtab *st, size_t count);
 // Sorts and indexes; lookups finalize implicitly when needed.
 struct kp_error *kp_symtab_finalize(struct kp_symtab *st);
 size_t kp_symtab_count(struct kp_symtab *st);
+// Cheap lookup for optional symbols: no suggestions are built. False if unknown.
+bool kp_symtab_find(struct kp_symtab *st, const char *name, struct kp_symbol *ret);
 // Prefers core-kernel over module and global over local symbols for a name.
 // Unknown names: KP_ERR_NOT_FOUND "unknown symbol 'x' (did you mean: a, b?)".
 struct kp_error *kp_symtab_by_name(struct kp_symtab *st, const char *name,

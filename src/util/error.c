@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <kpeek/kpeek.h>
+#include "util/error.h"
 
 struct kp_error kp_enomem = {
 	.code = KP_ERR_NOMEM,
@@ -106,6 +106,17 @@ struct kp_error *kp_error_prefix(struct kp_error *err, const char *fmt, ...)
 	return err;
 }
 
+struct kp_error *kp_error_copy(const struct kp_error *e)
+{
+	struct kp_error *c = e->has_address ? kp_error_fault(e->address, "%s", e->message) :
+		kp_error_create(e->code, "%s", e->message);
+	if (c != &kp_enomem) {
+		c->code = e->code;
+		c->errnum = e->errnum;
+	}
+	return c;
+}
+
 void kp_error_destroy(struct kp_error *err)
 {
 	if (!err || is_singleton(err))
@@ -131,4 +142,27 @@ const char *kp_error_code_name(enum kp_error_code code)
 	case KP_ERR_INTERRUPTED: return "INTERRUPTED";
 	}
 	return "UNKNOWN";
+}
+
+enum kp_error_code kp_error_code(const struct kp_error *err)
+{
+	return err->code;
+}
+
+const char *kp_error_message(const struct kp_error *err)
+{
+	return err->message;
+}
+
+int kp_error_errno(const struct kp_error *err)
+{
+	return err->errnum;
+}
+
+bool kp_error_address(const struct kp_error *err, uint64_t *ret)
+{
+	if (!err->has_address)
+		return false;
+	*ret = err->address;
+	return true;
 }

@@ -145,7 +145,7 @@ char *mkbtf_write_tmp(const void *blob, size_t size)
 	return path;
 }
 
-void *mkbtf_build_hostile(size_t *size_ret)
+void *mkbtf_build_hostile(bool dangling, size_t *size_ret)
 {
 	struct btf *btf = btf__new_empty();
 	if (!btf)
@@ -176,10 +176,12 @@ void *mkbtf_build_hostile(size_t *size_ret)
 	int td = (int)btf__type_cnt(btf);
 	M(btf__add_typedef(btf, "loop_t", td + 1));
 	M(btf__add_typedef(btf, "loop2_t", td));
-	// A member whose type id does not exist.
-	M(btf__add_struct(btf, "dangling", 8));
-	M(btf__add_field(btf, "bad", 50000, 0, 0));
-	M(btf__add_array(btf, t_int, 50001, 4));
+	if (dangling) {
+		// A member whose type id does not exist.
+		M(btf__add_struct(btf, "dangling", 8));
+		M(btf__add_field(btf, "bad", 50000, 0, 0));
+		M(btf__add_array(btf, t_int, 50001, 4));
+	}
 	uint32_t size;
 	const void *raw = btf__raw_data(btf, &size);
 	void *copy = malloc(size);

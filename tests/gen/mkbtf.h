@@ -25,6 +25,7 @@
 #ifndef MKBTF_H
 #define MKBTF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,7 +37,8 @@ void *mkbtf_build(size_t *size_ret);
 // themselves), typedef evil_fn (a prototype with 200 parameters of its own
 // pointer type), cyc_t (pointer cycle), loop_t (typedef cycle), struct
 // dangling (member of a nonexistent type id).
-void *mkbtf_build_hostile(size_t *size_ret);
+// dangling: also a member and an array element of type ids that do not exist.
+void *mkbtf_build_hostile(bool dangling, size_t *size_ret);
 // Writes blob to a temporary file; returns the malloc'ed path.
 char *mkbtf_write_tmp(const void *blob, size_t size);
 
@@ -48,13 +50,20 @@ char *mkbtf_write_tmp(const void *blob, size_t size);
 #define MKK_SIZE 0x20000u
 #define MKK_BTF_OFF 0x10000u	// where the in-memory .BTF goes
 
-enum mkk_btf { MKK_BTF_FILE, MKK_BTF_MEMORY, MKK_BTF_NONE };
+// MKK_BTF_PATH: blob is the path of a BTF file to load (it may not exist).
+enum mkk_btf { MKK_BTF_FILE, MKK_BTF_MEMORY, MKK_BTF_NONE, MKK_BTF_PATH };
 
 struct kp_kernel;
 
 // blob NULL: mkbtf_build(). The blob is copied.
 struct kp_kernel *mkk_create(enum mkk_btf mode, const void *blob, size_t size);
 void mkk_destroy(struct kp_kernel *k);
+// The kernel's types (its BTF loaded); aborts if they cannot be loaded.
+struct kp_types *mkk_types(struct kp_kernel *k);
+// Its working BTF (kp_types_btf(mkk_types(k))).
+struct btf *mkk_btf(struct kp_kernel *k);
+// The BTF file of an MKK_BTF_FILE kernel.
+const char *mkk_btf_path(struct kp_kernel *k);
 uint8_t *mkk_mem(struct kp_kernel *k);	// byte 0 is MKK_BASE
 void mkk_symbol(struct kp_kernel *k, const char *name, uint64_t address, char type);
 // Writes a little-endian value at address (inside the segment).

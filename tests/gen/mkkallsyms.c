@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "mkkallsyms.h"
+#include "util/error.h"
 
 #define KSYM_NAME_LEN 512	// 6.1
 #define MAX_TOKEN 64		// expansion length cap of one generated token

@@ -7,19 +7,36 @@
 
 #include <bpf/btf.h>
 
+#include "arch/arch.h"
 #include "core/kernel.h"
+#include "io/memory.h"
+#include "symbols/symtab.h"
+#include "types/types.h"
 #include "mkbtf.h"
 
+// The test's side of a synthetic kernel: its memory buffer and BTF file,
+// found from the kernel handle (tests make a handful at a time).
 struct mkk {
-	struct kp_kernel k;	// first: mkk_* cast the kernel pointer back
+	struct kp_kernel *k;
 	uint8_t *buf;
 	char *btf_file;
+	struct mkk *next;
 };
+
+static struct mkk *all;
+
+static struct mkk *find(struct kp_kernel *k)
+{
+	for (struct mkk *m = all; m; m = m->next)
+		if (m->k == k)
+			return m;
+	abort();
+}
 
 static void must_ok(struct kp_error *err, const char *what)
 {
 	if (err) {
-		fprintf(stderr, "mkk: %s: %s\n", what, err->message);
+		fprintf(stderr, "mkk: %s: %s\n", what, kp_error_message(err));
 		abort();
 	}
 }
@@ -32,52 +49,78 @@ struct kp_kernel *mkk_create(enum mkk_btf mode, const void *blob, size_t size)
 	m->buf = calloc(1, MKK_SIZE);
 	if (!m->buf)
 		abort();
-	must_ok(kp_memory_create(&m->k.mem), "memory");
-	must_ok(kp_memory_add(m->k.mem, KP_VIRT, MKK_BASE, MKK_SIZE, kp_read_buffer, m->buf, 0),
+	struct kp_memory *mem;
+	struct kp_symtab *st;
+	must_ok(kp_memory_create(&mem), "memory");
+	must_ok(kp_memory_add(mem, KP_VIRT, MKK_BASE, MKK_SIZE, kp_read_buffer, m->buf, 0),
 		"segment");
-	must_ok(kp_symtab_create(&m->k.symtab), "symtab");
+	must_ok(kp_symtab_create(&st), "symtab");
 	void *own = NULL;
-	if (!blob && mode != MKK_BTF_NONE) {
+	if (!blob && mode != MKK_BTF_NONE && mode != MKK_BTF_PATH) {
 		own = mkbtf_build(&size);
 		blob = own;
 	}
-	if (mode == MKK_BTF_FILE) {
-		m->btf_file = mkbtf_write_tmp(blob, size);
-		m->k.btf_path = strdup(m->btf_file);
-	} else if (mode == MKK_BTF_MEMORY) {
+	const char *path = NULL;
+	if (mode == MKK_BTF_FILE)
+		path = m->btf_file = mkbtf_write_tmp(blob, size);
+	else if (mode == MKK_BTF_PATH)
+		path = blob;
+	must_ok(kp_kernel_from_parts(mem, st, &kp_arch_x86_64, path, &m->k), "kernel");
+	m->next = all;
+	all = m;
+	if (mode == MKK_BTF_MEMORY) {
 		if (size > MKK_SIZE - MKK_BTF_OFF)
 			abort();
 		memcpy(m->buf + MKK_BTF_OFF, blob, size);
-		mkk_symbol(&m->k, "__start_BTF", MKK_BASE + MKK_BTF_OFF, 'R');
-		mkk_symbol(&m->k, "__stop_BTF", MKK_BASE + MKK_BTF_OFF + size, 'R');
+		mkk_symbol(m->k, "__start_BTF", MKK_BASE + MKK_BTF_OFF, 'R');
+		mkk_symbol(m->k, "__stop_BTF", MKK_BASE + MKK_BTF_OFF + size, 'R');
 	}
 	free(own);
-	return &m->k;
+	return m->k;
 }
 
 void mkk_destroy(struct kp_kernel *k)
 {
 	if (!k)
 		return;
-	struct mkk *m = (struct mkk *)k;
+	struct mkk *m = find(k), **pp;
+	for (pp = &all; *pp != m; pp = &(*pp)->next)
+		;
+	*pp = m->next;
+	kp_kernel_destroy(k);
 	if (m->btf_file) {
 		unlink(m->btf_file);
 		free(m->btf_file);
 	}
 	free(m->buf);
-	// The kernel handle is the first member: kp_kernel_destroy frees the
-	// rest of what a real handle holds, then m itself.
-	kp_kernel_destroy(k);
+	free(m);
+}
+
+struct kp_types *mkk_types(struct kp_kernel *k)
+{
+	struct kp_types *types;
+	must_ok(kp_kernel_types(k, &types), "types");
+	return types;
+}
+
+struct btf *mkk_btf(struct kp_kernel *k)
+{
+	return kp_types_btf(mkk_types(k));
+}
+
+const char *mkk_btf_path(struct kp_kernel *k)
+{
+	return find(k)->btf_file;
 }
 
 uint8_t *mkk_mem(struct kp_kernel *k)
 {
-	return ((struct mkk *)k)->buf;
+	return find(k)->buf;
 }
 
 void mkk_symbol(struct kp_kernel *k, const char *name, uint64_t address, char type)
 {
-	must_ok(kp_symtab_add(k->symtab, name, strlen(name), address, type, NULL), name);
+	must_ok(kp_symtab_add(kp_kernel_symtab(k), name, strlen(name), address, type, NULL), name);
 }
 
 void mkk_put(struct kp_kernel *k, uint64_t address, const void *bytes, size_t len)

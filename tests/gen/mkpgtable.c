@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "mkpgtable.h"
+#include "util/error.h"
 
 #define PAGE 4096ULL
 #define ENTRY_P 0x1ULL

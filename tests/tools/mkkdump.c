@@ -48,7 +48,7 @@ int main(int argc, char **argv)
 			size_t len;
 			struct kp_error *err = kp_read_whole_file(optarg, &vmcoreinfo, &len);
 			if (err) {
-				fprintf(stderr, "mkkdump: %s\n", err->message);
+				fprintf(stderr, "mkkdump: %s\n", kp_error_message(err));
 				return 1;
 			}
 			o.vmcoreinfo = vmcoreinfo;
@@ -64,7 +64,7 @@ int main(int argc, char **argv)
 	size_t len;
 	struct kp_error *err = kp_read_whole_file(argv[optind], &mem, &len);
 	if (err) {
-		fprintf(stderr, "mkkdump: %s\n", err->message);
+		fprintf(stderr, "mkkdump: %s\n", kp_error_message(err));
 		return 1;
 	}
 	o.mem = (const uint8_t *)mem;

@@ -174,7 +174,7 @@ static void kallsyms_memory_seed(const struct kp_mkkallsyms_sym *syms, size_t n,
 	struct kp_mkkallsyms k;
 	struct kp_error *err = kp_mkkallsyms_build(syms, n, FUZZ_KALLSYMS_BASE, flags, &k);
 	if (err)
-		die("kallsyms tables", err->message);
+		die("kallsyms tables", kp_error_message(err));
 	struct fuzz_kallsyms_hdr hdr = {
 		.flags = (flags & KP_MKKALLSYMS_ABSOLUTE) ? FUZZ_KALLSYMS_ABSOLUTE : 0,
 		.num_syms = (uint32_t)(k.tables.num_syms - k.base),
@@ -335,7 +335,7 @@ static void pgtable_seed(const char *spec, uint64_t va)
 	struct kp_mkpgtable *pg;
 	struct kp_error *err = kp_mkpgtable_create(spec, &pg);
 	if (err)
-		die("page tables", err->message);
+		die("page tables", kp_error_message(err));
 	struct fuzz_pgtable_hdr hdr = {
 		.five_level = pg->levels == 5,
 		.vaddr = va,

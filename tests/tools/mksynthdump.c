@@ -82,7 +82,7 @@ static void die(const char *what, const char *why)
 static void check(struct kp_error *err, const char *what)
 {
 	if (err)
-		die(what, err->message);
+		die(what, kp_error_message(err));
 }
 
 static void put64(uint8_t *buf, uint64_t pa, uint64_t v)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <kpeek/kpeek.h>
+#include "util/error.h"	// tests read struct kp_error directly
 
 extern int kp_test_failed_checks;
 int kp_test_failed_checks;

@@ -5,7 +5,9 @@
 
 #include "test.h"
 #include "types/btf.h"
-#include "lang/expr.h"
+#include "lang/typename.h"
+#include "types/btf_load.h"
+#include "types/types.h"
 #include "core/kernel.h"
 #include "../gen/mkbtf.h"
 
@@ -14,8 +16,8 @@ static char *type_name_of(struct kp_kernel *k, const char *type)
 	uint32_t id = 0;
 	struct btf *btf;
 	char *name = NULL;
-	CHECK_OK(kp_btf_work(k, &btf));
-	struct kp_error *err = kp_parse_type(k, type, &id);
+	btf = mkk_btf(k);
+	struct kp_error *err = kp_parse_type(mkk_types(k), type, &id);
 	if (err) {
 		FAILF("kp_parse_type(%s): %s", type, err->message);
 		kp_error_destroy(err);
@@ -28,11 +30,11 @@ static char *type_name_of(struct kp_kernel *k, const char *type)
 TEST(load_from_file)
 {
 	struct kp_kernel *k = mkk_create(MKK_BTF_FILE, NULL, 0);
-	struct btf *btf = NULL;
 	CHECK_OK(kp_kernel_load_btf(k));
-	CHECK_OK(kp_kernel_btf(k, &btf));
-	CHECK(btf != NULL && btf == k->btf);
-	CHECK_STR(k->btf_source, k->btf_path);
+	struct btf *btf = mkk_btf(k);
+	KP_INIT(kp_kernel_info, info);
+	kp_kernel_get_info(k, &info);
+	CHECK_STR(info.btf_source, mkk_btf_path(k));
 	CHECK(btf__find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT) > 0);
 	mkk_destroy(k);
 }
@@ -40,11 +42,11 @@ TEST(load_from_file)
 TEST(load_from_memory)
 {
 	struct kp_kernel *k = mkk_create(MKK_BTF_MEMORY, NULL, 0);
-	struct btf *btf = NULL;
-	CHECK_OK(kp_kernel_btf(k, &btf));
-	CHECK(btf != NULL);
-	CHECK(k->btf_source && strncmp(k->btf_source, ".BTF in memory (0xffffffff82010000, ",
-				       36) == 0);
+	CHECK_OK(kp_kernel_load_btf(k));
+	KP_INIT(kp_kernel_info, info);
+	kp_kernel_get_info(k, &info);
+	CHECK(info.btf_source && strncmp(info.btf_source, ".BTF in memory (0xffffffff82010000, ",
+					 36) == 0);
 	uint64_t size;
 	CHECK_OK(kp_type_size(k, "struct task_struct", &size));
 	CHECK_U64(size, MKBTF_TASK_SIZE);
@@ -57,7 +59,6 @@ TEST(no_btf_symbols)
 	CHECK_ERR(kp_kernel_load_btf(k), KP_ERR_NOT_FOUND,
 		  "no BTF: symbols __start_BTF/__stop_BTF not found; pass --btf FILE");
 	// The failure is remembered, and each call returns its own copy.
-	CHECK(k->btf_error != NULL);
 	CHECK_ERR(kp_kernel_load_btf(k), KP_ERR_NOT_FOUND, "__start_BTF");
 	struct kp_value *v;
 	CHECK_ERR(kp_eval(k, "1", &v), KP_ERR_NOT_FOUND, "no BTF");
@@ -96,8 +97,16 @@ static void corrupt_case(size_t off, const void *bytes, size_t n, const char *wa
 
 TEST(corrupt_headers)
 {
-	uint16_t magic = 0x9feb;
-	corrupt_case(0, &magic, 2, "bad BTF magic 0x9feb at offset 0 (expected 0xeb9f)");
+	uint16_t magic = 0x1234;
+	corrupt_case(0, &magic, 2, "bad BTF magic 0x1234 at offset 0 (expected 0xeb9f)");
+	// The magic byte-swapped: BTF of a big-endian machine.
+	size_t bsize;
+	uint8_t *bblob = mkbtf_build(&bsize);
+	magic = 0x9feb;
+	memcpy(bblob, &magic, 2);
+	CHECK_ERR(kp_btf_validate(bblob, bsize, "be"), KP_ERR_UNSUPPORTED,
+		  "be: big-endian BTF (magic 0x9feb at offset 0) is not supported");
+	free(bblob);
 	uint8_t version = 2;
 	corrupt_case(2, &version, 1, "unsupported BTF version 2");
 	uint32_t v = 8;
@@ -130,8 +139,7 @@ TEST(corrupt_headers)
 
 TEST(missing_btf_file)
 {
-	struct kp_kernel *k = mkk_create(MKK_BTF_NONE, NULL, 0);
-	k->btf_path = strdup("/nonexistent/btf");
+	struct kp_kernel *k = mkk_create(MKK_BTF_PATH, "/nonexistent/btf", 0);
 	struct kp_error *err = kp_kernel_load_btf(k);
 	CHECK(err && strstr(err->message, "/nonexistent/btf"));
 	kp_error_destroy(err);
@@ -185,14 +193,14 @@ TEST(type_names)
 
 	// Pointers to arrays and functions need parentheses.
 	struct btf *btf;
-	CHECK_OK(kp_btf_work(k, &btf));
+	btf = mkk_btf(k);
 	uint32_t arr, parr, fn;
-	CHECK_OK(kp_parse_type(k, "char[16]", &arr));
-	CHECK_OK(kp_btf_pointer_to(k, arr, &parr));
+	CHECK_OK(kp_parse_type(mkk_types(k), "char[16]", &arr));
+	CHECK_OK(kp_types_pointer_to(mkk_types(k), arr, &parr));
 	CHECK_OK(kp_btf_type_name(btf, parr, &s));
 	CHECK_STR(s, "char (*)[16]");
 	free(s);
-	CHECK_OK(kp_btf_find(k, BTF_KIND_FUNC, "do_thing", &fn));
+	CHECK_OK(kp_types_find(mkk_types(k), BTF_KIND_FUNC, "do_thing", &fn));
 	CHECK_OK(kp_btf_type_name(btf, fn, &s));
 	CHECK_STR(s, "int (int)");
 	free(s);
@@ -200,20 +208,20 @@ TEST(type_names)
 	CHECK_STR(s, "char (*p)[16]");
 	free(s);
 	uint32_t task;
-	CHECK_OK(kp_parse_type(k, "struct task_struct", &task));
+	CHECK_OK(kp_parse_type(mkk_types(k), "struct task_struct", &task));
 	struct kp_btf_member m;
 	CHECK_OK(kp_btf_member(btf, task, "fn", 2, &m));
 	CHECK_OK(kp_btf_type_name(btf, m.type, &s));
 	CHECK_STR(s, "int (*)(int)");
 	free(s);
 	uint32_t unk;
-	CHECK_OK(kp_btf_unknown_func(k, &unk));
+	CHECK_OK(kp_types_unknown_func(mkk_types(k), &unk));
 	CHECK_OK(kp_btf_type_name(btf, unk, &s));
 	CHECK_STR(s, "void (...)");
 	free(s);
 	// Synthesized types are cached.
 	uint32_t again;
-	CHECK_OK(kp_btf_pointer_to(k, arr, &again));
+	CHECK_OK(kp_types_pointer_to(mkk_types(k), arr, &again));
 	CHECK_U64(again, parr);
 	mkk_destroy(k);
 }
@@ -222,15 +230,15 @@ TEST(type_parse_errors)
 {
 	struct kp_kernel *k = mkk_create(MKK_BTF_FILE, NULL, 0);
 	uint32_t id;
-	CHECK_ERR(kp_parse_type(k, "struct nosuch", &id), KP_ERR_NOT_FOUND,
+	CHECK_ERR(kp_parse_type(mkk_types(k), "struct nosuch", &id), KP_ERR_NOT_FOUND,
 		  "struct nosuch not found in BTF");
-	CHECK_ERR(kp_parse_type(k, "nosuch_t *", &id), KP_ERR_NOT_FOUND,
+	CHECK_ERR(kp_parse_type(mkk_types(k), "nosuch_t *", &id), KP_ERR_NOT_FOUND,
 		  "unknown type name 'nosuch_t'");
-	CHECK_ERR(kp_parse_type(k, "short", &id), KP_ERR_NOT_FOUND, "type 'short' not found");
-	CHECK_ERR(kp_parse_type(k, "char char", &id), KP_ERR_SYNTAX, "bad combination");
-	CHECK_ERR(kp_parse_type(k, "int [3", &id), KP_ERR_SYNTAX, "column 7: expected ']'");
-	CHECK_ERR(kp_parse_type(k, "int x", &id), KP_ERR_SYNTAX, "column 5");
-	CHECK_ERR(kp_parse_type(k, "", &id), KP_ERR_SYNTAX, "expected a type name");
+	CHECK_ERR(kp_parse_type(mkk_types(k), "short", &id), KP_ERR_NOT_FOUND, "type 'short' not found");
+	CHECK_ERR(kp_parse_type(mkk_types(k), "char char", &id), KP_ERR_SYNTAX, "bad combination");
+	CHECK_ERR(kp_parse_type(mkk_types(k), "int [3", &id), KP_ERR_SYNTAX, "column 7: expected ']'");
+	CHECK_ERR(kp_parse_type(mkk_types(k), "int x", &id), KP_ERR_SYNTAX, "column 5");
+	CHECK_ERR(kp_parse_type(mkk_types(k), "", &id), KP_ERR_SYNTAX, "expected a type name");
 	mkk_destroy(k);
 }
 
@@ -264,9 +272,9 @@ TEST(members_through_anonymous_and_bitfields)
 	}
 
 	struct btf *btf;
-	CHECK_OK(kp_btf_work(k, &btf));
+	btf = mkk_btf(k);
 	uint32_t task;
-	CHECK_OK(kp_parse_type(k, "struct task_struct", &task));
+	CHECK_OK(kp_parse_type(mkk_types(k), "struct task_struct", &task));
 	struct kp_btf_member m;
 	CHECK_OK(kp_btf_member(btf, task, "flag_b", 6, &m));
 	CHECK_U64(m.bit_offset, 385);
@@ -317,11 +325,11 @@ TEST(vars_and_int_names)
 	struct kp_kernel *k = mkk_create(MKK_BTF_FILE, NULL, 0);
 	uint32_t type;
 	bool percpu;
-	CHECK(kp_btf_var(k, "global_counter", &type, &percpu));
+	CHECK(kp_types_var(mkk_types(k), "global_counter", &type, &percpu));
 	CHECK(!percpu);
-	CHECK(kp_btf_var(k, "runqueue_cnt", &type, &percpu));
+	CHECK(kp_types_var(mkk_types(k), "runqueue_cnt", &type, &percpu));
 	CHECK(percpu);
-	CHECK(!kp_btf_var(k, "init_task", &type, &percpu));
+	CHECK(!kp_types_var(mkk_types(k), "init_task", &type, &percpu));
 	char buf[32];
 	CHECK(kp_btf_int_cname("long unsigned int", buf, sizeof(buf)));
 	CHECK_STR(buf, "unsigned long");
@@ -336,9 +344,9 @@ TEST(vars_and_int_names)
 	CHECK(!kp_btf_int_cname("long long long", buf, sizeof(buf)));
 	CHECK(!kp_btf_int_cname("u64", buf, sizeof(buf)));
 	uint32_t id;
-	CHECK_OK(kp_btf_int_type(k, 8, false, &id));
+	CHECK_OK(kp_types_int_type(mkk_types(k), 8, false, &id));
 	struct btf *btf;
-	CHECK_OK(kp_btf_work(k, &btf));
+	btf = mkk_btf(k);
 	char *s;
 	CHECK_OK(kp_btf_type_name(btf, id, &s));
 	CHECK_STR(s, "unsigned long");

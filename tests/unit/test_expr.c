@@ -2,7 +2,9 @@
 // arithmetic, casts, member access, indexing, builtins, the symbol-type
 // resolver, error messages, and limits on hostile input.
 #include "test.h"
-#include "lang/expr.h"
+#include "lang/typename.h"
+#include "types/btf_load.h"
+#include "types/types.h"
 #include "core/kernel.h"
 #include "../gen/mkbtf.h"
 
@@ -258,7 +260,7 @@ TEST(errors)
 		   "ERR FAULT: virtual address 0xffffffff90000000 is not in the memory source");
 	CHECK_EXPR(k, "((struct task_struct *)0xffffffff90000000)->parent->pid",
 		   "ERR FAULT: virtual address 0xffffffff90000038 is not in the memory source");
-	CHECK_EXPR(k, "per_cpu(runqueue_cnt, 9000)", "ERR INVALID: CPU 9000 out of range");
+	CHECK_EXPR(k, "per_cpu(runqueue_cnt, 9000)", "ERR INVALID: per_cpu(): CPU 9000 does not exist (nr_cpu_ids is 8192)");
 	CHECK_EXPR(k, "per_cpu(1, 0)", "ERR TYPE: per_cpu() needs a variable");
 	mkk_destroy(k);
 }

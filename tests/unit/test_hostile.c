@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "collect.h"
 #include "../../fuzz/synthkernel.h"
 
 static double now(void)
@@ -46,7 +47,7 @@ static char *write_tmp(const char *tag, const void *buf, size_t len)
 
 static struct kp_error *open_path(const char *path, struct kp_kernel **ret)
 {
-	struct kp_open_options o = { .core = path };
+	KP_OPTS(kp_open_options, o, .core = path);
 	return kp_kernel_open(&o, ret);
 }
 
@@ -71,7 +72,7 @@ static struct kp_error *synth_tasks(const struct sk_opts *o, bool threads, size_
 	if (!err) {
 		struct kp_task *tasks = NULL;
 		double t0 = now();
-		err = kp_tasks(k, threads, &tasks, n_ret);
+		err = kpt_tasks(k, threads, &tasks, n_ret);
 		*secs_ret = now() - t0;
 		free(tasks);
 		kp_kernel_destroy(k);
@@ -120,19 +121,21 @@ static void check_loop(enum sk_loop loop, bool threads, enum kp_error_code code,
 	kp_error_destroy(err);
 }
 
-TEST(task_list_cycle_not_through_head_is_loop)
+// A cycle that does not pass through the head re-enters a node whose prev
+// link points elsewhere: the walker names the broken link at once.
+TEST(task_list_cycle_not_through_head_is_corrupt)
 {
-	check_loop(SK_LOOP_TASKS, false, KP_ERR_LOOP, "task list does not end");
+	check_loop(SK_LOOP_TASKS, false, KP_ERR_FORMAT, "task list is corrupt");
 }
 
-TEST(task_list_self_loop_is_loop)
+TEST(task_list_self_loop_is_corrupt)
 {
-	check_loop(SK_LOOP_SELF, false, KP_ERR_LOOP, "task list does not end");
+	check_loop(SK_LOOP_SELF, false, KP_ERR_FORMAT, "task list is corrupt");
 }
 
-TEST(thread_ring_cycle_is_loop)
+TEST(thread_ring_cycle_is_corrupt)
 {
-	check_loop(SK_LOOP_THREADS, true, KP_ERR_LOOP, "thread list");
+	check_loop(SK_LOOP_THREADS, true, KP_ERR_FORMAT, "thread list is corrupt");
 	// Without threads the leaders' list is fine.
 	struct sk_opts o = { .format = SK_ELF, .ntasks = 6, .loop = SK_LOOP_THREADS };
 	size_t n;
@@ -195,7 +198,7 @@ static void sparse_64g(bool with_note)
 			CHECK_U64(v, 0);
 			struct kp_task *tasks = NULL;
 			size_t n = 0;
-			CHECK_OK(kp_tasks(k, false, &tasks, &n));
+			CHECK_OK(kpt_tasks(k, false, &tasks, &n));
 			CHECK_U64(n, 1);
 			free(tasks);
 			kp_kernel_destroy(k);
@@ -482,7 +485,7 @@ TEST(absurd_kallsyms_and_btf_bounds)
 		if (!err) {
 			struct kp_task *tasks = NULL;
 			size_t nt;
-			kp_error_destroy(kp_tasks(kk, false, &tasks, &nt));
+			kp_error_destroy(kpt_tasks(kk, false, &tasks, &nt));
 			free(tasks);
 			kp_kernel_destroy(kk);
 		}
@@ -610,7 +613,7 @@ static void damage(enum sk_format fmt)
 			opened++;
 			struct kp_task *tasks = NULL;
 			size_t nt;
-			kp_error_destroy(kp_tasks(k, true, &tasks, &nt));
+			kp_error_destroy(kpt_tasks(k, true, &tasks, &nt));
 			free(tasks);
 			struct kp_value *v = NULL;
 			if (!(err = kp_eval(k, "init_task.comm", &v))) {
@@ -691,9 +694,9 @@ TEST(not_dumps)
 int main(void)
 {
 	RUN(task_list_sane);
-	RUN(task_list_cycle_not_through_head_is_loop);
-	RUN(task_list_self_loop_is_loop);
-	RUN(thread_ring_cycle_is_loop);
+	RUN(task_list_cycle_not_through_head_is_corrupt);
+	RUN(task_list_self_loop_is_corrupt);
+	RUN(thread_ring_cycle_is_corrupt);
 	RUN(task_list_null_link_is_format_error);
 	RUN(sparse_64g_dump_with_note_opens_fast);
 	RUN(sparse_64g_dump_without_note_opens_fast);

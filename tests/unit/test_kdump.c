@@ -12,6 +12,7 @@
 #include <zstd.h>
 
 #include "test.h"
+#include "arch/x86_64/x86_64.h"
 #include "opensrc.h"
 #include "io/file.h"
 #include "format/source.h"
@@ -343,9 +344,12 @@ TEST(notes_vmcoreinfo_phys_base)
 		CHECK_U64(o.src.vmcoreinfo_size, strlen(vmci));
 		CHECK_U64(o.src.ncpus, 2);
 		if (o.src.ncpus == 2) {
-			CHECK_U64(o.src.cpus[1].rip, 0xffffffff81000010ULL);
-			CHECK(o.src.cpus[0].has_control);
-			CHECK_U64(o.src.cpus[0].cr3, 0x1234000);
+			struct kp_regs r;
+			struct x86_cpu x;
+			CHECK(kp_x86_prstatus_regs(o.src.cpus[1].prstatus, o.src.cpus[1].prstatus_len, &r));
+			CHECK_U64(r.pc, 0xffffffff81000010ULL);
+			CHECK(kp_x86_qemu_cpu(&o.src.cpus[0], &x));
+			CHECK_U64(x.cr3, 0x1234000);
 		}
 		CHECK(o.src.has_phys_base);
 		CHECK_U64(o.src.phys_base, 0xfffffff8e8dda67cULL);

@@ -321,6 +321,7 @@ TEST(kernel_open_finds_vmcoreinfo)
 	static uint8_t m[0x8000];
 	static const char vmci[] = "OSRELEASE=6.1.0-lime\nPAGESIZE=4096\n"
 				   "SYMBOL(swapper_pg_dir)=ffffffff82000000\n"
+				   "SYMBOL(init_top_pgt)=ffffffff82000000\n"
 				   "KERNELOFFSET=0\n";
 	memcpy(m + 0x3000, vmci, sizeof(vmci));
 	struct mklime *ml = mklime_create();
@@ -332,11 +333,11 @@ TEST(kernel_open_finds_vmcoreinfo)
 	char *path = tmp_path();
 	mkcore_write_bytes(path, img, len);
 	free(img);
-	struct kp_open_options opts = {.core = path};
+	KP_OPTS(kp_open_options, opts, .core = path);
 	struct kp_kernel *k = NULL;
 	CHECK_OK(kp_kernel_open(&opts, &k));
 	if (k) {
-		struct kp_kernel_info info;
+		KP_INIT(kp_kernel_info, info);
 		kp_kernel_get_info(k, &info);
 		CHECK_STR(info.source_kind, "LiME image");
 		CHECK_STR(info.release, "6.1.0-lime");

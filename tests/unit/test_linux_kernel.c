@@ -7,6 +7,7 @@
 #include <bpf/btf.h>
 
 #include "test.h"
+#include "collect.h"
 #include "../gen/mkbtf.h"
 
 struct ids {
@@ -281,7 +282,7 @@ TEST(tasks_through_btf)
 	struct kp_kernel *k = scene(false);
 	struct kp_task *t = NULL;
 	size_t n = 0;
-	CHECK_OK(kp_tasks(k, true, &t, &n));
+	CHECK_OK(kpt_tasks(k, true, &t, &n));
 	CHECK_U64(n, 4);
 	if (n == 4) {
 		CHECK_STR(t[0].comm, "swapper/0");
@@ -297,7 +298,7 @@ TEST(tasks_through_btf)
 		CHECK_U64(t[3].ppid, 0);
 	}
 	free(t);
-	CHECK_OK(kp_tasks(k, false, &t, &n));
+	CHECK_OK(kpt_tasks(k, false, &t, &n));
 	CHECK_U64(n, 3);
 	free(t);
 	mkk_destroy(k);
@@ -309,7 +310,7 @@ TEST(modules_through_btf_both_layouts)
 		struct kp_kernel *k = scene(mem);
 		struct kp_module *m = NULL;
 		size_t n = 0;
-		CHECK_OK(kp_modules(k, &m, &n));
+		CHECK_OK(kpt_modules(k, &m, &n));
 		CHECK_U64(n, 2);
 		if (n == 2) {
 			CHECK_STR(m[0].name, "virtio_net");
@@ -328,7 +329,7 @@ TEST(modules_through_btf_both_layouts)
 TEST(loadavg_through_btf)
 {
 	struct kp_kernel *k = scene(false);
-	struct kp_loadavg la = {0};
+	KP_INIT(kp_loadavg, la);
 	CHECK_OK(kp_loadavg(k, &la));
 	CHECK_U64(la.avenrun[0], 3072);
 	char buf[16];
@@ -363,7 +364,7 @@ TEST(printk_through_btf_with_bitfields)
 {
 	struct kp_kernel *k = scene(false);
 	struct recs r = {0};
-	CHECK_OK(kp_printk_each(k, collect, &r));
+	CHECK_OK(kpt_printk(k, collect, &r));
 	CHECK_U64(r.n, 2);
 	CHECK_STR(r.text[0], "hello");
 	CHECK_STR(r.text[1], "world\nline2");
@@ -379,14 +380,14 @@ TEST(printk_corrupt_ring_is_an_error_naming_where)
 	struct recs r = {0};
 	uint64_t rb = A(0x6000);
 	mkk_put_u64(k, rb + 8, 0xffffc90000000000ULL);	// descs unmapped
-	CHECK_ERR(kp_printk_each(k, collect, &r), KP_ERR_FAULT,
+	CHECK_ERR(kpt_printk(k, collect, &r), KP_ERR_FAULT,
 		  "printk descriptors at 0xffffc90000000000");
 	mkk_put_u64(k, rb + 8, A(0x6100));
 	mkk_put_u32(k, rb + 0, 40);	// count_bits
-	CHECK_ERR(kp_printk_each(k, collect, &r), KP_ERR_FORMAT, "count_bits 40");
+	CHECK_ERR(kpt_printk(k, collect, &r), KP_ERR_FORMAT, "count_bits 40");
 	mkk_put_u32(k, rb + 0, 2);
 	mkk_put_u32(k, rb + 48, 3);	// size_bits below any real buffer
-	CHECK_ERR(kp_printk_each(k, collect, &r), KP_ERR_FORMAT, "size_bits 3");
+	CHECK_ERR(kpt_printk(k, collect, &r), KP_ERR_FORMAT, "size_bits 3");
 	CHECK_U64(r.n, 0);
 	mkk_destroy(k);
 }
@@ -397,7 +398,7 @@ TEST(task_list_fault_names_the_task)
 	mkk_put_u64(k, TASK(1) + 32, 0xffffc90000000000ULL + 32);
 	struct kp_task *t;
 	size_t n;
-	CHECK_ERR(kp_tasks(k, false, &t, &n), KP_ERR_FAULT, "task_struct at 0xffffc90000000000");
+	CHECK_ERR(kpt_tasks(k, false, &t, &n), KP_ERR_FAULT, "reading the node at 0xffffc90000000020");
 	mkk_destroy(k);
 }
 
@@ -406,8 +407,8 @@ TEST(missing_symbols_are_clear_errors)
 	struct kp_kernel *k = mkk_create(MKK_BTF_NONE, NULL, 0);
 	struct kp_task *t;
 	size_t n;
-	struct kp_loadavg la;
-	struct kp_error *err = kp_tasks(k, false, &t, &n);
+	KP_INIT(kp_loadavg, la);
+	struct kp_error *err = kpt_tasks(k, false, &t, &n);
 	CHECK(err != NULL);
 	kp_error_destroy(err);
 	err = kp_loadavg(k, &la);

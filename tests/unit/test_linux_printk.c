@@ -1,6 +1,7 @@
 // printk ring-buffer decoding (src/linux/printk.c) over synthetic images
 // written the way kernel/printk/printk_ringbuffer.c (6.1) writes them.
 #include "test.h"
+#include "collect.h"
 #include "linux/linux.h"
 
 // 6.1 x86-64 layout (BTF of Debian's 6.1.0-57-amd64).

@@ -1,10 +1,12 @@
-// kp_check_syscalls over a synthetic kernel: a symbol table, a small text
+// kp_syscall_iter over a synthetic kernel: a symbol table, a small text
 // region holding an x64_sys_call dispatcher, and a sys_call_table with good
 // and hooked entries.
 #include <stdlib.h>
 
 #include "test.h"
+#include "arch/arch.h"
 #include "core/kernel.h"
+#include "io/memory.h"
 #include "symbols/symtab.h"
 
 #define TEXT 0xffffffff81000000ULL
@@ -17,18 +19,27 @@ static uint8_t text[0x2000], data[0x1000];
 
 static void add(struct kp_kernel *k, const char *name, uint64_t addr, char type, const char *mod)
 {
-	if (kp_symtab_add(k->symtab, name, strlen(name), addr, type, mod))
+	if (kp_symtab_add(kp_kernel_symtab(k), name, strlen(name), addr, type, mod))
 		abort();
+}
+
+// A kernel over text and data (data_size bytes of it mapped).
+static struct kp_kernel *kernel_over(size_t data_size)
+{
+	struct kp_memory *m;
+	struct kp_symtab *st;
+	struct kp_kernel *k;
+	if (kp_memory_create(&m) || kp_symtab_create(&st) ||
+	    kp_memory_add(m, KP_VIRT, TEXT, sizeof(text), kp_read_buffer, text, 0) ||
+	    kp_memory_add(m, KP_VIRT, DATA, data_size, kp_read_buffer, data, 0) ||
+	    kp_kernel_from_parts(m, st, &kp_arch_x86_64, NULL, &k))
+		abort();
+	return k;
 }
 
 static struct kp_kernel *fake_kernel(bool with_table, bool with_dispatcher)
 {
-	struct kp_kernel *k = calloc(1, sizeof(*k));
-	if (!k || kp_memory_create(&k->mem) || kp_symtab_create(&k->symtab))
-		abort();
-	if (kp_memory_add(k->mem, KP_VIRT, TEXT, sizeof(text), kp_read_buffer, text, 0) ||
-	    kp_memory_add(k->mem, KP_VIRT, DATA, sizeof(data), kp_read_buffer, data, 0))
-		abort();
+	struct kp_kernel *k = kernel_over(sizeof(data));
 	add(k, "_stext", TEXT, 'T', NULL);
 	add(k, "__x64_sys_read", TEXT + 0x100, 'T', NULL);
 	add(k, "__x64_sys_write", TEXT + 0x200, 'T', NULL);
@@ -43,18 +54,14 @@ static struct kp_kernel *fake_kernel(bool with_table, bool with_dispatcher)
 	add(k, "after_table", DATA + 10 * 8, 'D', NULL);
 	add(k, "rootkit_hook", MODTEXT, 't', "rootkit");
 	add(k, "rootkit_end", MODTEXT + 0x100, 't', "rootkit");
-	if (kp_symtab_finalize(k->symtab))
+	if (kp_symtab_finalize(kp_kernel_symtab(k)))
 		abort();
 	return k;
 }
 
 static void fake_destroy(struct kp_kernel *k)
 {
-	// kp_check_syscalls asked for the module list: no BTF, remembered.
-	kp_error_destroy(k->btf_error);
-	kp_symtab_destroy(k->symtab);
-	kp_memory_destroy(k->mem);
-	free(k);
+	kp_kernel_destroy(k);
 }
 
 
@@ -103,17 +110,24 @@ struct seen {
 	char names[32][64];
 };
 
-static struct kp_error *collect(const struct kp_syscall_entry *e, void *arg)
+static struct kp_error *check(struct kp_kernel *k, struct seen *s)
 {
-	struct seen *s = arg;
-	if (s->n < 32) {
-		s->e[s->n] = *e;
-		snprintf(s->names[s->n], 64, "%s", e->why ? e->why : "");
-		s->e[s->n].why = s->names[s->n];
+	struct kp_syscall_iter *it;
+	struct kp_error *err = kp_syscall_iter_create(k, &it);
+	if (err)
+		return err;
+	const struct kp_syscall_entry *e;
+	while (!(err = kp_syscall_iter_next(it, &e)) && e) {
+		if (s->n < 32) {
+			s->e[s->n] = *e;
+			snprintf(s->names[s->n], 64, "%s", e->why ? e->why : "");
+			s->e[s->n].why = s->names[s->n];
+		}
+		s->n++;
+		s->bad += !e->ok;
 	}
-	s->n++;
-	s->bad += !e->ok;
-	return NULL;
+	kp_syscall_iter_destroy(it);
+	return err;
 }
 
 static const struct kp_syscall_entry *find(struct seen *s, const char *table, unsigned nr)
@@ -129,7 +143,7 @@ TEST(table_entries_are_classified)
 	build();
 	struct kp_kernel *k = fake_kernel(true, false);
 	struct seen s = {0};
-	CHECK_OK(kp_check_syscalls(k, collect, &s));
+	CHECK_OK(check(k, &s));
 	CHECK_U64(s.n, 7);	// trailing zero padding dropped
 	CHECK_U64(s.bad, 4);
 	const struct kp_syscall_entry *e;
@@ -156,7 +170,7 @@ TEST(dispatcher_call_targets)
 	build();
 	struct kp_kernel *k = fake_kernel(false, true);
 	struct seen s = {0};
-	CHECK_OK(kp_check_syscalls(k, collect, &s));
+	CHECK_OK(check(k, &s));
 	CHECK_U64(s.n, 3);
 	CHECK_U64(s.bad, 1);
 	const struct kp_syscall_entry *e = find(&s, "x64_sys_call", 15);
@@ -176,7 +190,7 @@ TEST(no_tables_is_an_error)
 	build();
 	struct kp_kernel *k = fake_kernel(false, false);
 	struct seen s = {0};
-	CHECK_ERR(kp_check_syscalls(k, collect, &s), KP_ERR_NOT_FOUND, "sys_call_table");
+	CHECK_ERR(check(k, &s), KP_ERR_NOT_FOUND, "sys_call_table");
 	fake_destroy(k);
 }
 
@@ -185,16 +199,13 @@ TEST(unreadable_table_is_a_fault_naming_it)
 	build();
 	struct kp_kernel *k = fake_kernel(true, false);
 	// Make the table symbol's size run past the mapped data.
-	struct kp_kernel *k2 = calloc(1, sizeof(*k2));
-	if (!k2 || kp_memory_create(&k2->mem) || kp_symtab_create(&k2->symtab))
-		abort();
-	kp_memory_add(k2->mem, KP_VIRT, DATA, 16, kp_read_buffer, data, 0);
+	struct kp_kernel *k2 = kernel_over(16);
 	add(k2, "_stext", TEXT, 'T', NULL);
 	add(k2, "_etext", ETEXT, 'T', NULL);
 	add(k2, "sys_call_table", DATA, 'D', NULL);
 	add(k2, "after_table", DATA + 64, 'D', NULL);
 	struct seen s = {0};
-	CHECK_ERR(kp_check_syscalls(k2, collect, &s), KP_ERR_FAULT, "sys_call_table");
+	CHECK_ERR(check(k2, &s), KP_ERR_FAULT, "sys_call_table");
 	fake_destroy(k2);
 	fake_destroy(k);
 }

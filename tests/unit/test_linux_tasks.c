@@ -4,8 +4,12 @@
 #include <stdlib.h>
 
 #include "test.h"
+#include "arch/arch.h"
+#include "arch/x86_64/x86_64.h"
 #include "core/kernel.h"
+#include "io/memory.h"
 #include "linux/linux.h"
+#include "symbols/symtab.h"
 
 #define BASE 0xffff888000100000ULL
 #define MEMSIZE 0x20000
@@ -14,19 +18,68 @@ static uint8_t mem[MEMSIZE];
 
 static struct kp_kernel *fake_kernel(void)
 {
-	struct kp_kernel *k = calloc(1, sizeof(*k));
-	if (!k || kp_memory_create(&k->mem))
-		abort();
-	struct kp_error *err = kp_memory_add(k->mem, KP_VIRT, BASE, MEMSIZE, kp_read_buffer, mem, 0);
-	if (err)
+	struct kp_memory *m;
+	struct kp_symtab *st;
+	struct kp_kernel *k;
+	if (kp_memory_create(&m) || kp_memory_add(m, KP_VIRT, BASE, MEMSIZE, kp_read_buffer, mem, 0) ||
+	    kp_symtab_create(&st) || kp_kernel_from_parts(m, st, &kp_arch_x86_64, NULL, &k))
 		abort();
 	return k;
 }
 
 static void fake_destroy(struct kp_kernel *k)
 {
-	kp_memory_destroy(k->mem);
-	free(k);
+	kp_kernel_destroy(k);
+}
+
+// Every task of the iterator, or its error (*t_ret and *n_ret untouched).
+static struct kp_error *walk_tasks(struct kp_kernel *k, const struct kp_lx_task_layout *l,
+				   uint64_t init, bool threads, struct kp_task **t_ret,
+				   size_t *n_ret)
+{
+	struct kp_task_iter *it;
+	struct kp_error *err = kp_lx_task_iter_create(k, l, init, threads ? KP_TASKS_THREADS : 0, &it);
+	if (err)
+		return err;
+	struct kp_task *t = NULL;
+	size_t n = 0;
+	const struct kp_task *task;
+	while (!(err = kp_task_iter_next(it, &task)) && task) {
+		t = realloc(t, (n + 1) * sizeof(*t));
+		t[n++] = *task;
+	}
+	kp_task_iter_destroy(it);
+	if (err) {
+		free(t);
+		return err;
+	}
+	*t_ret = t;
+	*n_ret = n;
+	return NULL;
+}
+
+static struct kp_error *walk_modules(struct kp_kernel *k, const struct kp_lx_module_layout *l,
+				     uint64_t head, struct kp_module **m_ret, size_t *n_ret)
+{
+	struct kp_module_iter *it;
+	struct kp_error *err = kp_lx_module_iter_create(k, l, head, &it);
+	if (err)
+		return err;
+	struct kp_module *m = NULL;
+	size_t n = 0;
+	const struct kp_module *mod;
+	while (!(err = kp_module_iter_next(it, &mod)) && mod) {
+		m = realloc(m, (n + 1) * sizeof(*m));
+		m[n++] = *mod;
+	}
+	kp_module_iter_destroy(it);
+	if (err) {
+		free(m);
+		return err;
+	}
+	*m_ret = m;
+	*n_ret = n;
+	return NULL;
 }
 
 static void w64(uint64_t addr, uint64_t v) { memcpy(mem + (addr - BASE), &v, 8); }
@@ -120,7 +173,7 @@ TEST(task_list_leaders)
 	kp_lx_task_layout_span(&TL);
 	struct kp_task *t = NULL;
 	size_t n = 0;
-	CHECK_OK(kp_lx_tasks_walk(k, &TL, TASK(0), false, &t, &n));
+	CHECK_OK(walk_tasks(k, &TL, TASK(0), false, &t, &n));
 	CHECK_U64(n, 4);
 	if (n == 4) {
 		CHECK_STR(t[0].comm, "swapper/0");
@@ -152,7 +205,7 @@ TEST(task_list_threads_via_thread_node_and_thread_group)
 		kp_lx_task_layout_span(&l);
 		struct kp_task *t = NULL;
 		size_t n = 0;
-		CHECK_OK(kp_lx_tasks_walk(k, &l, TASK(0), true, &t, &n));
+		CHECK_OK(walk_tasks(k, &l, TASK(0), true, &t, &n));
 		CHECK_U64(n, 6);
 		if (n == 6) {
 			CHECK_U64(t[3].pid, 10);
@@ -174,21 +227,35 @@ TEST(task_list_cycle_null_and_fault_are_errors)
 	kp_lx_task_layout_span(&TL);
 	struct kp_task *t = (struct kp_task *)1;
 	size_t n = 7;
-	// A cycle that does not come back to init_task.
+	// A cycle that does not come back to init_task: re-entering task 1
+	// from task 3 breaks task 1's prev link (it points at init_task).
 	build_tasks();
 	w64(TASK(3) + TL.tasks, TASK(1) + TL.tasks);
-	CHECK_ERR(kp_lx_tasks_walk(k, &TL, TASK(0), false, &t, &n), KP_ERR_LOOP, "does not end");
+	CHECK_ERR(walk_tasks(k, &TL, TASK(0), false, &t, &n), KP_ERR_FORMAT,
+		  "task list is corrupt: 0xffff888000100610 points to 0xffff888000100210");
 	// A thread ring that loops without reaching signal->thread_head.
 	build_tasks();
 	w64(TASK(5) + TL.thread_node, TASK(4) + TL.thread_node);
-	CHECK_ERR(kp_lx_tasks_walk(k, &TL, TASK(0), true, &t, &n), KP_ERR_LOOP, "thread list");
+	CHECK_ERR(walk_tasks(k, &TL, TASK(0), true, &t, &n), KP_ERR_FORMAT, "thread list is corrupt");
+	// A cycle whose every prev link agrees can only be a singly linked
+	// list's: there Brent's algorithm ends it (test_memory's list tests).
 	build_tasks();
 	w64(TASK(2) + TL.tasks, 0);
-	CHECK_ERR(kp_lx_tasks_walk(k, &TL, TASK(0), false, &t, &n), KP_ERR_FORMAT, "NULL");
+	CHECK_ERR(walk_tasks(k, &TL, TASK(0), false, &t, &n), KP_ERR_FORMAT, "NULL");
+	// A link into the middle of a node (8 bytes into init_task.tasks): the
+	// walker would read a garbage task; next->prev does not point back.
+	build_tasks();
+	w64(TASK(1) + TL.tasks, TASK(0) + TL.tasks + 8);
+	CHECK_ERR(walk_tasks(k, &TL, TASK(0), false, &t, &n), KP_ERR_FORMAT,
+		  "task list is corrupt");
+	// A node whose prev was not updated (unlinked behind its neighbour's back).
+	build_tasks();
+	w64(TASK(2) + TL.tasks + 8, TASK(0) + TL.tasks);
+	CHECK_ERR(walk_tasks(k, &TL, TASK(0), false, &t, &n), KP_ERR_FORMAT, "prev pointer");
 	build_tasks();
 	w64(TASK(2) + TL.tasks, 0xffffc90000000000ULL + TL.tasks);
-	CHECK_ERR(kp_lx_tasks_walk(k, &TL, TASK(0), false, &t, &n), KP_ERR_FAULT,
-		  "task_struct at 0xffffc90000000000");
+	CHECK_ERR(walk_tasks(k, &TL, TASK(0), false, &t, &n), KP_ERR_FAULT,
+		  "node at 0xffffc90000000010");
 	CHECK(t == (struct kp_task *)1 && n == 7);	// untouched on failure
 	fake_destroy(k);
 }
@@ -230,7 +297,7 @@ TEST(module_list_as_proc_modules)
 	struct kp_kernel *k = fake_kernel();
 	struct kp_module *m = NULL;
 	size_t n = 0;
-	CHECK_OK(kp_lx_modules_walk(k, &ML, MODULES_HEAD, &m, &n));
+	CHECK_OK(walk_modules(k, &ML, MODULES_HEAD, &m, &n));
 	CHECK_U64(n, 2);
 	if (n == 2) {
 		CHECK_STR(m[0].name, "ext4");
@@ -247,17 +314,17 @@ TEST(module_list_as_proc_modules)
 	// Empty list.
 	uint64_t empty[] = {MODULES_HEAD};
 	list_link(empty, 1);
-	CHECK_OK(kp_lx_modules_walk(k, &ML, MODULES_HEAD, &m, &n));
+	CHECK_OK(walk_modules(k, &ML, MODULES_HEAD, &m, &n));
 	CHECK_U64(n, 0);
 	free(m);
 	// Cycle.
 	list_link(nodes, 4);
 	w64(MOD(2) + ML.list, MOD(0) + ML.list);
-	CHECK_ERR(kp_lx_modules_walk(k, &ML, MODULES_HEAD, &m, &n), KP_ERR_LOOP, "module list");
+	CHECK_ERR(walk_modules(k, &ML, MODULES_HEAD, &m, &n), KP_ERR_FORMAT, "module list is corrupt");
 	// Unnamed garbage name: always NUL-terminated.
 	list_link(nodes, 4);
 	memset(mem + (MOD(0) - BASE) + ML.name, 'A', 56);
-	CHECK_OK(kp_lx_modules_walk(k, &ML, MODULES_HEAD, &m, &n));
+	CHECK_OK(walk_modules(k, &ML, MODULES_HEAD, &m, &n));
 	if (n)
 		CHECK_U64(strlen(m[0].name), 56);
 	free(m);
@@ -282,12 +349,12 @@ TEST(random_memory_never_crashes_the_walkers)
 		}
 		struct kp_task *t = NULL;
 		size_t n = 0;
-		struct kp_error *err = kp_lx_tasks_walk(k, &TL, TASK(round % 8), round & 1, &t, &n);
+		struct kp_error *err = walk_tasks(k, &TL, TASK(round % 8), round & 1, &t, &n);
 		if (!err)
 			free(t);
 		kp_error_destroy(err);
 		struct kp_module *m = NULL;
-		err = kp_lx_modules_walk(k, &ML, MODULES_HEAD, &m, &n);
+		err = walk_modules(k, &ML, MODULES_HEAD, &m, &n);
 		if (!err)
 			free(m);
 		kp_error_destroy(err);
@@ -316,13 +383,13 @@ TEST(loadavg_format_rounds_like_proc_loadavg)
 
 TEST(syscall_handler_names)
 {
-	CHECK(kp_lx_syscall_name_ok("__x64_sys_read"));
-	CHECK(kp_lx_syscall_name_ok("__ia32_compat_sys_ioctl"));
-	CHECK(kp_lx_syscall_name_ok("__x64_sys_ni_syscall"));
-	CHECK(kp_lx_syscall_name_ok("sys_ni_syscall"));
-	CHECK(!kp_lx_syscall_name_ok("rootkit_read"));
-	CHECK(!kp_lx_syscall_name_ok("__x64_sys_"));
-	CHECK(!kp_lx_syscall_name_ok(NULL));
+	bool (*ok)(const char *) = kp_arch_x86_64.syscall_handler_name;
+	CHECK(ok("__x64_sys_read"));
+	CHECK(ok("__ia32_compat_sys_ioctl"));
+	CHECK(ok("__x64_sys_ni_syscall"));
+	CHECK(ok("sys_ni_syscall"));
+	CHECK(!ok("rootkit_read"));
+	CHECK(!ok("__x64_sys_"));
 }
 
 int main(void)

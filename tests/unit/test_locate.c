@@ -5,9 +5,11 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "collect.h"
 #include "symbols/kallsyms.h"
 #include "core/kernel.h"
 #include "core/locate.h"
+#include "symbols/kallsyms_scan.h"
 #include "mkcore.h"
 #include "mkkallsyms.h"
 #include "mkpgtable.h"
@@ -220,7 +222,7 @@ static char *write_syms(const struct scene *s, uint64_t bias, bool stub)
 
 static struct kp_kernel *open_core(const char *core, const char *system_map, const char *kallsyms)
 {
-	struct kp_open_options o = {.core = core, .system_map = system_map, .kallsyms = kallsyms};
+	KP_OPTS(kp_open_options, o, .core = core, .system_map = system_map, .kallsyms = kallsyms);
 	struct kp_kernel *k = NULL;
 	CHECK_OK(kp_kernel_open(&o, &k));
 	return k;
@@ -229,17 +231,14 @@ static struct kp_kernel *open_core(const char *core, const char *system_map, con
 // The facts a VMCOREINFO note would have given.
 static void check_facts(struct kp_kernel *k, const struct scene *s, int levels, uint64_t kaslr)
 {
-	struct kp_kernel_info info;
+	KP_INIT(kp_kernel_info, info);
 	kp_kernel_get_info(k, &info);
 	CHECK(info.has_kaslr_offset);
 	CHECK_U64(info.kaslr_offset, kaslr);
-	CHECK(info.has_phys_base);
-	CHECK_U64(info.phys_base, s->phys_base);
-	CHECK_U64(info.paging_levels, levels);
-	CHECK(info.has_pgd);
-	CHECK_U64(info.pgd_phys, TEXT_PA + O_PGD);
-	CHECK(info.has_page_offset_base);
-	CHECK_U64(info.page_offset_base, s->direct);
+	CHECK_U64(kpt_fact(k, "phys_base"), s->phys_base);
+	CHECK_U64(kpt_fact(k, "paging levels"), levels);
+	CHECK_U64(kpt_fact(k, "pgd"), TEXT_PA + O_PGD);
+	CHECK_U64(kpt_fact(k, "page_offset_base"), s->direct);
 	CHECK_STR(info.release, "6.1.0-locate");
 	struct kp_symbol sym;
 	CHECK_OK(kp_symbol_by_name(k, "asm_exc_divide_error", &sym));
@@ -254,7 +253,7 @@ static void check_facts(struct kp_kernel *k, const struct scene *s, int levels, 
 
 static void check_note_contains(struct kp_kernel *k, const char *origin, const char *check)
 {
-	struct kp_kernel_info info;
+	KP_INIT(kp_kernel_info, info);
 	kp_kernel_get_info(k, &info);
 	CHECK(info.vmcoreinfo_source && strstr(info.vmcoreinfo_source, origin));
 	if (!(info.vmcoreinfo_source && strstr(info.vmcoreinfo_source, origin)))
@@ -302,7 +301,7 @@ TEST(note_wins)
 	build(&o, &s);
 	struct kp_kernel *k = open_core(s.core, NULL, NULL);
 	if (k) {
-		struct kp_kernel_info info;
+		KP_INIT(kp_kernel_info, info);
 		kp_kernel_get_info(k, &info);
 		CHECK_STR(info.vmcoreinfo_source, "dump note");
 		CHECK(info.kaslr_check == NULL);
@@ -372,7 +371,7 @@ TEST(registers_and_symbol_files)
 	struct scene s;
 	struct scene_opts o = {.kaslr = 0x1e000000, .no_tables = true};
 	build(&o, &s);
-	struct kp_open_options oo = {.core = s.core};
+	KP_OPTS(kp_open_options, oo, .core = s.core);
 	struct kp_kernel *k = NULL;
 	CHECK_ERR(kp_kernel_open(&oo, &k), KP_ERR_NOT_FOUND, "pass the kernel's System.map with -m");
 
@@ -421,7 +420,7 @@ TEST(clear_errors)
 	struct scene s;
 	struct scene_opts o = {.kaslr = 0x1e000000, .no_cpus = true};
 	build(&o, &s);
-	struct kp_open_options oo = {.core = s.core};
+	KP_OPTS(kp_open_options, oo, .core = s.core);
 	struct kp_kernel *k = NULL;
 	CHECK_ERR(kp_kernel_open(&oo, &k), KP_ERR_NOT_FOUND,
 		  "no CPU registers in the dump: cannot locate the kernel without VMCOREINFO");
@@ -468,7 +467,7 @@ TEST(kallsyms_signature)
 		CHECK_OK(kp_memory_create(&mem));
 		CHECK_OK(kp_memory_add(mem, KP_VIRT, base - pre, size, kp_read_buffer, buf, 0));
 		struct kp_kallsyms_tables t;
-		struct kp_error *err = kp_locate_kallsyms(mem, base - pre, base - pre + size, &t);
+		struct kp_error *err = kp_locate_kallsyms(mem, base - pre, base - pre + size, 0xffffffff80000000ULL, &t);
 		CHECK_OK(err);
 		if (!err) {
 			CHECK_U64(t.names, k.tables.names);
@@ -481,7 +480,7 @@ TEST(kallsyms_signature)
 		}
 		// Without the token index nothing is found.
 		memset(buf + pre + kp_mkkallsyms_off(&k, k.tables.token_index) + 2, 0, 2);
-		CHECK_ERR(kp_locate_kallsyms(mem, base - pre, base - pre + size, &t),
+		CHECK_ERR(kp_locate_kallsyms(mem, base - pre, base - pre + size, 0xffffffff80000000ULL, &t),
 			  KP_ERR_NOT_FOUND, "no kallsyms tables");
 		kp_memory_destroy(mem);
 		free(buf);
@@ -540,14 +539,14 @@ TEST(corrupt_inputs)
 				c[off0 + pa] ^= (uint8_t)(1 + (seed >> 3) % 255);
 		}
 		CHECK(mkcore_write_bytes(path, c, len) == 0);
-		struct kp_open_options oo = {.core = path};
+		KP_OPTS(kp_open_options, oo, .core = path);
 		struct kp_kernel *k = NULL;
 		struct kp_error *err = kp_kernel_open(&oo, &k);
 		if (err) {
 			CHECK(err->message && *err->message && !strchr(err->message, '\n'));
 			kp_error_destroy(err);
 		} else {
-			struct kp_kernel_info info;
+			KP_INIT(kp_kernel_info, info);
 			kp_kernel_get_info(k, &info);
 			kp_kernel_destroy(k);
 		}

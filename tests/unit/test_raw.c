@@ -98,14 +98,15 @@ TEST(kernel_open_raw)
 	static uint8_t m[0x8000];
 	static const char vmci[] = "OSRELEASE=6.1.0-raw\nPAGESIZE=4096\n"
 				   "SYMBOL(swapper_pg_dir)=ffffffff82000000\n"
+				   "SYMBOL(init_top_pgt)=ffffffff82000000\n"
 				   "KERNELOFFSET=0\n";
 	memcpy(m + 0x2000, vmci, sizeof(vmci));
 	char *path = write_tmp(m, sizeof(m));
-	struct kp_open_options opts = {.core = path, .raw = true, .raw_base = 0x1000000};
+	KP_OPTS(kp_open_options, opts, .core = path, .raw = true, .raw_base = 0x1000000);
 	struct kp_kernel *k = NULL;
 	CHECK_OK(kp_kernel_open(&opts, &k));
 	if (k) {
-		struct kp_kernel_info info;
+		KP_INIT(kp_kernel_info, info);
 		kp_kernel_get_info(k, &info);
 		CHECK_STR(info.source_kind, "raw physical memory");
 		CHECK_STR(info.release, "6.1.0-raw");

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "collect.h"
 #include "../gen/mklime.h"
 #include "../../fuzz/synthkernel.h"
 
@@ -46,7 +47,7 @@ static size_t dir_entries(void)
 
 static struct kp_kernel *open_core(const char *path)
 {
-	struct kp_open_options o = {.core = path};
+	KP_OPTS(kp_open_options, o, .core = path);
 	struct kp_kernel *k = NULL;
 	CHECK_OK(kp_kernel_open(&o, &k));
 	return k;
@@ -156,8 +157,8 @@ static void roundtrip(enum sk_format format, bool qemu_notes)
 	if (!a)
 		goto out;
 	struct prog p = {.monotone = true};
-	struct kp_snapshot_options opts = {.progress = on_progress, .arg = &p};
-	struct kp_snapshot_stats st = {0};
+	KP_OPTS(kp_snapshot_options, opts, .progress = on_progress, .arg = &p);
+	KP_INIT(kp_snapshot_stats, st);
 	CHECK_OK(kp_snapshot_write(a, snap, &opts, &st));
 	CHECK(p.calls >= 2 && p.monotone);
 	CHECK_U64(p.last_done, p.total);
@@ -171,16 +172,17 @@ static void roundtrip(enum sk_format format, bool qemu_notes)
 	struct kp_kernel *b = open_core(snap);
 	if (b) {
 		check_same_memory(a, b);
-		struct kp_kernel_info ia, ib;
+		KP_INIT(kp_kernel_info, ia);
+		KP_INIT(kp_kernel_info, ib);
 		kp_kernel_get_info(a, &ia);
 		kp_kernel_get_info(b, &ib);
 		CHECK_STR(ib.source_kind, "ELF vmcore");
 		CHECK_STR(ib.release, ia.release);
 		CHECK_STR(ib.vmcoreinfo_source, "dump note");
 		CHECK_U64(ib.kaslr_offset, ia.kaslr_offset);
-		CHECK_U64(ib.phys_base, ia.phys_base);
-		CHECK_U64(ib.pgd_phys, ia.pgd_phys);
-		CHECK_U64(ib.page_offset_base, SK_DIRECT);
+		CHECK_U64(kpt_fact(b, "phys_base"), kpt_fact(a, "phys_base"));
+		CHECK_U64(kpt_fact(b, "pgd"), kpt_fact(a, "pgd"));
+		CHECK_U64(kpt_fact(b, "page_offset_base"), SK_DIRECT);
 		CHECK_U64(ib.ncpus, ia.ncpus);
 		CHECK_U64(ib.num_symbols, ia.num_symbols);
 		struct kp_symbol sym;
@@ -194,7 +196,7 @@ static void roundtrip(enum sk_format format, bool qemu_notes)
 		CHECK_U64(v, 0x100003039);
 		struct kp_task *tasks;
 		size_t ntasks;
-		CHECK_OK(kp_tasks(b, false, &tasks, &ntasks));
+		CHECK_OK(kpt_tasks(b, false, &tasks, &ntasks));
 		CHECK_U64(ntasks, 4);
 		free(tasks);
 		kp_kernel_destroy(b);
@@ -223,6 +225,7 @@ TEST(copy_of_lime)
 	static uint8_t m[0x6000];
 	static const char vmci[] = "OSRELEASE=6.1.0-lime\nPAGESIZE=4096\n"
 				   "SYMBOL(swapper_pg_dir)=ffffffff82000000\n"
+				   "SYMBOL(init_top_pgt)=ffffffff82000000\n"
 				   "KERNELOFFSET=0\n";
 	memcpy(m + 0x1000, vmci, sizeof(vmci));
 	memset(m + 0x4000, 0x5a, 0x1800);
@@ -238,7 +241,7 @@ TEST(copy_of_lime)
 	char *snap = out_path("img.snap");
 	struct kp_kernel *a = open_core(src);
 	if (a) {
-		struct kp_snapshot_stats st;
+		KP_INIT(kp_snapshot_stats, st);
 		CHECK_OK(kp_snapshot_write(a, snap, NULL, &st));
 		CHECK_U64(st.ranges, 2);
 		CHECK_U64(st.bytes, 0x8000);
@@ -246,7 +249,7 @@ TEST(copy_of_lime)
 		struct kp_kernel *b = open_core(snap);
 		if (b) {
 			check_same_memory(a, b);
-			struct kp_kernel_info ib;
+			KP_INIT(kp_kernel_info, ib);
 			kp_kernel_get_info(b, &ib);
 			CHECK_STR(ib.source_kind, "ELF vmcore (physical only)");
 			CHECK_STR(ib.release, "6.1.0-lime");
@@ -286,7 +289,7 @@ TEST(sparse_output)
 	char *snap = out_path("big.snap");
 	struct kp_kernel *a = open_core(src);
 	if (a) {
-		struct kp_snapshot_stats st;
+		KP_INIT(kp_snapshot_stats, st);
 		CHECK_OK(kp_snapshot_write(a, snap, NULL, &st));
 		CHECK_U64(st.ranges, 3);
 		CHECK_U64(st.data_bytes, 3 * 4096);
@@ -319,8 +322,8 @@ TEST(cancel_leaves_nothing)
 	if (a) {
 		volatile int cancel = 0;
 		struct prog p = {.monotone = true, .cancel_after = 3, .cancel = &cancel};
-		struct kp_snapshot_options opts = {.progress = on_progress, .arg = &p,
-						   .cancel = &cancel};
+		KP_OPTS(kp_snapshot_options, opts, .progress = on_progress, .arg = &p,
+						   .cancel = &cancel);
 		CHECK_ERR(kp_snapshot_write(a, snap, &opts, NULL), KP_ERR_INTERRUPTED,
 			  "interrupted at physical");
 		CHECK(access(snap, F_OK) < 0 && errno == ENOENT);
@@ -352,7 +355,7 @@ TEST(refuses_existing_and_bad_paths)
 		CHECK_ERR(kp_snapshot_write(a, missing, NULL, NULL), KP_ERR_NOT_FOUND, "no/such/dir");
 		free(missing);
 		char *k = out_path("k.snap");
-		struct kp_snapshot_options o = {.format = KP_SNAPSHOT_KDUMP};
+		KP_OPTS(kp_snapshot_options, o, .format = KP_SNAPSHOT_KDUMP);
 		CHECK_ERR(kp_snapshot_write(a, k, &o, NULL), KP_ERR_UNSUPPORTED, "kdump");
 		CHECK(access(k, F_OK) < 0);
 		free(k);
@@ -386,7 +389,7 @@ TEST(unreadable_pages_become_zeros)
 	char *snap = out_path("kd.snap");
 	struct kp_kernel *a = open_core(src);
 	if (a) {
-		struct kp_snapshot_stats st;
+		KP_INIT(kp_snapshot_stats, st);
 		CHECK_OK(kp_snapshot_write(a, snap, NULL, &st));
 		CHECK_U64(st.unreadable_bytes, 2 * 4096);
 		struct kp_kernel *b = open_core(snap);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "arch/x86_64/pgtable.h"
+#include "util/error.h"
 
 #define ENTRIES 512
 #define TABLE_SIZE 4096

@@ -1,0 +1,142 @@
+// The architecture interface: everything kpeek knows about one CPU
+// architecture and how Linux lays itself out on it, behind one struct
+// kp_arch (modelled on drgn's struct drgn_architecture_info). An
+// architecture is a folder src/arch/NAME/ that defines one; nothing outside
+// src/arch/ names a register, a paging constant or an address-space layout.
+//
+// The architecture is chosen once when a kernel is opened: from the ELF
+// e_machine of a core, the machine field of a kdump header, the keys of
+// VMCOREINFO, or the caller's --arch (kp_arch_detect()).
+#ifndef KP_ARCH_ARCH_H
+#define KP_ARCH_ARCH_H
+
+#include <kpeek/kpeek.h>
+
+#include "io/memory.h"
+
+struct kp_source;
+struct kp_symtab;
+struct kp_vmcoreinfo;
+
+// General-purpose registers of one CPU, as a PRSTATUS note holds them.
+#define KP_MAX_REGS 40
+struct kp_regs {
+	uint64_t pc, sp, fp;	// fp: the frame pointer register (rbp, x29)
+	unsigned nregs;		// valid entries of r[], named by kp_arch.reg_names
+	uint64_t r[KP_MAX_REGS];
+};
+
+// What kp_arch.create() is given: the memory and notes of the source, and
+// its VMCOREINFO (found or reconstructed), which may be NULL.
+struct kp_arch_input {
+	struct kp_memory *mem;
+	const struct kp_source *src;
+	const struct kp_vmcoreinfo *vmcoreinfo;
+};
+
+// A C type for a well-known global whose BTF has no VAR (lang/symbol_type.c):
+// "A|B" tries A, then B; "[]" takes its length from the symbol's size.
+struct kp_var_type {
+	const char *name;
+	const char *type;
+};
+
+// What locating the kernel in a dump without a VMCOREINFO note found.
+struct kp_locate_result {
+	// VMCOREINFO text (malloc'ed, NUL-terminated): the kernel's own
+	// vmcoreinfo page found in memory, or text reconstructed from the CPU
+	// registers and the kernel image that kernel_open reads as if it were
+	// the note.
+	char *vmcoreinfo;
+	size_t vmcoreinfo_size;
+	char origin[160];	// "found in memory at phys 0x...", "reconstructed from ..."
+	char verified[192];	// "verified against IDT and CR3 of CPU 0", "not verified: ..."
+};
+
+struct kp_arch_ctx;	// an architecture's state for one kernel
+struct kp_locator;	// an architecture's view of the CPU registers of a dump
+
+struct kp_arch {
+	const char *name;		// "x86_64", "arm64"
+	uint16_t elf_machine;		// EM_X86_64, EM_AARCH64
+	// Names of the machine in utsname / kdump headers ("x86_64"), NULL-ended.
+	const char *const *uts_machines;
+	// Whether VMCOREINFO text came from this architecture's kernel (by the
+	// keys only it writes).
+	bool (*vmcoreinfo_is_mine)(const struct kp_vmcoreinfo *vi);
+
+	// ---- registers
+	// Registers from an NT_PRSTATUS note's desc; false if it is too short.
+	bool (*prstatus_regs)(const uint8_t *desc, size_t len, struct kp_regs *ret);
+	const char *const *reg_names;	// names of kp_regs.r[i]
+
+	// ---- one kernel
+	// Reads the layout (page tables, kernel image, direct map) from the
+	// VMCOREINFO and CPU registers of in, and installs the virtual-to-
+	// physical translator in in->mem when the source has physical memory.
+	struct kp_error *(*create)(const struct kp_arch_input *in, struct kp_arch_ctx **ret);
+	void (*destroy)(struct kp_arch_ctx *ctx);
+	// Called once the symbols are loaded: facts kept in kernel variables.
+	void (*symbols_loaded)(struct kp_arch_ctx *ctx, struct kp_symtab *st);
+	uint64_t (*page_size)(const struct kp_arch_ctx *ctx);
+	// Walks the page tables for vaddr (KP_ERR_UNSUPPORTED without them);
+	// fills every step's name and flag names. Unmapped is ret->present false.
+	struct kp_error *(*vtop)(struct kp_arch_ctx *ctx, uint64_t vaddr, struct kp_vtop *ret);
+	// Addresses of the kernel's half of the address space (pointers worth
+	// symbolizing).
+	bool (*kernel_address)(const struct kp_arch_ctx *ctx, uint64_t vaddr);
+	// The virtual range the kernel image can occupy (for scans of it).
+	void (*image_range)(const struct kp_arch_ctx *ctx, uint64_t *start, uint64_t *end);
+	// Link-time address of _text without KASLR (for System.map files when
+	// VMCOREINFO gives no KERNELOFFSET).
+	uint64_t link_text;
+	// Direct-map virtual address of physical paddr; false if unknown.
+	bool (*phys_to_virt)(const struct kp_arch_ctx *ctx, uint64_t paddr, uint64_t *ret);
+	// Where the kernel image is mapped: virtual start and its physical address.
+	bool (*image_map)(const struct kp_arch_ctx *ctx, uint64_t *vaddr, uint64_t *paddr);
+	// Facts for `kpeek info` (struct kp_fact of kpeek.h); *ret owned by ctx.
+	size_t (*facts)(const struct kp_arch_ctx *ctx, const struct kp_fact **ret);
+
+	// ---- dumps without VMCOREINFO (see core/locate.c)
+	// What the CPU registers of src say (page-table root, a known handler);
+	// installs a translator into mem for the duration. An error says why
+	// the registers cannot be used.
+	struct kp_error *(*locator_create)(struct kp_memory *mem, const struct kp_source *src,
+					   struct kp_locator **ret);
+	void (*locator_destroy)(struct kp_locator *l);
+	// NULL if a VMCOREINFO text found in memory agrees with the registers
+	// (*verified_ret says against what), else why not.
+	struct kp_error *(*locator_check)(struct kp_locator *l, const struct kp_open_options *opts,
+					  const char *text, size_t len, char *verified,
+					  size_t verified_size);
+	// Reconstructs VMCOREINFO from the registers and the kernel image.
+	struct kp_error *(*locator_derive)(struct kp_locator *l, const struct kp_open_options *opts,
+					   struct kp_locate_result *ret);
+
+	// ---- kernel objects
+	const char *const *syscall_tables;	// symbol names, NULL-ended
+	const char *const *syscall_dispatchers;	// functions that switch on the number
+	// A symbol a syscall table entry may point at ("__x64_sys_read").
+	bool (*syscall_handler_name)(const char *name);
+	// Calls fn for every direct call/jump target in code (at vaddr addr).
+	// Targets may be false positives where the architecture cannot decode
+	// instruction boundaries; the caller keeps those that start a symbol.
+	void (*call_targets)(const uint8_t *code, size_t size, uint64_t addr,
+			     void (*fn)(uint64_t target, uint64_t at, void *arg), void *arg);
+	// Curated types of arch-specific globals (symbol_type.h), NULL-ended.
+	const struct kp_var_type *var_types;
+};
+
+extern const struct kp_arch kp_arch_x86_64;
+
+// Every architecture kpeek supports, NULL-ended.
+extern const struct kp_arch *const kp_arches[];
+
+const struct kp_arch *kp_arch_by_name(const char *name);
+const struct kp_arch *kp_arch_by_elf_machine(unsigned machine);
+const struct kp_arch *kp_arch_by_uts_machine(const char *machine);
+const struct kp_arch *kp_arch_by_vmcoreinfo(const struct kp_vmcoreinfo *vi);
+// A name for an ELF machine number, for messages ("aarch64", "ppc64").
+const char *kp_elf_machine_name(unsigned machine);
+
+#endif

@@ -1,0 +1,317 @@
+// x86-64: struct kp_arch for the kernel's 4- and 5-level paging layout
+// (Documentation/arch/x86/x86_64/mm.rst): the kernel image at
+// __START_KERNEL_map + (physical - phys_base), the direct map at
+// page_offset_base, page tables rooted at init_top_pgt (swapper_pg_dir).
+#include <elf.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch/x86_64/pgtable.h"
+#include "arch/x86_64/x86_64.h"
+#include "format/vmcoreinfo.h"
+#include "symbols/symtab.h"
+#include "util/error.h"
+#include "util/le.h"
+
+// Kernel addresses live in the upper half of the address space; below it a
+// "pointer" is a small number or a per-CPU offset.
+#define KERNEL_HALF 0xffff800000000000ULL
+
+enum { FACT_PHYS_BASE, FACT_LEVELS, FACT_PAGE_OFFSET, FACT_PGD, NFACTS };
+
+struct kp_arch_ctx {
+	struct kp_memory *mem;
+	bool has_phys_base;
+	uint64_t phys_base;
+	int levels;			// 4 or 5, 0 if unknown
+	bool has_pgd;
+	uint64_t pgd;			// physical address of the kernel's top table
+	bool has_page_offset_base;
+	uint64_t page_offset_base;	// start of the direct map
+	struct kp_pgtable *pt;		// NULL without physical memory or pgd
+	struct kp_fact facts[NFACTS];
+};
+
+static bool is_mine(const struct kp_vmcoreinfo *vi)
+{
+	uint64_t a;
+	int64_t n;
+	// arch/x86/kernel/crash_core_64.c: init_top_pgt (4.13+, init_level4_pgt
+	// before), pgtable_l5_enabled (4.17+), phys_base; arm64 writes
+	// kimage_voffset instead.
+	return kp_vmcoreinfo_symbol(vi, "init_top_pgt", &a) ||
+	       kp_vmcoreinfo_symbol(vi, "init_level4_pgt", &a) ||
+	       kp_vmcoreinfo_number(vi, "pgtable_l5_enabled", &n) ||
+	       (kp_vmcoreinfo_number(vi, "phys_base", &n) &&
+		!kp_vmcoreinfo_number(vi, "kimage_voffset", &n));
+}
+
+// The kernel image is mapped at __START_KERNEL_map + (physical - phys_base).
+static bool image_pa(const struct kp_arch_ctx *c, uint64_t va, uint64_t *ret)
+{
+	if (!c->has_phys_base || va < X86_START_KERNEL_MAP ||
+	    va - X86_START_KERNEL_MAP >= X86_KERNEL_IMAGE_SIZE)
+		return false;
+	*ret = va - X86_START_KERNEL_MAP + c->phys_base;
+	return true;
+}
+
+static void read_vmcoreinfo(struct kp_arch_ctx *c, const struct kp_vmcoreinfo *vi)
+{
+	int64_t num;
+	uint64_t addr;
+	if (kp_vmcoreinfo_number(vi, "phys_base", &num)) {
+		c->phys_base = (uint64_t)num;
+		c->has_phys_base = true;
+	}
+	if (kp_vmcoreinfo_number(vi, "pgtable_l5_enabled", &num))
+		c->levels = num ? 5 : 4;
+	if ((kp_vmcoreinfo_symbol(vi, "init_top_pgt", &addr) ||
+	     kp_vmcoreinfo_symbol(vi, "swapper_pg_dir", &addr)) &&
+	    image_pa(c, addr, &c->pgd))
+		c->has_pgd = true;
+}
+
+// CR4.LA57 of any CPU that runs with paging on.
+static void levels_from_cpus(struct kp_arch_ctx *c, const struct kp_source *src)
+{
+	for (size_t i = 0; i < src->ncpus; i++) {
+		struct x86_cpu cpu;
+		if (kp_x86_qemu_cpu(&src->cpus[i], &cpu) && (cpu.cr0 & 1)) {
+			c->levels = (cpu.cr4 & X86_CR4_LA57) ? 5 : 4;
+			return;
+		}
+	}
+}
+
+static void fill_facts(struct kp_arch_ctx *c)
+{
+	c->facts[FACT_PHYS_BASE] = (struct kp_fact){
+		"phys_base", KP_FACT_HEX, c->has_phys_base, c->phys_base, NULL };
+	c->facts[FACT_LEVELS] = (struct kp_fact){
+		"paging levels", KP_FACT_INT, c->levels != 0, (uint64_t)c->levels, NULL };
+	c->facts[FACT_PAGE_OFFSET] = (struct kp_fact){
+		"page_offset_base", KP_FACT_HEX, c->has_page_offset_base, c->page_offset_base, NULL };
+	c->facts[FACT_PGD] = (struct kp_fact){
+		"pgd", KP_FACT_HEX, c->has_pgd, c->pgd, NULL };
+}
+
+static struct kp_error *create(const struct kp_arch_input *in, struct kp_arch_ctx **ret)
+{
+	struct kp_arch_ctx *c = calloc(1, sizeof(*c));
+	if (!c)
+		return &kp_enomem;
+	c->mem = in->mem;
+	// The kdump sub-header's phys_base, until VMCOREINFO says better.
+	if (in->src->has_phys_base) {
+		c->phys_base = in->src->phys_base;
+		c->has_phys_base = true;
+	}
+	if (in->vmcoreinfo)
+		read_vmcoreinfo(c, in->vmcoreinfo);
+	if (!c->levels)
+		levels_from_cpus(c, in->src);
+	if (c->has_pgd && kp_memory_has_segments(in->mem, KP_PHYS)) {
+		if (!c->levels)
+			c->levels = 4;
+		struct kp_error *err = kp_pgtable_create(in->mem, c->pgd, c->levels, &c->pt);
+		if (err) {
+			free(c);
+			return err;
+		}
+		kp_memory_set_translator(in->mem, kp_pgtable_translate, c->pt);
+	}
+	fill_facts(c);
+	*ret = c;
+	return NULL;
+}
+
+static void destroy(struct kp_arch_ctx *c)
+{
+	if (!c)
+		return;
+	kp_pgtable_destroy(c->pt);
+	free(c);
+}
+
+static void symbols_loaded(struct kp_arch_ctx *c, struct kp_symtab *st)
+{
+	// The direct map's base, randomized by KASLR (4.8+).
+	struct kp_symbol sym;
+	uint64_t v;
+	if (kp_symtab_find(st, "page_offset_base", &sym) &&
+	    kp_ok(kp_memory_read(c->mem, KP_VIRT, sym.address, &v, sizeof(v)))) {
+		c->page_offset_base = v;
+		c->has_page_offset_base = true;
+	}
+	fill_facts(c);
+}
+
+static uint64_t page_size(const struct kp_arch_ctx *c)
+{
+	return X86_PAGE_SIZE;
+}
+
+// Flags of a page-table entry (Intel SDM vol. 3A, 4.5); bit 7 is PS above
+// the PTE level and PAT in a PTE.
+void kp_x86_pte_flags(uint64_t e, int lvl, char *buf, size_t size)
+{
+	static const struct {
+		int bit;
+		const char *name;
+	} bits[] = {
+		{ 0, "P" }, { 1, "RW" }, { 2, "US" }, { 3, "PWT" }, { 4, "PCD" },
+		{ 5, "A" }, { 6, "D" }, { 7, "PS" }, { 8, "G" }, { 63, "NX" },
+	};
+	size_t len = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++) {
+		if (!(e >> bits[i].bit & 1))
+			continue;
+		const char *name = bits[i].bit == 7 && lvl == 0 ? "PAT" : bits[i].name;
+		int n = snprintf(buf + len, size - len, "%s%s", len ? " " : "", name);
+		if (n < 0 || (size_t)n >= size - len)
+			break;
+		len += (size_t)n;
+	}
+}
+
+static struct kp_error *vtop(struct kp_arch_ctx *c, uint64_t vaddr, struct kp_vtop *ret)
+{
+	if (!c->pt)
+		return kp_error_create(KP_ERR_UNSUPPORTED,
+				       "cannot translate 0x%" PRIx64 ": no page tables (the source has no physical memory or no VMCOREINFO with swapper_pg_dir)",
+				       vaddr);
+	struct kp_error *err = kp_pgtable_walk(c->pt, vaddr, ret);
+	if (err)
+		return err;
+	for (int i = 0; i < ret->nsteps; i++)
+		kp_x86_pte_flags(ret->step[i].entry, ret->levels - 1 - i, ret->step[i].flags,
+				 sizeof(ret->step[i].flags));
+	return NULL;
+}
+
+static bool kernel_address(const struct kp_arch_ctx *c, uint64_t vaddr)
+{
+	return vaddr >= KERNEL_HALF;
+}
+
+static void image_range(const struct kp_arch_ctx *c, uint64_t *start, uint64_t *end)
+{
+	*start = X86_START_KERNEL_MAP;
+	*end = X86_START_KERNEL_MAP + X86_KERNEL_IMAGE_SIZE;
+}
+
+static bool phys_to_virt(const struct kp_arch_ctx *c, uint64_t paddr, uint64_t *ret)
+{
+	if (!c->has_page_offset_base)
+		return false;
+	*ret = c->page_offset_base + paddr;
+	return true;
+}
+
+static bool image_map(const struct kp_arch_ctx *c, uint64_t *vaddr, uint64_t *paddr)
+{
+	if (!c->has_phys_base)
+		return false;
+	*vaddr = X86_START_KERNEL_MAP;
+	*paddr = c->phys_base;
+	return true;
+}
+
+static size_t facts(const struct kp_arch_ctx *c, const struct kp_fact **ret)
+{
+	*ret = c->facts;
+	return NFACTS;
+}
+
+static bool syscall_handler_name(const char *name)
+{
+	// 4.17+ pt_regs wrappers, their compat forms, and the plain names of
+	// older kernels (sys_read, compat_sys_*, ptregs_/stub_ trampolines).
+	static const char *const prefixes[] = {
+		"__x64_sys_", "__ia32_sys_", "__ia32_compat_sys_", "__x64_compat_sys_",
+		"__x32_compat_sys_", "sys_", "compat_sys_", "ptregs_sys_", "stub_",
+	};
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+		size_t n = strlen(prefixes[i]);
+		if (!strncmp(name, prefixes[i], n) && name[n])
+			return true;
+	}
+	return false;
+}
+
+// Since the branch-history mitigation (mainline 6.9, backported to 6.1.x
+// stable among others) x86-64 dispatches through x64_sys_call() and
+// friends: a switch compiled (-fno-jump-tables) into compares and direct
+// call/jmp rel32 instructions. Instruction lengths are not decoded: every
+// E8 (call rel32) / E9 (jmp rel32) byte is a candidate, and the caller keeps
+// the targets that are exactly the start of a symbol (random bytes almost
+// never land on one, real calls always do).
+static void call_targets(const uint8_t *code, size_t size, uint64_t addr,
+			 void (*fn)(uint64_t target, uint64_t at, void *arg), void *arg)
+{
+	for (size_t i = 0; i + 5 <= size; i++) {
+		if (code[i] != 0xe8 && code[i] != 0xe9)
+			continue;
+		int32_t rel = (int32_t)kp_le32(code + i + 1);
+		fn(addr + i + 5 + (uint64_t)(int64_t)rel, addr + i, arg);
+	}
+}
+
+static const char *const uts_machines[] = { "x86_64", NULL };
+static const char *const syscall_tables[] = {
+	"sys_call_table", "ia32_sys_call_table", "x32_sys_call_table", NULL,
+};
+static const char *const syscall_dispatchers[] = {
+	"x64_sys_call", "ia32_sys_call", "x32_sys_call", NULL,
+};
+
+static const struct kp_var_type var_types[] = {
+	{ "sys_call_table", "sys_call_ptr_t[]|void *[]" },
+	{ "ia32_sys_call_table", "sys_call_ptr_t[]|void *[]" },
+	{ "x32_sys_call_table", "sys_call_ptr_t[]|void *[]" },
+	{ "idt_table", "gate_desc[256]|struct gate_struct[256]" },
+	{ "swapper_pg_dir", "pgd_t[512]" },
+	{ "init_top_pgt", "pgd_t[512]" },
+	{ "page_offset_base", "unsigned long" },
+	{ "vmemmap_base", "unsigned long" },
+	{ "vmalloc_base", "unsigned long" },
+	{ "phys_base", "unsigned long" },
+	{ "__supported_pte_mask", "pteval_t|unsigned long" },
+	{ "__pgtable_l5_enabled", "unsigned int" },
+	{ "ptrs_per_p4d", "unsigned int" },
+	{ "boot_cpu_data", "struct cpuinfo_x86" },
+	{ NULL, NULL },
+};
+
+const struct kp_arch kp_arch_x86_64 = {
+	.name = "x86_64",
+	.elf_machine = EM_X86_64,
+	.uts_machines = uts_machines,
+	.vmcoreinfo_is_mine = is_mine,
+	.prstatus_regs = kp_x86_prstatus_regs,
+	.reg_names = kp_x86_reg_names,
+	.create = create,
+	.destroy = destroy,
+	.symbols_loaded = symbols_loaded,
+	.page_size = page_size,
+	.vtop = vtop,
+	.kernel_address = kernel_address,
+	.image_range = image_range,
+	.link_text = X86_DEFAULT_KERNEL_START,
+	.phys_to_virt = phys_to_virt,
+	.image_map = image_map,
+	.facts = facts,
+	.locator_create = kp_x86_locator_create,
+	.locator_destroy = kp_x86_locator_destroy,
+	.locator_check = kp_x86_locator_check,
+	.locator_derive = kp_x86_locator_derive,
+	.syscall_tables = syscall_tables,
+	.syscall_dispatchers = syscall_dispatchers,
+	.syscall_handler_name = syscall_handler_name,
+	.call_targets = call_targets,
+	.var_types = var_types,
+};

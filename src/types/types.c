@@ -1,0 +1,268 @@
+// The types of one kernel (types.h): the working split BTF, the types
+// synthesized in it, and the index of BTF VARs.
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/btf.h>
+#include <linux/btf.h>
+
+#include "types/layout.h"
+#include "types/types.h"
+#include "util/error.h"
+#include "util/vec.h"
+
+struct synth {
+	int kind;		// BTF_KIND_PTR, _ARRAY, _CONST, _FUNC_PROTO
+	uint32_t ref, n;
+	uint32_t id;
+};
+
+struct var {
+	const char *name;	// in the BTF string section
+	uint32_t type;
+	bool percpu;
+};
+
+struct kp_types {
+	struct btf *base;
+	struct btf *work;	// split BTF over base with synthesized types
+	char *source;
+	size_t nbase;
+	struct synth *synth;
+	size_t nsynth, synth_cap;
+	uint32_t ints[4][2];	// [1,2,4,8 bytes][signed]
+	struct var *vars;	// sorted by name
+	size_t nvars;
+	bool vars_indexed;
+	struct kp_layout_cache layouts;
+};
+
+struct kp_error *kp_types_create(struct btf *base, const char *source, struct kp_types **ret)
+{
+	struct kp_types *t = calloc(1, sizeof(*t));
+	if (t) {
+		t->base = base;
+		t->work = btf__new_empty_split(base);
+		t->source = strdup(source);
+	}
+	if (!t || !t->work || !t->source) {
+		if (t) {
+			btf__free(t->work);
+			free(t->source);
+			free(t);
+		}
+		btf__free(base);
+		return &kp_enomem;
+	}
+	t->nbase = btf__type_cnt(base) - 1;
+	*ret = t;
+	return NULL;
+}
+
+void kp_types_destroy(struct kp_types *t)
+{
+	if (!t)
+		return;
+	kp_layout_cache_clear(&t->layouts);
+	btf__free(t->work);
+	btf__free(t->base);
+	free(t->synth);
+	free(t->vars);
+	free(t->source);
+	free(t);
+}
+
+struct btf *kp_types_btf(const struct kp_types *t)
+{
+	return t->work;
+}
+
+const char *kp_types_source(const struct kp_types *t)
+{
+	return t->source;
+}
+
+size_t kp_types_count(const struct kp_types *t)
+{
+	return t->nbase;
+}
+
+struct kp_layout_cache *kp_types_layout_cache(struct kp_types *t)
+{
+	return &t->layouts;
+}
+
+// ---------------------------------------------------------------- synthesized types
+
+static struct kp_error *synth(struct kp_types *t, int kind, uint32_t ref, uint32_t n,
+			      uint32_t *ret)
+{
+	for (size_t i = 0; i < t->nsynth; i++) {
+		const struct synth *s = &t->synth[i];
+		if (s->kind == kind && s->ref == ref && s->n == n) {
+			*ret = s->id;
+			return NULL;
+		}
+	}
+	if (!KP_VEC_RESERVE(t->synth, t->synth_cap, t->nsynth + 1))
+		return &kp_enomem;
+	int id;
+	if (kind == BTF_KIND_PTR) {
+		id = btf__add_ptr(t->work, (int)ref);
+	} else if (kind == BTF_KIND_ARRAY) {
+		uint32_t index = 0;
+		kp_btf_find_int(t->work, "unsigned int", &index);
+		id = btf__add_array(t->work, (int)index, (int)ref, n);
+	} else if (kind == BTF_KIND_CONST) {
+		id = btf__add_const(t->work, (int)ref);
+	} else {
+		id = btf__add_func_proto(t->work, 0);
+		if (id > 0 && btf__add_func_param(t->work, "", 0) < 0)
+			id = -ENOMEM;
+	}
+	if (id <= 0)
+		return kp_error_create(KP_ERR_INVALID, "cannot build a type over BTF type id %u: %s",
+				       ref, strerror(-id));
+	t->synth[t->nsynth++] = (struct synth){ kind, ref, n, (uint32_t)id };
+	*ret = (uint32_t)id;
+	return NULL;
+}
+
+struct kp_error *kp_types_pointer_to(struct kp_types *t, uint32_t target, uint32_t *ret)
+{
+	return synth(t, BTF_KIND_PTR, target, 0, ret);
+}
+
+struct kp_error *kp_types_array_of(struct kp_types *t, uint32_t elem, uint32_t nelems,
+				   uint32_t *ret)
+{
+	return synth(t, BTF_KIND_ARRAY, elem, nelems, ret);
+}
+
+struct kp_error *kp_types_const_of(struct kp_types *t, uint32_t type, uint32_t *ret)
+{
+	return synth(t, BTF_KIND_CONST, type, 0, ret);
+}
+
+struct kp_error *kp_types_unknown_func(struct kp_types *t, uint32_t *ret)
+{
+	return synth(t, BTF_KIND_FUNC_PROTO, 0, 0, ret);
+}
+
+struct kp_error *kp_types_int_type(struct kp_types *t, unsigned size, bool is_signed,
+				   uint32_t *ret)
+{
+	static const char *const names[4][2] = {
+		{ "unsigned char", "signed char" }, { "unsigned short", "short" },
+		{ "unsigned int", "int" }, { "unsigned long", "long" },
+	};
+	int slot = size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : size == 8 ? 3 : -1;
+	if (slot < 0)
+		return kp_error_create(KP_ERR_INVALID, "no %u-byte integer type", size);
+	uint32_t *cached = &t->ints[slot][is_signed];
+	if (*cached) {
+		*ret = *cached;
+		return NULL;
+	}
+	uint32_t id = 0;
+	if (!kp_btf_find_int(t->work, names[slot][is_signed], &id)) {
+		// Any integer of that size and signedness (e.g. "long long").
+		uint32_t n = btf__type_cnt(t->work);
+		for (uint32_t i = 1; i < n && !id; i++) {
+			const struct btf_type *bt = btf__type_by_id(t->work, i);
+			if (bt && btf_is_int(bt) && bt->size == size && btf_int_bits(bt) == size * 8 &&
+			    !(btf_int_encoding(bt) & BTF_INT_BOOL) &&
+			    !!(btf_int_encoding(bt) & BTF_INT_SIGNED) == is_signed)
+				id = i;
+		}
+	}
+	if (!id) {
+		// Only a BTF without this integer type (hostile or stripped) gets
+		// here. libbpf 1.1's btf__add_int() on the split BTF looks the name
+		// up in the base, and that first string lookup converts the base to
+		// its modifiable form: its types and strings move and the old copies
+		// are freed. Drop the one cache that points into the base (VAR names;
+		// rebuilt on next use) rather than converting every base up front,
+		// which costs ~100 ms on the kernel's 4 MB BTF.
+		free(t->vars);
+		t->vars = NULL;
+		t->nvars = 0;
+		t->vars_indexed = false;
+		int nid = btf__add_int(t->work, names[slot][is_signed], size,
+				       is_signed ? BTF_INT_SIGNED : 0);
+		if (nid <= 0)
+			return &kp_enomem;
+		id = (uint32_t)nid;
+	}
+	*cached = id;
+	*ret = id;
+	return NULL;
+}
+
+struct kp_error *kp_types_find(struct kp_types *t, int kind, const char *name, uint32_t *ret)
+{
+	int32_t id = btf__find_by_name_kind(t->work, name, (uint32_t)kind);
+	if (id <= 0)
+		return kp_error_create(KP_ERR_NOT_FOUND, "%s%s not found in BTF",
+				       kind == BTF_KIND_STRUCT ? "struct " :
+				       kind == BTF_KIND_UNION ? "union " :
+				       kind == BTF_KIND_ENUM ? "enum " :
+				       kind == BTF_KIND_TYPEDEF ? "type " : "", name);
+	*ret = (uint32_t)id;
+	return NULL;
+}
+
+// ---------------------------------------------------------------- variables
+
+static int var_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct var *)a)->name, ((const struct var *)b)->name);
+}
+
+static struct kp_error *index_vars(struct kp_types *t)
+{
+	struct btf *btf = t->work;
+	uint32_t n = btf__type_cnt(btf);
+	size_t count = 0, cap = 0;
+	struct var *vars = NULL;
+	for (uint32_t i = 1; i < n; i++) {
+		const struct btf_type *bt = btf__type_by_id(btf, i);
+		if (!bt || !btf_is_datasec(bt))
+			continue;
+		const char *sec = btf__name_by_offset(btf, bt->name_off);
+		bool percpu = sec && strcmp(sec, ".data..percpu") == 0;
+		const struct btf_var_secinfo *vs = btf_var_secinfos(bt);
+		for (uint32_t j = 0; j < btf_vlen(bt); j++) {
+			const struct btf_type *v = btf__type_by_id(btf, vs[j].type);
+			const char *name = v ? btf__name_by_offset(btf, v->name_off) : NULL;
+			if (!v || !btf_is_var(v) || !name || !*name)
+				continue;
+			if (!KP_VEC_RESERVE(vars, cap, count + 1)) {
+				free(vars);
+				return &kp_enomem;
+			}
+			vars[count++] = (struct var){ name, v->type, percpu };
+		}
+	}
+	if (count)
+		qsort(vars, count, sizeof(*vars), var_cmp);
+	t->vars = vars;
+	t->nvars = count;
+	t->vars_indexed = true;
+	return NULL;
+}
+
+bool kp_types_var(struct kp_types *t, const char *name, uint32_t *type_ret, bool *percpu_ret)
+{
+	if (!t->vars_indexed && !kp_ok(index_vars(t)))
+		return false;
+	struct var key = { name, 0, false };
+	const struct var *v = t->nvars ?
+		bsearch(&key, t->vars, t->nvars, sizeof(key), var_cmp) : NULL;
+	if (!v)
+		return false;
+	*type_ret = v->type;
+	*percpu_ret = v->percpu;
+	return true;
+}

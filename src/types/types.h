@@ -1,0 +1,66 @@
+// The types of one kernel: its BTF (read-only, from a file or its memory),
+// a working split BTF on top of it where kpeek synthesizes the types that
+// expressions need (pointers, arrays, const, integers), the index of BTF
+// VARs, and the cache of layouts asked for by name (layout.c).
+//
+// Type pointers from btf__type_by_id() into the split part move when a type
+// is added, so never keep one across kp_types_pointer_to() and friends.
+// Pointers into the base move too when kp_types_int_type() has to add an
+// integer type (libbpf then converts the base to its modifiable form): no
+// cache may keep base pointers other than the VAR index, which it drops.
+// Not thread-safe: lookups fill caches.
+#ifndef KP_TYPES_TYPES_H
+#define KP_TYPES_TYPES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "types/btf.h"
+
+struct kp_types;
+
+// Takes base (freed by kp_types_destroy, also on failure); source describes
+// where it came from ("/sys/kernel/btf/vmlinux", ".BTF in memory (...)").
+struct kp_error *kp_types_create(struct btf *base, const char *source, struct kp_types **ret);
+void kp_types_destroy(struct kp_types *types);
+// The working BTF: every type id kpeek hands around is an id in it.
+struct btf *kp_types_btf(const struct kp_types *types);
+const char *kp_types_source(const struct kp_types *types);
+// Types of the kernel's own BTF (without the synthesized ones).
+size_t kp_types_count(const struct kp_types *types);
+
+// Types synthesized in (or found in) the working BTF.
+struct kp_error *kp_types_pointer_to(struct kp_types *types, uint32_t target, uint32_t *ret);
+struct kp_error *kp_types_array_of(struct kp_types *types, uint32_t elem, uint32_t nelems,
+				   uint32_t *ret);
+// An integer type of size bytes (1, 2, 4, 8) and signedness, preferring the C
+// names (int, unsigned long, ...).
+struct kp_error *kp_types_int_type(struct kp_types *types, unsigned size, bool is_signed,
+				   uint32_t *ret);
+struct kp_error *kp_types_const_of(struct kp_types *types, uint32_t type, uint32_t *ret);
+// A function prototype "void ()" for functions BTF knows nothing about.
+struct kp_error *kp_types_unknown_func(struct kp_types *types, uint32_t *ret);
+
+// First type of kind (BTF_KIND_*) named name. KP_ERR_NOT_FOUND.
+struct kp_error *kp_types_find(struct kp_types *types, int kind, const char *name,
+			       uint32_t *ret);
+// VAR of a global or per-CPU variable from a DATASEC. false if none.
+bool kp_types_var(struct kp_types *types, const char *name, uint32_t *type_ret,
+		  bool *percpu_ret);
+
+// ---------------------------------------------------------------- layouts (layout.c)
+
+// Walks a member designator ("tasks", "se.vruntime", "mem[0].x") from type:
+// the result's bit_offset is from the start of type.
+struct kp_error *kp_types_member_path(struct kp_types *types, uint32_t type, const char *path,
+				      size_t len, struct kp_btf_member *ret);
+// The cache of layouts asked for by name (kp_member_offset() and
+// kp_type_size(), lang/layout.c): (type name, member designator or "") ->
+// (offset, size). Lookups allocate nothing.
+bool kp_types_layout_lookup(struct kp_types *types, const char *type, const char *member,
+			    uint64_t *offset_ret, uint64_t *size_ret);
+void kp_types_layout_store(struct kp_types *types, const char *type, const char *member,
+			   uint64_t offset, uint64_t size);
+
+#endif
