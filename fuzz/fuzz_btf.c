@@ -4,12 +4,17 @@
 // size lookups, expressions and the task walk run over whatever it describes.
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <bpf/btf.h>
 
 #include <bpf/libbpf.h>
 
 #include "fuzz.h"
+#include "mkcore.h"
+#include "mkkallsyms.h"
+#include "mkkdump.h"
+#include "mkpgtable.h"
 #include "synthkernel.h"
 #include "core/kernel.h"
 #include "types/btf.h"

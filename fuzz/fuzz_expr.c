@@ -4,8 +4,13 @@
 // replace the kernel's data page (init_task, jiffies, pointers), so values
 // and pointers are hostile too.
 #include <stdlib.h>
+#include <string.h>
 
 #include "fuzz.h"
+#include "mkcore.h"
+#include "mkkallsyms.h"
+#include "mkkdump.h"
+#include "mkpgtable.h"
 #include "synthkernel.h"
 #include "core/kernel.h"
 #include "lang/lex.h"

@@ -11,7 +11,14 @@
 #include <sys/stat.h>
 
 #include "../../fuzz/formats.h"
-#include "../../fuzz/synthkernel.h"
+#include <bpf/btf.h>
+#include <linux/btf.h>
+
+#include "mkcore.h"
+#include "mkkallsyms.h"
+#include "mkkdump.h"
+#include "mkpgtable.h"
+#include "synthkernel.h"
 
 static const char *outdir;
 
@@ -77,7 +84,7 @@ static void elf_core_seeds(void)
 		page[i] = (uint8_t)(i * 7);
 
 	// The synthetic kernel: physical only, notes of every kind.
-	struct sk_opts o = { .format = SK_ELF, .ntasks = 2, .qemu_notes = true };
+	struct sk_opts o = { .format = SK_ELF, .ntasks = 2, .cpus = 1 };
 	seed_synth(h, &o);
 
 	// Physical only, a zero-filled tail, two CPUs.
@@ -316,8 +323,8 @@ static void kernel_open_seeds(void)
 {
 	const char *h = "fuzz_kernel_open";
 	static const struct sk_opts opts[] = {
-		{ .format = SK_ELF, .ntasks = 3, .qemu_notes = true },
-		{ .format = SK_ELF_NO_NOTE, .ntasks = 2, .qemu_notes = true },
+		{ .format = SK_ELF, .ntasks = 3, .cpus = 1 },
+		{ .format = SK_ELF_NO_NOTE, .ntasks = 2, .cpus = 1 },
 		{ .format = SK_KDUMP, .ntasks = 3 },
 		{ .format = SK_KDUMP_FLAT, .ntasks = 1 },
 		{ .format = SK_ELF, .ntasks = 4, .loop = SK_LOOP_TASKS },

@@ -15,7 +15,11 @@
 
 #include "test.h"
 #include "collect.h"
-#include "../../fuzz/synthkernel.h"
+#include "mkcore.h"
+#include "mkkallsyms.h"
+#include "mkkdump.h"
+#include "mkpgtable.h"
+#include "synthkernel.h"
 
 static double now(void)
 {
@@ -159,18 +163,9 @@ static void sparse_64g(bool with_note)
 	uint8_t *img;
 	size_t len;
 	sk_build(&so, &img, &len);
-	// Reuse the synthetic kernel's memory: the last PT_LOAD's bytes.
+	// Reuse the synthetic kernel's memory: its PT_LOADs.
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)img;
 	const Elf64_Phdr *ph = (const Elf64_Phdr *)(img + eh->e_phoff);
-	const Elf64_Phdr *load = NULL;
-	for (int i = 0; i < eh->e_phnum; i++)
-		if (ph[i].p_type == PT_LOAD)
-			load = &ph[i];
-	CHECK(load != NULL);
-	if (!load) {
-		free(img);
-		return;
-	}
 	struct mkcore *mc = mkcore_create();
 	if (with_note) {
 		const char *vmci = (const char *)memmem(img, len, "OSRELEASE=", 10);
@@ -178,7 +173,15 @@ static void sparse_64g(bool with_note)
 		if (vmci)
 			mkcore_add_vmcoreinfo(mc, vmci);
 	}
-	mkcore_add_load(mc, 0, 0, img + load->p_offset, load->p_filesz, load->p_memsz);
+	int loads = 0;
+	for (int i = 0; i < eh->e_phnum; i++) {
+		if (ph[i].p_type != PT_LOAD)
+			continue;
+		mkcore_add_load(mc, 0, ph[i].p_paddr, img + ph[i].p_offset, ph[i].p_filesz,
+				ph[i].p_memsz);
+		loads++;
+	}
+	CHECK(loads > 0);
 	mkcore_add_load(mc, 0, 0x100000000ULL, NULL, size, size);
 	char *path = tmp_path("sparse");
 	if (mkcore_write(mc, path) < 0) {
@@ -371,7 +374,7 @@ static void expect_open_error(const char *what, const uint8_t *img, size_t len,
 
 TEST(absurd_elf_counts)
 {
-	struct sk_opts so = { .format = SK_ELF, .qemu_notes = true };
+	struct sk_opts so = { .format = SK_ELF, .cpus = 1 };
 	uint8_t *img;
 	size_t len;
 	sk_build(&so, &img, &len);
@@ -572,7 +575,7 @@ TEST(absurd_kdump_counts)
 // synthetic format: open, and when that works, the first things commands do.
 static void damage(enum sk_format fmt)
 {
-	struct sk_opts so = { .format = fmt, .ntasks = 3, .qemu_notes = true };
+	struct sk_opts so = { .format = fmt, .ntasks = 3, .cpus = 1 };
 	uint8_t *img;
 	size_t len;
 	sk_build(&so, &img, &len);

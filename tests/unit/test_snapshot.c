@@ -13,7 +13,11 @@
 #include "test.h"
 #include "collect.h"
 #include "../gen/mklime.h"
-#include "../../fuzz/synthkernel.h"
+#include "mkcore.h"
+#include "mkkallsyms.h"
+#include "mkkdump.h"
+#include "mkpgtable.h"
+#include "synthkernel.h"
 
 static char dir[64];
 
@@ -146,7 +150,7 @@ static void check_phdrs(const char *path, uint64_t direct)
 
 static void roundtrip(enum sk_format format, bool qemu_notes)
 {
-	struct sk_opts so = {.format = format, .ntasks = 3, .qemu_notes = qemu_notes};
+	struct sk_opts so = {.format = format, .ntasks = 3, .cpus = qemu_notes ? 1 : 0};
 	uint8_t *img;
 	size_t len;
 	sk_build(&so, &img, &len);

@@ -1,0 +1,112 @@
+// The one synthetic x86-64 "kernel" of kpeek's tests: unit tests, the CLI
+// goldens (tests/tools/mksynthdump), the fuzz seeds (tests/tools/mkseeds)
+// and the fuzz harnesses all build it here. Physical memory with 4-level
+// page tables, the kernel's in-memory kallsyms tables, a .BTF blob between
+// __start_BTF and __stop_BTF, VMCOREINFO (as a note and as the vmcoreinfo
+// page in RAM), CPU notes, init_task and a task list that can be made to
+// loop, a hole in the image and a vmalloc mapping. Aborts on failure: this
+// is test code.
+//
+// Physical layout (the kernel image is mapped 2 MiB at SK_TEXT -> phys 0,
+// the direct map 1 GiB at SK_DIRECT -> phys 0):
+//   0x00000 text (int3, a nop sled at 0x100)
+//   0x01000 data: banner, avenrun, jiffies, pointers, init_task (+0x200)
+//   0x02000 tasks 1.. (32 x 0x80)     0x03000 the vmcoreinfo page
+//   0x04000 kallsyms tables           0x0c000 BTF
+//   0x10000 page tables (7 pages used) 0x1c000 the page vmalloc maps
+//   0x1d000 a hole (no PT_LOAD or LiME range covers it)   RAM ends at 0x20000
+#ifndef KPT_SYNTHKERNEL_H
+#define KPT_SYNTHKERNEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mkkallsyms.h"
+
+#define SK_KASLR UINT64_C(0x1e000000)
+#define SK_TEXT (UINT64_C(0xffffffff81000000) + SK_KASLR)
+#define SK_DIRECT UINT64_C(0xffff888000000000)
+#define SK_VMALLOC UINT64_C(0xffffc90000000000)
+#define SK_PHYS_BASE (UINT64_C(0) - (SK_TEXT - UINT64_C(0xffffffff80000000)))
+#define SK_DATA (SK_TEXT + 0x1000)
+#define SK_BANNER (SK_DATA + 0x000)
+#define SK_AVENRUN (SK_DATA + 0x100)
+#define SK_JIFFIES (SK_DATA + 0x120)
+#define SK_POB (SK_DATA + 0x128)
+#define SK_PTRS (SK_DATA + 0x140)
+#define SK_PARTS (SK_DATA + 0x160)
+#define SK_PIDTYPE (SK_DATA + 0x168)
+#define SK_FLAG (SK_DATA + 0x16c)
+#define SK_EVIL (SK_DATA + 0x180)
+#define SK_INIT_TASK (SK_DATA + 0x200)
+#define SK_SIGNAL (SK_DATA + 0x300)
+#define SK_TASKS_PA UINT64_C(0x2000)
+#define SK_MAX_TASKS 32
+#define SK_VMCOREINFO_PA UINT64_C(0x3000)
+#define SK_KALLSYMS (SK_TEXT + 0x4000)
+#define SK_BTF (SK_TEXT + 0xc000)
+#define SK_BTF_MAX 0x4000
+#define SK_PGT (SK_TEXT + 0x10000)
+#define SK_VMALLOC_PA UINT64_C(0x1c000)
+#define SK_HOLE (SK_TEXT + 0x1d000)
+#define SK_HOLE_END (SK_TEXT + 0x1e000)
+#define SK_RAM UINT64_C(0x20000)
+
+// struct task_struct of the synthetic BTF (kpeek takes every offset from BTF).
+#define SK_T_STATE 0x00
+#define SK_T_FLAGS 0x04
+#define SK_T_EXIT_STATE 0x08
+#define SK_T_TASKS 0x10
+#define SK_T_PID 0x20
+#define SK_T_TGID 0x24
+#define SK_T_REAL_PARENT 0x28
+#define SK_T_PARENT 0x30
+#define SK_T_SIGNAL 0x38
+#define SK_T_COMM 0x40
+#define SK_T_THREAD_GROUP 0x50
+#define SK_T_PRIO 0x60	// bitfields prio:7, policy:3
+#define SK_T_SIZE 0x80
+
+enum sk_format {
+	SK_ELF,		// physical-only ELF core with a VMCOREINFO note
+	SK_ELF_NO_NOTE,	// the same without the note (found by scanning RAM)
+	SK_KDUMP,	// kdump-compressed (zlib)
+	SK_KDUMP_FLAT,	// makedumpfile's flattened form of it
+	SK_LIME,	// LiME version 1: two ranges
+	SK_RAW,		// raw physical memory from 0 (kpeek --raw)
+};
+
+enum sk_loop {
+	SK_LOOP_NONE,
+	SK_LOOP_TASKS,		// the last task's tasks.next points back at task 1
+	SK_LOOP_SELF,		// the last task's tasks.next points at itself
+	SK_LOOP_THREADS,	// task 1's thread_group ring never returns to it
+	SK_LOOP_NULL,		// the last task's tasks.next is NULL
+};
+
+struct sk_opts {
+	enum sk_format format;
+	unsigned ntasks;	// besides init_task, at most SK_MAX_TASKS
+	enum sk_loop loop;
+	unsigned cpus;		// CPUs with NT_PRSTATUS + QEMU notes (ELF only)
+};
+
+void sk_die(const char *what) __attribute__((noreturn));
+void sk_put64(uint8_t *m, uint64_t pa, uint64_t v);
+// A BTF with the task_struct above and a little of everything the type code
+// handles: typedefs, qualifiers, bitfields, unions, enums, functions, VARs.
+// Raw bytes; caller frees.
+void *sk_btf_raw(uint32_t *size_ret);
+// VMCOREINFO text of the synthetic kernel whose kallsyms tables are ks
+// (static buffer).
+const char *sk_vmcoreinfo(const struct kp_mkkallsyms *ks);
+// Builds the dump image in memory; caller frees *buf_ret.
+void sk_build(const struct sk_opts *o, uint8_t **buf_ret, size_t *len_ret);
+// Writes an ELF dump of o and its side files into dir: synth.core,
+// synth.kallsyms (the symbols as a kallsyms file), synth.btf (raw BTF) and
+// synth.layout (the addresses above as shell assignments, derived ones too:
+// shells cannot do arithmetic on kernel addresses).
+void sk_write_files(const char *dir, const struct sk_opts *o);
+
+#endif
