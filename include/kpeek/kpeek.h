@@ -137,7 +137,7 @@ struct kp_kernel_info {
 	bool has_kaslr_offset;
 	uint64_t kaslr_offset;
 	// How the layout was checked when the dump had no VMCOREINFO note
-	// ("verified against IDT and CR3 of CPU 0"), else NULL.
+	// (the architecture says against which registers), else NULL.
 	const char *kaslr_check;
 	int ncpus;			// CPUs with register notes in the dump (0 live)
 	const char *symbol_sources;	// comma-separated, e.g. "kallsyms (memory), vmcoreinfo"

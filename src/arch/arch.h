@@ -50,7 +50,7 @@ struct kp_locate_result {
 	char *vmcoreinfo;
 	size_t vmcoreinfo_size;
 	char origin[160];	// "found in memory at phys 0x...", "reconstructed from ..."
-	char verified[192];	// "verified against IDT and CR3 of CPU 0", "not verified: ..."
+	char verified[192];	// what it was checked against, or "not verified: ..."
 };
 
 struct kp_arch_ctx;	// an architecture's state for one kernel

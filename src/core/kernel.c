@@ -22,7 +22,6 @@
 #include "symbols/kallsyms.h"
 #include "symbols/kallsyms_scan.h"
 #include "symbols/symtab.h"
-#include "types/layout.h"
 #include "types/types.h"
 #include "util/error.h"
 #include "util/le.h"
@@ -48,7 +47,7 @@ struct kp_kernel {
 	char *banner;
 	char symbol_sources[128];
 	char vmcoreinfo_origin[160];		// "dump note", "found in memory at ..."
-	char kaslr_check[192];			// "verified against IDT and CR3 of CPU 0"
+	char kaslr_check[192];			// how the architecture checked the layout
 
 	// BTF, loaded on first use by kp_kernel_types().
 	struct kp_types *types;

@@ -24,6 +24,7 @@
 #include "format/source.h"
 #include "io/memory.h"
 #include "util/error.h"
+#include "util/vec.h"
 #include "util/opts.h"
 
 #define PAGE 4096ULL	// file alignment of the loads (every page size is a multiple)
@@ -67,16 +68,8 @@ static bool note_add(struct notes *nb, const char *name, uint32_t type, const vo
 	size_t need = 12 + ((namesz + 3) & ~3UL) + ((descsz + 3) & ~3UL);
 	if (descsz > UINT32_MAX)
 		return false;
-	if (nb->len + need > nb->cap) {
-		size_t cap = nb->cap ? nb->cap : 4096;
-		while (cap < nb->len + need)
-			cap *= 2;
-		uint8_t *n = realloc(nb->buf, cap);
-		if (!n)
-			return false;
-		nb->buf = n;
-		nb->cap = cap;
-	}
+	if (!KP_VEC_RESERVE(nb->buf, nb->cap, nb->len + need))
+		return false;
 	uint8_t *p = nb->buf + nb->len;
 	memset(p, 0, need);
 	uint32_t hdr[3] = {(uint32_t)namesz, (uint32_t)descsz, type};

@@ -23,6 +23,7 @@
 #include "format/kdump_flat.h"
 #include "format/source.h"
 #include "util/error.h"
+#include "util/le.h"
 
 #define KDUMP_SIGNATURE "KDUMP   "
 #define DISKDUMP_SIGNATURE "DISKDUMP"
@@ -98,17 +99,6 @@ struct kdump {
 	uint64_t raw_pfn;
 	const uint8_t *raw_ptr;		// NULL if none
 };
-
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-static uint64_t le64(const uint8_t *p)
-{
-	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
-}
 
 // ---------------------------------------------------------------- logical file
 
@@ -193,8 +183,8 @@ static struct kp_error *get_page(struct kdump *kd, uint64_t pfn, uint8_t *dst,
 	struct kp_error *err = view_read(kd, pd_off, pd, sizeof(pd));
 	if (err)
 		return kp_error_prefix(err, "page_desc of pfn 0x%" PRIx64, pfn);
-	uint64_t off = le64(pd);
-	uint32_t size = le32(pd + 8), flags = le32(pd + 12);
+	uint64_t off = kp_le64(pd);
+	uint32_t size = kp_le32(pd + 8), flags = kp_le32(pd + 12);
 	uint32_t comp = flags & COMPRESSION_MASK;
 	if (off == 0 && (kd->status & DUMP_DH_COMPRESSED_INCOMPLETE))
 		return kp_error_fault(pfn << kd->block_shift,
@@ -375,7 +365,7 @@ static struct kp_error *read_metadata(struct kdump *kd, struct kp_source *src,
 {
 	struct kp_error *err;
 	if (version >= 4) {
-		uint64_t off = le64(sh + SH_OFFSET_NOTE), size = le64(sh + SH_SIZE_NOTE);
+		uint64_t off = kp_le64(sh + SH_OFFSET_NOTE), size = kp_le64(sh + SH_SIZE_NOTE);
 		if (size > 0) {
 			if (size > MAX_NOTES_SIZE || off > kd->size || size > kd->size - off)
 				return kp_error_create(KP_ERR_FORMAT,
@@ -395,8 +385,8 @@ static struct kp_error *read_metadata(struct kdump *kd, struct kp_source *src,
 		}
 	}
 	if (version >= 3 && !src->vmcoreinfo) {
-		uint64_t off = le64(sh + SH_OFFSET_VMCOREINFO);
-		uint64_t size = le64(sh + SH_SIZE_VMCOREINFO);
+		uint64_t off = kp_le64(sh + SH_OFFSET_VMCOREINFO);
+		uint64_t size = kp_le64(sh + SH_SIZE_VMCOREINFO);
 		if (size > 0) {
 			if (size > MAX_NOTES_SIZE || off > kd->size || size > kd->size - off)
 				return kp_error_create(KP_ERR_FORMAT,
@@ -484,19 +474,19 @@ static struct kp_error *open_kdump(struct kdump *kd, struct kp_source *src)
 	if (memcmp(dh, KDUMP_SIGNATURE, 8) != 0)
 		return kp_error_create(KP_ERR_FORMAT, "%s: no KDUMP signature at %s0",
 				       kd->path, kd->flat ? "logical offset " : "offset ");
-	int32_t version = (int32_t)le32(dh + DH_VERSION);
+	int32_t version = (int32_t)kp_le32(dh + DH_VERSION);
 	if (version <= 0 || version > 0xffff)
 		return bad_header(kd, DH_VERSION, "header version %" PRId64 " (a big-endian "
 				  "or corrupt dump?)", (uint64_t)(int64_t)version);
-	uint32_t bs = le32(dh + DH_BLOCK_SIZE);
+	uint32_t bs = kp_le32(dh + DH_BLOCK_SIZE);
 	if (bs < 512 || bs > MAX_BLOCK_SIZE || (bs & (bs - 1)))
 		return bad_header(kd, DH_BLOCK_SIZE, "block size %" PRIu64 " is not a power "
 				  "of two between 512 and 1 MiB", bs);
 	kd->block_size = bs;
 	kd->block_shift = (unsigned)__builtin_ctz(bs);
-	kd->status = le32(dh + DH_STATUS);
-	int32_t sub_blocks = (int32_t)le32(dh + DH_SUB_HDR_SIZE);
-	uint32_t bitmap_blocks = le32(dh + DH_BITMAP_BLOCKS);
+	kd->status = kp_le32(dh + DH_STATUS);
+	int32_t sub_blocks = (int32_t)kp_le32(dh + DH_SUB_HDR_SIZE);
+	uint32_t bitmap_blocks = kp_le32(dh + DH_BITMAP_BLOCKS);
 
 	// Sub-header: its size depends on the version.
 	static const unsigned sh_need[] = {0, 12, 32, 48, 64, 80, SH_SIZE};
@@ -508,10 +498,10 @@ static struct kp_error *open_kdump(struct kdump *kd, struct kp_source *src)
 	err = view_read(kd, bs, sh, need);
 	if (err)
 		return kp_error_prefix(err, "kdump sub-header");
-	kd->dump_level = (int32_t)le32(sh + SH_DUMP_LEVEL);
-	kd->split = version >= 2 && le32(sh + SH_SPLIT) != 0;
-	uint64_t max_mapnr = version >= 6 ? le64(sh + SH_MAX_MAPNR_64)
-					  : le32(dh + DH_MAX_MAPNR);
+	kd->dump_level = (int32_t)kp_le32(sh + SH_DUMP_LEVEL);
+	kd->split = version >= 2 && kp_le32(sh + SH_SPLIT) != 0;
+	uint64_t max_mapnr = version >= 6 ? kp_le64(sh + SH_MAX_MAPNR_64)
+					  : kp_le32(dh + DH_MAX_MAPNR);
 
 	// Bitmaps.
 	uint64_t bitmap_off = (1 + (uint64_t)sub_blocks) * bs;
@@ -550,8 +540,8 @@ static struct kp_error *open_kdump(struct kdump *kd, struct kp_source *src)
 	kd->start_pfn = 0;
 	kd->end_pfn = kd->max_pfn;
 	if (kd->split) {
-		uint64_t s = le64(sh + (version >= 6 ? SH_START_PFN_64 : SH_START_PFN));
-		uint64_t e = le64(sh + (version >= 6 ? SH_END_PFN_64 : SH_END_PFN));
+		uint64_t s = kp_le64(sh + (version >= 6 ? SH_START_PFN_64 : SH_START_PFN));
+		uint64_t e = kp_le64(sh + (version >= 6 ? SH_END_PFN_64 : SH_END_PFN));
 		if (s > e || e > kd->max_pfn)
 			return kp_error_create(KP_ERR_FORMAT,
 					       "%s: kdump sub-header: split pfn range 0x%" PRIx64
@@ -586,7 +576,7 @@ static struct kp_error *open_kdump(struct kdump *kd, struct kp_source *src)
 	src->machine[64] = '\0';
 	if (dh[DH_UTSNAME] != '\0') {
 		src->has_phys_base = true;
-		src->phys_base = le64(sh + SH_PHYS_BASE);
+		src->phys_base = kp_le64(sh + SH_PHYS_BASE);
 	}
 
 	kd->scratch = malloc(bs);

@@ -10,6 +10,7 @@
 
 #include "format/kdump_flat.h"
 #include "util/error.h"
+#include "util/vec.h"
 
 // makedumpfile.h
 #define FLAT_HEADER_SIZE 4096
@@ -190,15 +191,9 @@ struct kp_error *kp_flat_index(struct kp_file *f, struct kp_flat *ret)
 			goto fail;
 		}
 		if (size > 0) {
-			if (n == cap) {
-				size_t ncap = cap ? cap * 2 : 256;
-				struct record *nr = realloc(recs, ncap * sizeof(*nr));
-				if (!nr) {
-					err = &kp_enomem;
-					goto fail;
-				}
-				recs = nr;
-				cap = ncap;
+			if (!KP_VEC_RESERVE(recs, cap, n + 1)) {
+				err = &kp_enomem;
+				goto fail;
 			}
 			recs[n] = (struct record){(uint64_t)off, (uint64_t)off + (uint64_t)size,
 						  data, n};

@@ -23,6 +23,8 @@
 
 #include "format/source.h"
 #include "util/error.h"
+#include "util/vec.h"
+#include "util/le.h"
 
 #define LIME_MAGIC 0x4C694D45U	// "EMiL" little-endian
 #define AVML_MAGIC 0x4C4D5641U	// "AVML" little-endian
@@ -60,17 +62,6 @@ struct lime {
 	uint8_t *in;		// compressed bytes when the file is not mmap'ed
 };
 
-static uint32_t get_u32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-static uint64_t get_u64(const uint8_t *p)
-{
-	return (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
-}
-
 // CRC-32C (Castagnoli), reflected, as the snappy framing format checksums use.
 static uint32_t crc32c_table[256];
 
@@ -99,7 +90,7 @@ static bool lime_probe(const uint8_t *head, size_t len)
 {
 	if (len < 8)
 		return false;
-	uint32_t magic = get_u32(head);
+	uint32_t magic = kp_le32(head);
 	return magic == LIME_MAGIC || magic == AVML_MAGIC;
 }
 
@@ -116,14 +107,8 @@ static void lime_destroy(void *priv)
 
 static struct kp_error *add_chunk(struct lime *l, const struct chunk *c)
 {
-	if (l->nchunks == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		struct chunk *n = realloc(l->chunks, cap * sizeof(*n));
-		if (!n)
-			return &kp_enomem;
-		l->chunks = n;
-		l->cap = cap;
-	}
+	if (!KP_VEC_RESERVE(l->chunks, l->cap, l->nchunks + 1))
+		return &kp_enomem;
 	l->chunks[l->nchunks++] = *c;
 	return NULL;
 }
@@ -218,11 +203,11 @@ static struct kp_error *index_stream(struct lime *l, struct range *r, uint64_t *
 	struct kp_error *err = kp_file_read(f, pos, sz, 8);
 	if (err)
 		return err;
-	if (get_u64(sz) != pos - r->data_off)
+	if (kp_le64(sz) != pos - r->data_off)
 		return kp_error_create(KP_ERR_FORMAT,
 				       "%s: AVML block at 0x%" PRIx64 ": stream length field at 0x%"
 				       PRIx64 " says 0x%" PRIx64 " but the stream has 0x%" PRIx64
-				       " bytes", path, r->header_off, pos, get_u64(sz),
+				       " bytes", path, r->header_off, pos, kp_le64(sz),
 				       pos - r->data_off);
 	*end_ret = pos + 8;
 	return NULL;
@@ -254,7 +239,7 @@ static struct kp_error *load_chunk(struct lime *l, size_t i)
 	} else {
 		data = in + 4;
 	}
-	if (snappy_masked_crc(data, c->ulen) != get_u32(in))
+	if (snappy_masked_crc(data, c->ulen) != kp_le32(in))
 		return kp_error_create(KP_ERR_FORMAT,
 				       "%s: snappy chunk at 0x%" PRIx64 ": CRC-32C mismatch",
 				       f->path, c->foff - 4);
@@ -334,8 +319,8 @@ static struct kp_error *parse(struct lime *l, struct range **ranges_ret, size_t 
 		err = kp_file_read(f, pos, h, sizeof(h));
 		if (err)
 			break;
-		uint32_t magic = get_u32(h), version = get_u32(h + 4);
-		uint64_t start = get_u64(h + 8), end = get_u64(h + 16);
+		uint32_t magic = kp_le32(h), version = kp_le32(h + 4);
+		uint64_t start = kp_le64(h + 8), end = kp_le64(h + 16);
 		if (magic != LIME_MAGIC && magic != AVML_MAGIC) {
 			err = kp_error_create(KP_ERR_FORMAT,
 					      "%s: bad magic 0x%08" PRIx32 " in range header at 0x%"
@@ -359,14 +344,9 @@ static struct kp_error *parse(struct lime *l, struct range **ranges_ret, size_t 
 					      "beyond 52-bit physical addresses");
 			break;
 		}
-		if (n == cap) {
-			cap = cap ? cap * 2 : 16;
-			struct range *nr = realloc(ranges, cap * sizeof(*nr));
-			if (!nr) {
-				err = &kp_enomem;
-				break;
-			}
-			ranges = nr;
+		if (!KP_VEC_RESERVE(ranges, cap, n + 1)) {
+			err = &kp_enomem;
+			break;
 		}
 		struct range *r = &ranges[n++];
 		*r = (struct range){

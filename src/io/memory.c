@@ -7,6 +7,7 @@
 
 #include "io/memory.h"
 #include "util/error.h"
+#include "util/vec.h"
 #include "util/le.h"
 
 struct segment {
@@ -72,19 +73,8 @@ static size_t first_ending_at_or_after(const struct space *sp, uint64_t address)
 
 static struct kp_error *reserve(struct space *sp, size_t extra)
 {
-	if (sp->n + extra <= sp->cap)
-		return NULL;
-	size_t cap = sp->cap ? sp->cap : 16;
-	while (cap < sp->n + extra) {
-		if (cap > SIZE_MAX / 2 / sizeof(struct segment))
-			return &kp_enomem;
-		cap *= 2;
-	}
-	struct segment *segs = realloc(sp->segs, cap * sizeof(*segs));
-	if (!segs)
+	if (extra > SIZE_MAX - sp->n || !KP_VEC_RESERVE(sp->segs, sp->cap, sp->n + extra))
 		return &kp_enomem;
-	sp->segs = segs;
-	sp->cap = cap;
 	return NULL;
 }
 

@@ -41,6 +41,25 @@ static inline bool kp_lx_loop_step(struct kp_lx_loop *l, uint64_t node)
 	return false;
 }
 
+// Whether type has the member (kp_member_offset() without the error).
+static inline bool kp_lx_has_member(struct kp_kernel *k, const char *type, const char *member,
+				    uint64_t *off_ret, uint64_t *size_ret)
+{
+	struct kp_error *err = kp_member_offset(k, type, member, off_ret, size_ret);
+	kp_error_destroy(err);
+	return !err;
+}
+
+// Grows [*lo, *hi) to cover [off, off + size): the span of a struct that
+// holds every member a walker reads, so that one read gets them all.
+static inline void kp_lx_span_add(uint64_t *lo, uint64_t *hi, uint64_t off, uint64_t size)
+{
+	if (off < *lo)
+		*lo = off;
+	if (off + size > *hi)
+		*hi = off + size;
+}
+
 // kp_list_iter_create() with the list's name for messages ("task list").
 struct kp_error *kp_lx_list_iter_create(struct kp_kernel *kernel, uint64_t head, unsigned flags,
 					const char *what, struct kp_list_iter **ret);

@@ -14,31 +14,17 @@ static const char *const state_names[] = {"Live", "Loading", "Unloading", "Unfor
 #define MODULE_STATE_UNFORMED 3
 #define MODULE_REF_BASE 1	// kernel/module: refcnt starts at 1 (module_refcount())
 
-static bool has_member(struct kp_kernel *k, const char *type, const char *name,
-		       uint64_t *off_ret, uint64_t *size_ret)
-{
-	return kp_ok(kp_member_offset(k, type, name, off_ret, size_ret));
-}
-
-static void span_add(uint64_t *lo, uint64_t *hi, uint64_t off, uint64_t size)
-{
-	if (off < *lo)
-		*lo = off;
-	if (off + size > *hi)
-		*hi = off + size;
-}
-
 void kp_lx_module_layout_span(struct kp_lx_module_layout *l)
 {
 	uint64_t lo = UINT64_MAX, hi = 0;
-	span_add(&lo, &hi, l->list, 16);
-	span_add(&lo, &hi, l->name, l->name_size);
-	span_add(&lo, &hi, l->state, 4);
+	kp_lx_span_add(&lo, &hi, l->list, 16);
+	kp_lx_span_add(&lo, &hi, l->name, l->name_size);
+	kp_lx_span_add(&lo, &hi, l->state, 4);
 	if (l->has_refcnt)
-		span_add(&lo, &hi, l->refcnt, 4);
+		kp_lx_span_add(&lo, &hi, l->refcnt, 4);
 	for (unsigned i = 0; i < l->nlayouts; i++) {
-		span_add(&lo, &hi, l->layout_base[i], 8);
-		span_add(&lo, &hi, l->layout_size[i], 4);
+		kp_lx_span_add(&lo, &hi, l->layout_base[i], 8);
+		kp_lx_span_add(&lo, &hi, l->layout_size[i], 4);
 	}
 	l->lo = lo;
 	l->hi = hi;
@@ -56,9 +42,9 @@ struct kp_error *kp_lx_module_layout(struct kp_kernel *k, struct kp_lx_module_la
 	if (l.name_size == 0 || l.name_size > 64)
 		l.name_size = 56;	// MODULE_NAME_LEN on 64-bit
 	// refcnt exists with CONFIG_MODULE_UNLOAD.
-	l.has_refcnt = has_member(k, ms, "refcnt", &l.refcnt, NULL);
+	l.has_refcnt = kp_lx_has_member(k, ms, "refcnt", &l.refcnt, NULL);
 	uint64_t mem_off, mem_size, elem, base, size;
-	if (has_member(k, ms, "mem", &mem_off, &mem_size)) {
+	if (kp_lx_has_member(k, ms, "mem", &mem_off, &mem_size)) {
 		// 6.4+: struct module_memory mem[MOD_MEM_NUM_TYPES]; /proc/modules
 		// sums every type's size and prints mem[MOD_TEXT = 0].base.
 		if ((err = kp_type_size(k, "struct module_memory", &elem)) ||
@@ -83,7 +69,7 @@ struct kp_error *kp_lx_module_layout(struct kp_kernel *k, struct kp_lx_module_la
 			return kp_error_prefix(err, "module list");
 		for (unsigned i = 0; i < 3; i++) {
 			uint64_t off;
-			if (!has_member(k, ms, names[i], &off, NULL)) {
+			if (!kp_lx_has_member(k, ms, names[i], &off, NULL)) {
 				if (i < 1)
 					return kp_error_create(KP_ERR_UNSUPPORTED, "module list: struct module has neither mem nor core_layout");
 				continue;

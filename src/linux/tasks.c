@@ -42,38 +42,24 @@ static struct kp_error *member(struct kp_kernel *k, const char *type, const char
 	return err;
 }
 
-static bool has_member(struct kp_kernel *k, const char *type, const char *name,
-		       uint64_t *off_ret, uint64_t *size_ret)
-{
-	return kp_ok(member(k, type, name, off_ret, size_ret));
-}
-
-static void span_add(uint64_t *lo, uint64_t *hi, uint64_t off, uint64_t size)
-{
-	if (off < *lo)
-		*lo = off;
-	if (off + size > *hi)
-		*hi = off + size;
-}
-
 void kp_lx_task_layout_span(struct kp_lx_task_layout *l)
 {
 	uint64_t lo = UINT64_MAX, hi = 0;
-	span_add(&lo, &hi, l->tasks, 16);
-	span_add(&lo, &hi, l->pid, 4);
-	span_add(&lo, &hi, l->tgid, 4);
-	span_add(&lo, &hi, l->real_parent, 8);
-	span_add(&lo, &hi, l->state, l->state_size);
-	span_add(&lo, &hi, l->exit_state, 4);
-	span_add(&lo, &hi, l->flags, l->flags_size);
-	span_add(&lo, &hi, l->comm, 16);
-	span_add(&lo, &hi, l->signal, 8);
+	kp_lx_span_add(&lo, &hi, l->tasks, 16);
+	kp_lx_span_add(&lo, &hi, l->pid, 4);
+	kp_lx_span_add(&lo, &hi, l->tgid, 4);
+	kp_lx_span_add(&lo, &hi, l->real_parent, 8);
+	kp_lx_span_add(&lo, &hi, l->state, l->state_size);
+	kp_lx_span_add(&lo, &hi, l->exit_state, 4);
+	kp_lx_span_add(&lo, &hi, l->flags, l->flags_size);
+	kp_lx_span_add(&lo, &hi, l->comm, 16);
+	kp_lx_span_add(&lo, &hi, l->signal, 8);
 	if (l->has_cpu)
-		span_add(&lo, &hi, l->cpu, 4);
+		kp_lx_span_add(&lo, &hi, l->cpu, 4);
 	if (l->has_thread_node)
-		span_add(&lo, &hi, l->thread_node, 16);
+		kp_lx_span_add(&lo, &hi, l->thread_node, 16);
 	if (l->has_thread_group)
-		span_add(&lo, &hi, l->thread_group, 16);
+		kp_lx_span_add(&lo, &hi, l->thread_group, 16);
 	l->lo = lo;
 	l->hi = hi;
 }
@@ -97,7 +83,7 @@ struct kp_error *kp_lx_task_layout(struct kp_kernel *k, struct kp_lx_task_layout
 		return kp_error_create(KP_ERR_FORMAT, "task list: task_struct.comm is %llu bytes, expected 16",
 				       (unsigned long long)size);
 	// 5.14 renamed the long 'state' to unsigned int '__state'.
-	if (!has_member(k, ts, "__state", &l.state, &l.state_size) &&
+	if (!kp_lx_has_member(k, ts, "__state", &l.state, &l.state_size) &&
 	    (err = member(k, ts, "state", &l.state, &l.state_size)))
 		return kp_error_prefix(err, "task list");
 	if (l.state_size != 4 && l.state_size != 8)
@@ -106,12 +92,12 @@ struct kp_error *kp_lx_task_layout(struct kp_kernel *k, struct kp_lx_task_layout
 		l.flags_size = 4;
 	// x86 moved cpu into thread_info (THREAD_INFO_IN_TASK) in 5.16; older
 	// kernels and other configs keep task_struct.cpu.
-	l.has_cpu = has_member(k, ts, "thread_info.cpu", &l.cpu, NULL) ||
-		    has_member(k, ts, "cpu", &l.cpu, NULL);
-	l.has_thread_node = has_member(k, ts, "thread_node", &l.thread_node, NULL) &&
-			    has_member(k, "struct signal_struct", "thread_head",
+	l.has_cpu = kp_lx_has_member(k, ts, "thread_info.cpu", &l.cpu, NULL) ||
+		    kp_lx_has_member(k, ts, "cpu", &l.cpu, NULL);
+	l.has_thread_node = kp_lx_has_member(k, ts, "thread_node", &l.thread_node, NULL) &&
+			    kp_lx_has_member(k, "struct signal_struct", "thread_head",
 				       &l.signal_thread_head, NULL);
-	l.has_thread_group = has_member(k, ts, "thread_group", &l.thread_group, NULL);
+	l.has_thread_group = kp_lx_has_member(k, ts, "thread_group", &l.thread_group, NULL);
 	kp_lx_task_layout_span(&l);
 	*ret = l;
 	return NULL;

@@ -8,6 +8,7 @@
 #include "io/file.h"
 #include "symbols/kallsyms.h"
 #include "util/error.h"
+#include "util/vec.h"
 
 // KSYM_NAME_LEN is 512 since 6.1 (128 before); allow more, bound the rest.
 #define MAX_NAME 1024
@@ -501,15 +502,9 @@ struct kp_error *kp_kallsyms_read_memory(struct kp_memory *mem,
 				goto out;
 			}
 		}
-		if (text_cap - text_len < out) {
-			size_t ncap = text_cap * 2 + out;
-			char *ntext = realloc(text, ncap);
-			if (!ntext) {
-				err = &kp_enomem;
-				goto out;
-			}
-			text = ntext;
-			text_cap = ncap;
+		if (!KP_VEC_RESERVE(text, text_cap, text_len + out)) {
+			err = &kp_enomem;
+			goto out;
 		}
 		starts[i] = text_len;
 		memcpy(text + text_len, name, out);

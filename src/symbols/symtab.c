@@ -21,6 +21,7 @@
 #include "symbols/symtab.h"
 #include "util/suggest.h"
 #include "util/error.h"
+#include "util/vec.h"
 
 // A symbol extends to the next higher address unless that is further than
 // this: beyond it (or past the last symbol, or past _end) the extent is
@@ -188,17 +189,7 @@ static bool grow_names(struct kp_symtab *st)
 // Makes room for index count (count + 1 elements).
 static bool grow_array(void **p, size_t *cap, size_t count, size_t elem)
 {
-	if (count < *cap)
-		return true;
-	size_t ncap = *cap ? *cap * 2 : 1024;
-	while (ncap <= count)
-		ncap *= 2;
-	void *n = realloc(*p, ncap * elem);
-	if (!n)
-		return false;
-	*p = n;
-	*cap = ncap;
-	return true;
+	return kp_vec_reserve(p, cap, count + 1, elem);
 }
 
 // Slot holding name, or the empty slot where it would go.

@@ -9,7 +9,6 @@
 
 #include "types/btf.h"
 #include "util/error.h"
-#include "util/suggest.h"
 
 // Type chains (typedefs, qualifiers, nested anonymous members) followed at
 // most this deep: hostile BTF may make them loop.
@@ -204,95 +203,5 @@ bool kp_btf_find_int(const struct btf *btf, const char *cname, uint32_t *ret)
 		}
 	}
 	return false;
-}
-
-// ---------------------------------------------------------------- members
-
-// Hostile BTF can make anonymous members contain themselves: bound the
-// members visited, not only the depth, or the search is exponential.
-#define MEMBER_BUDGET 200000
-
-static bool find_member(const struct btf *btf, uint32_t id, const char *name, size_t len,
-			uint64_t base, struct kp_btf_member *ret, int depth, long *budget)
-{
-	const struct btf_type *t = ty(btf, kp_btf_strip(btf, id));
-	if (!t || !btf_is_composite(t) || depth > MAX_DEPTH || (*budget -= btf_vlen(t) + 1) < 0)
-		return false;
-	const struct btf_member *m = btf_members(t);
-	for (uint32_t i = 0; i < btf_vlen(t); i++) {
-		const char *mname = btf__name_by_offset(btf, m[i].name_off);
-		uint64_t off = base + btf_member_bit_offset(t, i);
-		if (mname && *mname) {
-			if (strlen(mname) != len || memcmp(mname, name, len) != 0)
-				continue;
-			ret->type = m[i].type;
-			ret->bit_offset = off;
-			ret->bit_size = btf_member_bitfield_size(t, i);
-			// Pre-kflag encoding: the bitfield lives in the INT type.
-			const struct btf_type *mt = ty(btf, kp_btf_strip(btf, m[i].type));
-			if (!ret->bit_size && mt && btf_is_int(mt) &&
-			    (btf_int_offset(mt) || btf_int_bits(mt) != mt->size * 8)) {
-				ret->bit_offset += btf_int_offset(mt);
-				ret->bit_size = btf_int_bits(mt);
-			}
-			return true;
-		}
-		if (find_member(btf, m[i].type, name, len, off, ret, depth + 1, budget))
-			return true;
-	}
-	return false;
-}
-
-// Offers the names of id's members (and of anonymous members' members).
-static void collect(const struct btf *btf, uint32_t id, struct kp_suggest *s, int depth,
-		    long *budget)
-{
-	const struct btf_type *t = ty(btf, kp_btf_strip(btf, id));
-	if (!t || !btf_is_composite(t) || depth > MAX_DEPTH || (*budget -= btf_vlen(t) + 1) < 0)
-		return;
-	const struct btf_member *m = btf_members(t);
-	for (uint32_t i = 0; i < btf_vlen(t); i++) {
-		const char *mname = btf__name_by_offset(btf, m[i].name_off);
-		if (!mname || !*mname) {
-			collect(btf, m[i].type, s, depth + 1, budget);
-			continue;
-		}
-		size_t ml = strlen(mname);
-		kp_suggest_offer(s, mname, ml, kp_suggest_chars(mname, ml));
-	}
-}
-
-struct kp_error *kp_btf_member(const struct btf *btf, uint32_t id, const char *name,
-			       size_t len, struct kp_btf_member *ret)
-{
-	char *tname = NULL;
-	const struct btf_type *t = ty(btf, kp_btf_strip(btf, id));
-	long budget = MEMBER_BUDGET;
-	if (t && btf_is_composite(t) && find_member(btf, id, name, len, 0, ret, 0, &budget)) {
-		if (!ty(btf, ret->type))
-			return kp_error_create(KP_ERR_FORMAT,
-					       "corrupt BTF: member '%.*s' of type id %u has "
-					       "nonexistent type id %u", (int)len, name, id, ret->type);
-		return NULL;
-	}
-	if (kp_btf_type_name(btf, id, &tname))
-		tname = NULL;
-	if (!t || !btf_is_composite(t)) {
-		struct kp_error *err = kp_error_create(KP_ERR_TYPE,
-			"member '%.*s' of a non-struct type %s", (int)len, name,
-			tname ? tname : "?");
-		free(tname);
-		return err;
-	}
-	struct kp_suggest s;
-	kp_suggest_init(&s, name, len, 3);
-	budget = MEMBER_BUDGET;
-	collect(btf, id, &s, 0, &budget);
-	char hint[256];
-	kp_suggest_format(&s, hint, sizeof(hint));
-	struct kp_error *err = kp_error_create(KP_ERR_TYPE, "%s has no member '%.*s'%s",
-					       tname ? tname : "struct", (int)len, name, hint);
-	free(tname);
-	return err;
 }
 

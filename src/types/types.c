@@ -7,7 +7,6 @@
 #include <bpf/btf.h>
 #include <linux/btf.h>
 
-#include "types/layout.h"
 #include "types/types.h"
 #include "util/error.h"
 #include "util/vec.h"
@@ -24,6 +23,8 @@ struct var {
 	bool percpu;
 };
 
+#define LAYOUT_CACHE 64
+
 struct kp_types {
 	struct btf *base;
 	struct btf *work;	// split BTF over base with synthesized types
@@ -35,7 +36,14 @@ struct kp_types {
 	struct var *vars;	// sorted by name
 	size_t nvars;
 	bool vars_indexed;
-	struct kp_layout_cache layouts;
+	// Layouts asked for by name: "TYPE\0MEMBER" -> (offset, size),
+	// direct-mapped. Kernel helpers ask the same few dozen layouts again
+	// and again (every task, every module); a hit is a hash and a compare.
+	struct {
+		char *key;
+		size_t key_len;
+		uint64_t offset, size;
+	} layouts[LAYOUT_CACHE];
 };
 
 struct kp_error *kp_types_create(struct btf *base, const char *source, struct kp_types **ret)
@@ -64,7 +72,8 @@ void kp_types_destroy(struct kp_types *t)
 {
 	if (!t)
 		return;
-	kp_layout_cache_clear(&t->layouts);
+	for (size_t i = 0; i < LAYOUT_CACHE; i++)
+		free(t->layouts[i].key);
 	btf__free(t->work);
 	btf__free(t->base);
 	free(t->synth);
@@ -86,11 +95,6 @@ const char *kp_types_source(const struct kp_types *t)
 size_t kp_types_count(const struct kp_types *t)
 {
 	return t->nbase;
-}
-
-struct kp_layout_cache *kp_types_layout_cache(struct kp_types *t)
-{
-	return &t->layouts;
 }
 
 // ---------------------------------------------------------------- synthesized types
@@ -265,4 +269,64 @@ bool kp_types_var(struct kp_types *t, const char *name, uint32_t *type_ret, bool
 	*type_ret = v->type;
 	*percpu_ret = v->percpu;
 	return true;
+}
+
+// ---------------------------------------------------------------- layouts
+
+static uint32_t hash_key(const char *key, size_t len)
+{
+	uint32_t h = 2166136261u;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (uint8_t)key[i]) * 16777619u;
+	return h;
+}
+
+// "TYPE\0MEMBER" into buf (or a malloc'ed buffer when it does not fit);
+// NULL on out-of-memory.
+static char *make_key(const char *type, const char *member, char *buf, size_t size,
+		      size_t *len_ret)
+{
+	size_t tl = strlen(type), ml = strlen(member);
+	size_t len = tl + 1 + ml;
+	char *key = len < size ? buf : malloc(len + 1);
+	if (key) {
+		memcpy(key, type, tl + 1);
+		memcpy(key + tl + 1, member, ml + 1);
+	}
+	*len_ret = len;
+	return key;
+}
+
+bool kp_types_layout_lookup(struct kp_types *t, const char *type, const char *member,
+			    uint64_t *offset_ret, uint64_t *size_ret)
+{
+	char buf[256];
+	size_t len;
+	char *key = make_key(type, member, buf, sizeof(buf), &len);
+	if (!key)
+		return false;
+	typeof(t->layouts[0]) *slot = &t->layouts[hash_key(key, len) % LAYOUT_CACHE];
+	bool hit = slot->key && slot->key_len == len && memcmp(slot->key, key, len) == 0;
+	if (hit) {
+		*offset_ret = slot->offset;
+		*size_ret = slot->size;
+	}
+	if (key != buf)
+		free(key);
+	return hit;
+}
+
+void kp_types_layout_store(struct kp_types *t, const char *type, const char *member,
+			   uint64_t offset, uint64_t size)
+{
+	size_t len;
+	char *key = make_key(type, member, NULL, 0, &len);
+	if (!key)
+		return;	// only a cache
+	typeof(t->layouts[0]) *slot = &t->layouts[hash_key(key, len) % LAYOUT_CACHE];
+	free(slot->key);
+	slot->key = key;
+	slot->key_len = len;
+	slot->offset = offset;
+	slot->size = size;
 }

@@ -1,7 +1,7 @@
 // The types of one kernel: its BTF (read-only, from a file or its memory),
 // a working split BTF on top of it where kpeek synthesizes the types that
 // expressions need (pointers, arrays, const, integers), the index of BTF
-// VARs, and the cache of layouts asked for by name (layout.c).
+// VARs, and the cache of layouts asked for by name.
 //
 // Type pointers from btf__type_by_id() into the split part move when a type
 // is added, so never keep one across kp_types_pointer_to() and friends.
@@ -49,10 +49,10 @@ struct kp_error *kp_types_find(struct kp_types *types, int kind, const char *nam
 bool kp_types_var(struct kp_types *types, const char *name, uint32_t *type_ret,
 		  bool *percpu_ret);
 
-// ---------------------------------------------------------------- layouts (layout.c)
+// ---------------------------------------------------------------- members and layouts
 
 // Walks a member designator ("tasks", "se.vruntime", "mem[0].x") from type:
-// the result's bit_offset is from the start of type.
+// the result's bit_offset is from the start of type (member.c).
 struct kp_error *kp_types_member_path(struct kp_types *types, uint32_t type, const char *path,
 				      size_t len, struct kp_btf_member *ret);
 // The cache of layouts asked for by name (kp_member_offset() and

@@ -19,7 +19,7 @@ struct kp_error *kp_opts_copy(const void *user, void *ret, size_t known, const c
 		if (p[i])
 			return kp_error_create(KP_ERR_UNSUPPORTED,
 					       "struct %s: byte %zu is set, but this libkpeek (%s) knows only %zu bytes of it",
-					       name, i, kp_version(), known);
+					       name, i, KPEEK_VERSION_STRING, known);
 	memcpy(ret, user, sz < known ? sz : known);
 	memcpy(ret, &known, sizeof(known));
 	return NULL;

@@ -9,8 +9,12 @@ struct kp_error *kpt_tasks(struct kp_kernel *k, bool threads, struct kp_task **r
 {
 	struct kp_task_iter *it;
 	struct kp_error *err = kp_task_iter_create(k, threads ? KP_TASKS_THREADS : 0, &it);
-	if (err)
-		return err;
+	return err ? err : kpt_drain_tasks(it, ret, n_ret);
+}
+
+struct kp_error *kpt_drain_tasks(struct kp_task_iter *it, struct kp_task **ret, size_t *n_ret)
+{
+	struct kp_error *err;
 	struct kp_task *t = NULL;
 	size_t n = 0;
 	const struct kp_task *task;
@@ -35,8 +39,13 @@ struct kp_error *kpt_modules(struct kp_kernel *k, struct kp_module **ret, size_t
 {
 	struct kp_module_iter *it;
 	struct kp_error *err = kp_module_iter_create(k, &it);
-	if (err)
-		return err;
+	return err ? err : kpt_drain_modules(it, ret, n_ret);
+}
+
+struct kp_error *kpt_drain_modules(struct kp_module_iter *it, struct kp_module **ret,
+				   size_t *n_ret)
+{
+	struct kp_error *err;
 	struct kp_module *m = NULL;
 	size_t n = 0;
 	const struct kp_module *mod;

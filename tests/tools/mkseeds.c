@@ -17,6 +17,7 @@
 #include "mkcore.h"
 #include "mkkallsyms.h"
 #include "mkkdump.h"
+#include "mklime.h"
 #include "mkpgtable.h"
 #include "synthkernel.h"
 
@@ -319,6 +320,34 @@ static void kdump_seeds(void)
 
 // ---------------------------------------------------------------- whole open path
 
+// LiME ranges and AVML blocks (compressed, uncompressed, padded), and the
+// synthetic kernel as a LiME image.
+static void lime_seeds(void)
+{
+	static uint8_t data[0x3000];
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(i % 7 == 0 ? i : 0);
+	struct mklime *ml = mklime_create();
+	mklime_add(ml, 0x1000, data, 0x1000);
+	mklime_add(ml, 0x100000, data, sizeof(data));
+	uint8_t *img;
+	size_t len;
+	mklime_to_buffer(ml, &img, &len);
+	seed("fuzz_lime", img, len);
+	free(img);
+	mklime_destroy(ml);
+	ml = mklime_create();
+	mklime_add_avml(ml, 0x2000, data, sizeof(data), &(struct mklime_avml){ .chunk = 4096 });
+	mklime_add_avml(ml, 0x200000, data, 0x1000,
+			&(struct mklime_avml){ .uncompressed = true, .padding = true });
+	mklime_to_buffer(ml, &img, &len);
+	seed("fuzz_lime", img, len);
+	free(img);
+	mklime_destroy(ml);
+	struct sk_opts o = { .format = SK_LIME, .ntasks = 2 };
+	seed_synth("fuzz_lime", &o);
+}
+
 static void kernel_open_seeds(void)
 {
 	const char *h = "fuzz_kernel_open";
@@ -493,6 +522,7 @@ int main(int argc, char **argv)
 	kallsyms_text_seeds();
 	kallsyms_memory_seeds();
 	kdump_seeds();
+	lime_seeds();
 	kernel_open_seeds();
 	pgtable_seeds();
 	btf_seeds();

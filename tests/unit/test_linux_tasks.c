@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "test.h"
+#include "collect.h"
 #include "arch/arch.h"
 #include "arch/x86_64/x86_64.h"
 #include "core/kernel.h"
@@ -32,30 +33,15 @@ static void fake_destroy(struct kp_kernel *k)
 	kp_kernel_destroy(k);
 }
 
-// Every task of the iterator, or its error (*t_ret and *n_ret untouched).
+// Every task of a walk with an explicit layout, or its error (*t_ret and
+// *n_ret untouched).
 static struct kp_error *walk_tasks(struct kp_kernel *k, const struct kp_lx_task_layout *l,
 				   uint64_t init, bool threads, struct kp_task **t_ret,
 				   size_t *n_ret)
 {
 	struct kp_task_iter *it;
 	struct kp_error *err = kp_lx_task_iter_create(k, l, init, threads ? KP_TASKS_THREADS : 0, &it);
-	if (err)
-		return err;
-	struct kp_task *t = NULL;
-	size_t n = 0;
-	const struct kp_task *task;
-	while (!(err = kp_task_iter_next(it, &task)) && task) {
-		t = realloc(t, (n + 1) * sizeof(*t));
-		t[n++] = *task;
-	}
-	kp_task_iter_destroy(it);
-	if (err) {
-		free(t);
-		return err;
-	}
-	*t_ret = t;
-	*n_ret = n;
-	return NULL;
+	return err ? err : kpt_drain_tasks(it, t_ret, n_ret);
 }
 
 static struct kp_error *walk_modules(struct kp_kernel *k, const struct kp_lx_module_layout *l,
@@ -63,23 +49,7 @@ static struct kp_error *walk_modules(struct kp_kernel *k, const struct kp_lx_mod
 {
 	struct kp_module_iter *it;
 	struct kp_error *err = kp_lx_module_iter_create(k, l, head, &it);
-	if (err)
-		return err;
-	struct kp_module *m = NULL;
-	size_t n = 0;
-	const struct kp_module *mod;
-	while (!(err = kp_module_iter_next(it, &mod)) && mod) {
-		m = realloc(m, (n + 1) * sizeof(*m));
-		m[n++] = *mod;
-	}
-	kp_module_iter_destroy(it);
-	if (err) {
-		free(m);
-		return err;
-	}
-	*m_ret = m;
-	*n_ret = n;
-	return NULL;
+	return err ? err : kpt_drain_modules(it, m_ret, n_ret);
 }
 
 static void w64(uint64_t addr, uint64_t v) { memcpy(mem + (addr - BASE), &v, 8); }
