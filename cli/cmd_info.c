@@ -11,7 +11,8 @@ static void usage(void)
 	printf("Usage: kpeek [-c CORE] info [--json]\n"
 	       "Shows the memory source (kind, path), the kernel (release, banner), the\n"
 	       "KASLR offset, phys_base, paging levels, page_offset_base, the kernel page\n"
-	       "table (pgd), CPUs in the dump, the virtual and physical address ranges the\n"
+	       "table (pgd), the CPUs (possible and online as the kernel counts them, and\n"
+	       "those whose registers the dump holds), the virtual and physical ranges the\n"
 	       "source backs, where symbols came from and how many, and the BTF source.\n"
 	       "BTF is loaded to report on it; if it cannot be, info says\n"
 	       "\"BTF: unavailable (reason)\" and still succeeds.\n"
@@ -126,7 +127,28 @@ int cmd_info(struct cli *cli, int argc, char **argv)
 		else
 			out_kv_str(o, key, json ? NULL : "unknown");
 	}
-	out_kv_int(o, json ? "cpus" : "CPUs", info.ncpus);
+	if (json) {
+		if (info.possible_cpus)
+			out_kv_uint(o, "possible_cpus", info.possible_cpus);
+		else
+			out_kv_str(o, "possible_cpus", NULL);
+		if (info.online_cpus)
+			out_kv_uint(o, "online_cpus", info.online_cpus);
+		else
+			out_kv_str(o, "online_cpus", NULL);
+		out_kv_int(o, "cpu_notes", info.ncpus);
+	} else {
+		char buf[128], possible[16] = "?", online[16] = "?";
+		if (info.possible_cpus)
+			snprintf(possible, sizeof(possible), "%u", info.possible_cpus);
+		if (info.online_cpus)
+			snprintf(online, sizeof(online), "%u", info.online_cpus);
+		int n = snprintf(buf, sizeof(buf), "%s possible, %s online", possible, online);
+		if (!info.live)
+			snprintf(buf + n, sizeof(buf) - n, ", %d with registers in the dump's notes",
+				 info.ncpus);
+		out_kv_str(o, "CPUs", buf);
+	}
 	if (json) {
 		out_kv_str(o, "symbol_sources", info.symbol_sources);
 		out_kv_uint(o, "symbols", info.num_symbols);

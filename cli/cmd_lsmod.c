@@ -8,16 +8,18 @@
 static void usage(void)
 {
 	printf("Usage: kpeek [-c CORE] lsmod [--json]\n"
-	       "Lists the modules of the kernel's 'modules' list, newest first as\n"
-	       "/proc/modules does: NAME, SIZE (bytes, as /proc/modules: the sum of the\n"
-	       "module's memory areas), REFCNT (module_refcount(), -1 without\n"
-	       "CONFIG_MODULE_UNLOAD), STATE (Live, Loading, Unloading) and BASE (start of\n"
-	       "the core text). Modules still being set up (MODULE_STATE_UNFORMED) are\n"
-	       "skipped, as in /proc/modules.\n"
+	       "Lists the modules of the kernel's 'modules' list, newest first, with the\n"
+	       "columns of /proc/modules: NAME, SIZE (bytes: the sum of the module's memory\n"
+	       "areas), REFCNT (module_refcount(), -1 without CONFIG_MODULE_UNLOAD),\n"
+	       "USED_BY (the modules using it, \"a,b,\", \"[permanent],\" if it cannot be\n"
+	       "unloaded, \"-\" if neither), STATE (Live, Loading, Unloading), BASE (start of\n"
+	       "the core text) and TAINTS (the module's taint letters, as \"(OE)\"); then\n"
+	       "MODULE, the struct module address. Modules still being set up\n"
+	       "(MODULE_STATE_UNFORMED) are skipped, as in /proc/modules.\n"
 	       "\n"
 	       "Options:\n"
-	       "  -j, --json   {\"modules\": [{name, size, refcnt, state, base, module}]}\n"
-	       "               (module: the struct module address)\n"
+	       "  -j, --json   {\"modules\": [{name, size, refcnt, used_by, state, base, taints,\n"
+	       "               module}]}\n"
 	       "  -h, --help   show this help\n"
 	       "\n"
 	       "Examples:\n"
@@ -41,18 +43,32 @@ int cmd_lsmod(struct cli *cli, int argc, char **argv)
 		return cli_error(err);
 	static const struct column cols[] = {
 		{ "NAME", COL_STR, true }, { "SIZE", COL_UINT, false },
-		{ "REFCNT", COL_INT, false }, { "STATE", COL_STR, true },
-		{ "BASE", COL_HEX, false }, { "MODULE", COL_HEX, false },
+		{ "REFCNT", COL_INT, false }, { "USED_BY", COL_STR, true },
+		{ "STATE", COL_STR, true }, { "BASE", COL_HEX, false },
+		{ "TAINTS", COL_STR, true }, { "MODULE", COL_HEX, false },
 	};
 	struct out *o = out_create(cli->json);
-	out_table_begin(o, "modules", cols, 6);
+	out_table_begin(o, "modules", cols, 8);
 	const struct kp_module *m;
 	while (!(err = kp_module_iter_next(it, &m)) && m) {
+		// print_unload_info() of kernel/module/main.c.
+		char *used;
+		if (asprintf(&used, "%s%s", m->used_by, m->permanent ? "[permanent]," : "") < 0) {
+			kp_module_iter_destroy(it);
+			out_destroy(o);
+			return cli_fail("out of memory");
+		}
+		char taints[32] = "";
+		if (m->taints[0])
+			snprintf(taints, sizeof(taints), "(%s)", m->taints);
 		out_cell_str(o, m->name);
 		out_cell_uint(o, m->size);
 		out_cell_int(o, m->refcnt);
+		out_cell_str(o, used[0] ? used : "-");
+		free(used);
 		out_cell_str(o, m->state_name);
 		out_cell_hex(o, m->base);
+		out_cell_str(o, taints);
 		out_cell_hex(o, m->address);
 	}
 	kp_module_iter_destroy(it);

@@ -12,10 +12,13 @@ static void usage(void)
 	       "Lists the tasks of the init_task.tasks list (thread-group leaders), with\n"
 	       "columns PID PPID TGID ST CPU TASK COMM. PPID is the parent's thread group\n"
 	       "(real_parent->tgid) as ps(1) shows; ST the state letter of /proc/PID/stat\n"
-	       "(R S D T t X Z P I); TASK the struct task_struct address. Kernel threads'\n"
-	       "names are shown in brackets, [kthreadd], in text mode. The idle task of CPU 0\n"
+	       "(R S D T t X Z P I); TASK the struct task_struct address. COMM is the name\n"
+	       "/proc/PID/stat shows: comm, or a kernel thread's full name and a workqueue\n"
+	       "worker's +/-description (kworker/0:1-events); kernel threads are shown in\n"
+	       "brackets, [kthreadd], in text mode. The idle task of CPU 0\n"
 	       "(swapper/0, PID 0) is listed first; the other CPUs' idle tasks are not in\n"
-	       "the task list.\n"
+	       "the task list. A task whose memory the dump lacks (pages makedumpfile\n"
+	       "excluded) is left out and counted on stderr; the exit status is then 1.\n"
 	       "\n"
 	       "Options:\n"
 	       "  -t, --threads   every thread, each group's threads after its leader\n"
@@ -23,7 +26,7 @@ static void usage(void)
 	       "  -k, --kernel    kernel threads only\n"
 	       "  -u, --user      user tasks only\n"
 	       "  -j, --json      {\"tasks\": [{pid, ppid, tgid, state, cpu, task, comm,\n"
-	       "                  kthread, flags, depth}]}\n"
+	       "                  name, kthread, flags, depth}]}\n"
 	       "  -h, --help      show this help\n"
 	       "\n"
 	       "Examples:\n"
@@ -127,8 +130,11 @@ out:
 }
 
 // Every task, for sorting into a tree (the iterator gives them in list order).
+// Every task the iterator yields. A task that cannot be read whole (memory
+// missing from a dump: KP_ERR_FAULT) is left out and counted in *bad, the
+// first such error kept in *bad_err; any other error ends the walk.
 static struct kp_error *collect_tasks(struct kp_kernel *k, bool threads, struct kp_task **ret,
-				      size_t *n_ret)
+				      size_t *n_ret, size_t *bad, struct kp_error **bad_err)
 {
 	struct kp_task_iter *it;
 	struct kp_error *err = kp_task_iter_create(k, threads ? KP_TASKS_THREADS : 0, &it);
@@ -136,9 +142,20 @@ static struct kp_error *collect_tasks(struct kp_kernel *k, bool threads, struct 
 		return err;
 	struct kp_task *t = NULL;
 	size_t n = 0, cap = 0;
+	*bad = 0;
+	*bad_err = NULL;
 	for (;;) {
 		const struct kp_task *task;
-		if ((err = kp_task_iter_next(it, &task)) || !task)
+		err = kp_task_iter_next(it, &task);
+		if (err && kp_error_code(err) == KP_ERR_FAULT) {
+			if (!*bad_err)
+				*bad_err = err;
+			else
+				kp_error_destroy(err);
+			++*bad;
+			continue;
+		}
+		if (err || !task)
 			break;
 		if (n == cap) {
 			size_t ncap = cap ? cap * 2 : 256;
@@ -157,6 +174,8 @@ static struct kp_error *collect_tasks(struct kp_kernel *k, bool threads, struct 
 	kp_task_iter_destroy(it);
 	if (err) {
 		free(t);
+		kp_error_destroy(*bad_err);
+		*bad_err = NULL;
 		return err;
 	}
 	*ret = t;
@@ -198,7 +217,9 @@ int cmd_ps(struct cli *cli, int argc, char **argv)
 		return 1;
 	struct kp_task *t = NULL;
 	size_t n = 0;
-	struct kp_error *err = collect_tasks(k, threads, &t, &n);
+	size_t bad;
+	struct kp_error *bad_err;
+	struct kp_error *err = collect_tasks(k, threads, &t, &n, &bad, &bad_err);
 	if (err)
 		return cli_error(err);
 	size_t *order = malloc((n ? n : 1) * sizeof(*order));
@@ -231,6 +252,7 @@ int cmd_ps(struct cli *cli, int argc, char **argv)
 				out_kv_str(o, "cpu", NULL);
 			out_kv_hex(o, "task", p->address);
 			out_kv_str(o, "comm", p->comm);
+			out_kv_str(o, "name", p->name);
 			out_kv_bool(o, "kthread", p->kthread);
 			out_kv_hex(o, "flags", p->flags);
 			if (tree)
@@ -258,7 +280,7 @@ int cmd_ps(struct cli *cli, int argc, char **argv)
 				len += snprintf(comm + len, sizeof(comm) - (size_t)len, "  ");
 			if (d)
 				len += snprintf(comm + len, sizeof(comm) - (size_t)len, "\\_ ");
-			snprintf(comm + len, sizeof(comm) - (size_t)len, p->kthread ? "[%s]" : "%s", p->comm);
+			snprintf(comm + len, sizeof(comm) - (size_t)len, p->kthread ? "[%s]" : "%s", p->name);
 			out_cell_int(o, p->pid);
 			out_cell_int(o, p->ppid);
 			out_cell_int(o, p->tgid);
@@ -273,5 +295,8 @@ int cmd_ps(struct cli *cli, int argc, char **argv)
 	free(order);
 	free(depth);
 	free(t);
+	if (bad)
+		return cli_error_prefix(bad_err, "%zu task%s left out, the first", bad,
+					bad == 1 ? "" : "s");
 	return 0;
 }

@@ -1,5 +1,7 @@
 // kpeek sym NAME|ADDR...: symbols by name (address, type, size) or by
-// address (name+0xoff/0xsize [module], as the kernel's %pS prints).
+// address (name+0xoff/0xsize [module], as the kernel's %pS prints); sym -l:
+// every symbol, as /proc/kallsyms lists them.
+#include <getopt.h>
 #include <unistd.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -10,6 +12,7 @@
 static void usage(void)
 {
 	printf("Usage: kpeek [-c CORE] sym [--json] NAME|ADDR...\n"
+	       "       kpeek [-c CORE] sym [--json] -l\n"
 	       "Looks up each argument:\n"
 	       "  NAME          prints \"ADDRESS TYPE NAME (SIZE bytes) [module]\" (nm style;\n"
 	       "                the size is left out when unknown)\n"
@@ -18,13 +21,18 @@ static void usage(void)
 	       "An unknown name fails with close names suggested; the other arguments are\n"
 	       "still looked up, and the exit status is 1.\n"
 	       "\n"
+	       "\n"
 	       "Options:\n"
+	       "  -l, --list   every symbol in address order, as /proc/kallsyms lists them:\n"
+	       "               \"ADDRESS TYPE NAME\" and, for module symbols, \"\\t[module]\"\n"
 	       "  -j, --json   print {\"symbols\": [...]}, one object per argument found\n"
+	       "               (or per symbol with -l)\n"
 	       "  -h, --help   show this help\n"
 	       "\n"
 	       "Examples:\n"
 	       "  kpeek sym avenrun init_task\n"
-	       "  kpeek sym 0xffffffff81000000 schedule+0x10\n");
+	       "  kpeek sym 0xffffffff81000000 schedule+0x10\n"
+	       "  kpeek -c vmcore sym -l | grep ' [Tt] '\n");
 }
 
 static bool is_identifier(const char *s)
@@ -99,12 +107,51 @@ static int by_address(struct out *o, struct cli *cli, struct kp_kernel *k, const
 	return 0;
 }
 
+static int list_all(struct out *o, struct kp_kernel *k)
+{
+	struct kp_symbol_iter *it;
+	struct kp_error *err = kp_symbol_iter_create(k, &it);
+	if (err)
+		return cli_error(err);
+	const struct kp_symbol *sym;
+	while (!(err = kp_symbol_iter_next(it, &sym)) && sym) {
+		if (out_is_json(o)) {
+			out_begin_object(o, NULL);
+			json_symbol(o, NULL, sym);
+			out_end_object(o);
+		} else if (sym->module) {
+			out_text(o, "%016" PRIx64 " %c %s\t[%s]\n", sym->address, sym->type,
+				 sym->name, sym->module);
+		} else {
+			out_text(o, "%016" PRIx64 " %c %s\n", sym->address, sym->type, sym->name);
+		}
+	}
+	kp_symbol_iter_destroy(it);
+	return err ? cli_error(err) : 0;
+}
+
 int cmd_sym(struct cli *cli, int argc, char **argv)
 {
-	int opt_status = cli_json_help_options(cli, "sym", argc, argv, usage);
-	if (opt_status >= 0)
-		return opt_status;
-	if (optind >= argc)
+	static const struct option opts[] = {
+		{ "list", no_argument, NULL, 'l' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool list = false;
+	int c;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":ljh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'l': list = true; break;
+		case 'j': cli->json = true; break;
+		case 'h': usage(); return 0;
+		default: return cli_bad_option("sym", c, argv);
+		}
+	}
+	if (list && optind < argc)
+		return cli_usage_error("sym", "-l takes no NAME or ADDR ('%s')", argv[optind]);
+	if (!list && optind >= argc)
 		return cli_usage_error("sym", "expected NAME or ADDR");
 	struct kp_kernel *k = cli_kernel(cli);
 	if (!k)
@@ -113,6 +160,8 @@ int cmd_sym(struct cli *cli, int argc, char **argv)
 	if (cli->json)
 		out_begin_list(o, "symbols");
 	int status = 0;
+	if (list)
+		status = list_all(o, k);
 	for (int i = optind; i < argc; i++) {
 		int st = is_identifier(argv[i]) ? by_name(o, k, argv[i])
 						: by_address(o, cli, k, argv[i]);

@@ -144,6 +144,8 @@ struct kp_kernel_info {
 	size_t num_symbols;
 	const char *btf_source;		// NULL until BTF is loaded (see kp_kernel_load_btf)
 	size_t btf_types;
+	uint32_t possible_cpus;		// nr_cpu_ids, 0 if unknown
+	uint32_t online_cpus;		// CPUs in cpu_online_mask, 0 if unknown
 };
 
 // Fills *ret up to ret->sz bytes; strings are owned by the kernel handle.
@@ -238,6 +240,16 @@ KP_API struct kp_error *kp_symbol_by_address(struct kp_kernel *kernel, uint64_t 
 					     struct kp_symbol *ret);
 // Formats "name+0xoff/0xsize [module]" into buf; returns false if no symbol.
 KP_API bool kp_symbolize(struct kp_kernel *kernel, uint64_t address, char *buf, size_t size);
+
+// Every symbol, in address order (symbols at one address in the order their
+// source lists them, as /proc/kallsyms does); *ret is NULL at the end and
+// valid until the next call.
+struct kp_symbol_iter;
+KP_API struct kp_error *kp_symbol_iter_create(struct kp_kernel *kernel,
+					      struct kp_symbol_iter **ret);
+KP_API struct kp_error *kp_symbol_iter_next(struct kp_symbol_iter *it,
+					    const struct kp_symbol **ret);
+KP_API void kp_symbol_iter_destroy(struct kp_symbol_iter *it);
 
 // ---------------------------------------------------------------- types and values
 
@@ -357,6 +369,10 @@ struct kp_task {
 	uint64_t flags;		// PF_*
 	char comm[16];
 	bool kthread;		// PF_KTHREAD
+	// The name /proc/PID/stat and ps(1) show: comm, or for kernel threads
+	// the full name (5.17+) and a workqueue worker's "+desc"/"-desc"
+	// ("kworker/0:1-events").
+	char name[64];
 };
 
 struct kp_task_iter;
@@ -383,6 +399,11 @@ struct kp_module {
 	int32_t refcnt;
 	int32_t state;		// MODULE_STATE_*
 	char state_name[16];	// "Live", "Loading", "Unloading"
+	// The names of the modules that use this one, each followed by a comma
+	// as /proc/modules prints them ("9pnet_virtio,9p,"); "" if none.
+	const char *used_by;
+	bool permanent;		// init without exit: cannot be unloaded
+	char taints[24];	// taint letters as /proc/modules shows them ("OE")
 };
 
 struct kp_module_iter;

@@ -206,8 +206,10 @@ static struct kp_error *check_cpu_notes(struct kp_kernel *k, const char *path)
 
 // ---------------------------------------------------------------- symbols
 
+// Called after each source of symbols: the next one is another source.
 static void add_source_name(struct kp_kernel *k, const char *name)
 {
+	kp_symtab_next_source(k->symtab);
 	size_t len = strlen(k->symbol_sources);
 	snprintf(k->symbol_sources + len, sizeof(k->symbol_sources) - len, "%s%s",
 		 len ? ", " : "", name);
@@ -228,19 +230,48 @@ static struct kp_error *load_text_symbols(struct kp_kernel *k, const char *path,
 	return err;
 }
 
-static void add_vmcoreinfo_symbols(struct kp_kernel *k)
+// Whether VMCOREINFO entry key is SYMBOL(name): name into buf.
+static bool vmcoreinfo_symbol_name(const char *key, char *buf, size_t size)
+{
+	size_t klen = strlen(key);
+	if (klen < 9 || klen - 8 >= size || strncmp(key, "SYMBOL(", 7) || key[klen - 1] != ')')
+		return false;
+	memcpy(buf, key + 7, klen - 8);
+	buf[klen - 8] = '\0';
+	return true;
+}
+
+// VMCOREINFO's SYMBOL()s as symbols of type '?', for the names no other
+// source has: the others already have their real type. mem_section is left
+// out: VMCOREINFO_SYMBOL_ARRAY() writes the address of the array it points
+// to (SPARSEMEM_EXTREME allocates it at boot, 4.15+), not its own.
+static struct kp_error *add_vmcoreinfo_symbols(struct kp_kernel *k)
 {
 	const char *key, *value;
-	for (size_t i = 0; kp_vmcoreinfo_entry(k->vmcoreinfo, i, &key, &value); i++) {
-		size_t klen = strlen(key);
-		if (klen < 9 || strncmp(key, "SYMBOL(", 7) || key[klen - 1] != ')')
-			continue;
+	size_t n = 0;
+	while (kp_vmcoreinfo_entry(k->vmcoreinfo, n, &key, &value))
+		n++;
+	bool *add = calloc(n ? n : 1, sizeof(*add));
+	if (!add)
+		return &kp_enomem;
+	// Decide first, add after: a lookup between additions would sort the
+	// table again each time.
+	char name[128];
+	struct kp_symbol sym;
+	for (size_t i = 0; i < n && kp_vmcoreinfo_entry(k->vmcoreinfo, i, &key, &value); i++)
+		add[i] = vmcoreinfo_symbol_name(key, name, sizeof(name)) &&
+			 strcmp(name, "mem_section") && !kp_symtab_find(k->symtab, name, &sym);
+	struct kp_error *err = NULL;
+	for (size_t i = 0; i < n && !err && kp_vmcoreinfo_entry(k->vmcoreinfo, i, &key, &value); i++) {
 		char *end;
 		uint64_t addr = strtoull(value, &end, 16);
-		if (*end || end == value)
+		if (!add[i] || *end || end == value)
 			continue;
-		kp_error_destroy(kp_symtab_add(k->symtab, key + 7, klen - 8, addr, '?', NULL));
+		vmcoreinfo_symbol_name(key, name, sizeof(name));
+		err = kp_symtab_add(k->symtab, name, strlen(name), addr, '?', NULL);
 	}
+	free(add);
+	return err;
 }
 
 // KASLR offset for an unrelocated System.map: VMCOREINFO's KERNELOFFSET, else
@@ -280,6 +311,29 @@ static struct kp_error *load_symbols(struct kp_kernel *k, const struct kp_open_o
 		add_source_name(k, "kallsyms (memory)");
 		have_full = true;
 	}
+	if (!have_full) {
+		// VMCOREINFO names the tables since 6.0 ("kallsyms: add
+		// kallsyms_... to vmcoreinfo"): before (5.10), find them in the
+		// image, from _stext on when it is known.
+		uint64_t start, end, stext;
+		k->arch->image_range(k->arch_ctx, &start, &end);
+		if (kp_vmcoreinfo_symbol(k->vmcoreinfo, "_stext", &stext) && stext > start &&
+		    stext < end)
+			start = stext;
+		err = kp_locate_kallsyms(k->mem, start, end, start, &t);
+		if (!err) {
+			err = kp_kallsyms_read_memory(k->mem, &t, k->symtab);
+			if (err)
+				return kp_error_prefix(err, "kallsyms tables found in the image at 0x%" PRIx64,
+						       t.token_table);
+			add_source_name(k, "kallsyms (memory, found in the image)");
+			have_full = true;
+		} else if (err->code == KP_ERR_NOT_FOUND) {
+			kp_error_destroy(err);
+		} else {
+			return err;
+		}
+	}
 
 	if (opts->system_map) {
 		char *text;
@@ -296,7 +350,8 @@ static struct kp_error *load_symbols(struct kp_kernel *k, const struct kp_open_o
 	}
 
 	if (k->vmcoreinfo) {
-		add_vmcoreinfo_symbols(k);
+		if ((err = add_vmcoreinfo_symbols(k)))
+			return err;
 		add_source_name(k, "vmcoreinfo");
 	}
 	return kp_symtab_finalize(k->symtab);
@@ -518,18 +573,43 @@ size_t kp_kernel_read_partial(struct kp_kernel *k, uint64_t address, void *buf, 
 	return kp_memory_read_partial(k->mem, KP_VIRT, address, buf, size, stop_at_nul);
 }
 
+// nr_cpu_ids, 0 if it cannot be read.
+static uint32_t nr_cpu_ids(struct kp_kernel *k)
+{
+	struct kp_symbol sym;
+	uint32_t v;
+	if (kp_symtab_find(k->symtab, "nr_cpu_ids", &sym) &&
+	    kp_ok(kp_memory_read(k->mem, KP_VIRT, sym.address, &v, sizeof(v))) && v <= MAX_CPUS)
+		return v;
+	return 0;
+}
+
+// The CPUs of cpu_online_mask below nr, 0 if it cannot be read.
+static uint32_t online_cpus(struct kp_kernel *k, uint32_t nr)
+{
+	struct kp_symbol sym;
+	if (!nr || !kp_symtab_find(k->symtab, "__cpu_online_mask", &sym))
+		return 0;
+	uint32_t n = 0;
+	for (uint32_t w = 0; w < (nr + 63) / 64; w++) {
+		uint64_t word;
+		if (!kp_ok(kp_memory_read_u64(k->mem, KP_VIRT, sym.address + w * 8, &word)))
+			return 0;
+		if (nr - w * 64 < 64)
+			word &= (1ULL << (nr - w * 64)) - 1;
+		n += (uint32_t)__builtin_popcountll(word);
+	}
+	return n;
+}
+
 struct kp_error *kp_kernel_check_cpu(struct kp_kernel *k, uint64_t cpu)
 {
 	// nr_cpu_ids bounds the per-CPU offsets array; a CPU below it may still
 	// be impossible (a hole in cpu_possible_mask), its area never set up.
 	struct kp_symbol sym;
-	uint32_t nr = MAX_CPUS;
-	if (kp_symtab_find(k->symtab, "nr_cpu_ids", &sym)) {
-		uint32_t v;
-		if (kp_ok(kp_memory_read(k->mem, KP_VIRT, sym.address, &v, sizeof(v))) && v &&
-		    v <= MAX_CPUS)
-			nr = v;
-	}
+	uint32_t nr = nr_cpu_ids(k);
+	if (!nr)
+		nr = MAX_CPUS;
 	if (cpu >= nr)
 		return kp_error_create(KP_ERR_INVALID, "CPU %" PRIu64 " does not exist (nr_cpu_ids is %u)",
 				       cpu, nr);
@@ -571,7 +651,9 @@ void kp_kernel_get_info(struct kp_kernel *k, struct kp_kernel_info *ret)
 		.num_symbols = kp_symtab_count(k->symtab),
 		.btf_source = k->types ? kp_types_source(k->types) : NULL,
 		.btf_types = k->types ? kp_types_count(k->types) : 0,
+		.possible_cpus = nr_cpu_ids(k),
 	};
+	info.online_cpus = online_cpus(k, info.possible_cpus);
 	kp_out_copy(ret, &info, sizeof(info));
 }
 
@@ -678,4 +760,39 @@ bool kp_symbolize(struct kp_kernel *k, uint64_t address, char *buf, size_t size)
 	if (sym.module && n >= 0 && (size_t)n < size)
 		snprintf(buf + n, size - n, " [%s]", sym.module);
 	return true;
+}
+
+struct kp_symbol_iter {
+	struct kp_kernel *kernel;
+	size_t next;
+	struct kp_symbol sym;
+};
+
+struct kp_error *kp_symbol_iter_create(struct kp_kernel *k, struct kp_symbol_iter **ret)
+{
+	struct kp_error *err = kp_symtab_finalize(k->symtab);
+	if (err)
+		return err;
+	struct kp_symbol_iter *it = calloc(1, sizeof(*it));
+	if (!it)
+		return &kp_enomem;
+	it->kernel = k;
+	*ret = it;
+	return NULL;
+}
+
+struct kp_error *kp_symbol_iter_next(struct kp_symbol_iter *it, const struct kp_symbol **ret)
+{
+	if (!kp_symtab_at(it->kernel->symtab, it->next, &it->sym)) {
+		*ret = NULL;
+		return NULL;
+	}
+	it->next++;
+	*ret = &it->sym;
+	return NULL;
+}
+
+void kp_symbol_iter_destroy(struct kp_symbol_iter *it)
+{
+	free(it);
 }

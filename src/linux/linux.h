@@ -100,6 +100,28 @@ struct kp_error *kp_lx_task_iter_create(struct kp_kernel *kernel,
 // __task_state_index()): "RSDTtXZPI".
 char kp_lx_task_state_letter(uint64_t state, uint64_t exit_state);
 
+// What naming a task as /proc does needs (task_name.c); every member is
+// optional (has_*: the kernel has it).
+struct kp_lx_task_name_layout {
+	bool has_kthread;
+	uint64_t kthread_ptr;		// task_struct.worker_private or .set_child_tid
+	uint64_t kthread_data;		// struct kthread.data (the worker of a kworker)
+	bool has_full_name;
+	uint64_t kthread_full_name;	// struct kthread.full_name (5.17+)
+	bool has_worker;		// struct worker: desc, current_work, pool
+	uint64_t worker_desc, worker_desc_size, worker_current_work, worker_pool;
+	bool full_worker_id;		// 6.10+: format_worker_id()
+	uint64_t worker_id, worker_rescue_wq, pool_cpu, pool_id, pool_attrs, attrs_nice;
+	uint64_t wq_name, wq_name_size;
+};
+
+void kp_lx_task_name_layout(struct kp_kernel *kernel, struct kp_lx_task_name_layout *ret);
+// The name of the task at task (flags: its PF_*, comm: its comm) as
+// /proc/PID/stat shows it, into ret (at most size - 1 characters). On an
+// error ret holds comm.
+struct kp_error *kp_lx_task_name(struct kp_kernel *kernel, const struct kp_lx_task_name_layout *l,
+		     uint64_t task, uint64_t flags, const char *comm, char *ret, size_t size);
+
 // ---------------------------------------------------------------- modules
 
 struct kp_lx_module_layout {
@@ -115,6 +137,15 @@ struct kp_lx_module_layout {
 	unsigned nlayouts;
 	uint64_t layout_base[8];	// offset of each record's base (in struct module)
 	uint64_t layout_size[8];	// offset of each record's size (unsigned int)
+	// /proc/modules' used-by column: mod->source_list of struct module_use
+	// (linked by their source_list, naming the user in ->source); and
+	// "[permanent]" for init without exit (both CONFIG_MODULE_UNLOAD).
+	bool has_uses;
+	uint64_t source_list, use_source_list, use_source;
+	bool has_init_exit;
+	uint64_t init, exit;
+	bool has_taints;
+	uint64_t taints;		// unsigned long, TAINT_* bits
 	uint64_t lo, hi;		// span to read per module
 };
 

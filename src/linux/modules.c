@@ -8,6 +8,7 @@
 #include "linux/linux.h"
 #include "util/error.h"
 #include "util/le.h"
+#include "util/vec.h"
 
 // enum module_state (include/linux/module.h, unchanged since 3.x).
 static const char *const state_names[] = {"Live", "Loading", "Unloading", "Unformed"};
@@ -26,6 +27,14 @@ void kp_lx_module_layout_span(struct kp_lx_module_layout *l)
 		kp_lx_span_add(&lo, &hi, l->layout_base[i], 8);
 		kp_lx_span_add(&lo, &hi, l->layout_size[i], 4);
 	}
+	if (l->has_uses)
+		kp_lx_span_add(&lo, &hi, l->source_list, 16);
+	if (l->has_init_exit) {
+		kp_lx_span_add(&lo, &hi, l->init, 8);
+		kp_lx_span_add(&lo, &hi, l->exit, 8);
+	}
+	if (l->has_taints)
+		kp_lx_span_add(&lo, &hi, l->taints, 8);
 	l->lo = lo;
 	l->hi = hi;
 }
@@ -79,9 +88,47 @@ struct kp_error *kp_lx_module_layout(struct kp_kernel *k, struct kp_lx_module_la
 			l.nlayouts++;
 		}
 	}
+	l.has_uses = kp_lx_has_member(k, ms, "source_list", &l.source_list, NULL) &&
+		     kp_lx_has_member(k, "struct module_use", "source_list", &l.use_source_list, NULL) &&
+		     kp_lx_has_member(k, "struct module_use", "source", &l.use_source, NULL);
+	l.has_init_exit = kp_lx_has_member(k, ms, "init", &l.init, NULL) &&
+			  kp_lx_has_member(k, ms, "exit", &l.exit, NULL);
+	l.has_taints = kp_lx_has_member(k, ms, "taints", &l.taints, NULL);
 	kp_lx_module_layout_span(&l);
 	*ret = l;
 	return NULL;
+}
+
+// The kernel's own table of taint letters (kernel/panic.c taint_flags[],
+// struct taint_flag {c_true, c_false, module, ...}): letters[bit] for the
+// bits module_flags_taint() shows for a module, 0 for the others. False if
+// the table cannot be read (no symbol or no BTF for it).
+static bool taint_letters(struct kp_kernel *k, char letters[64])
+{
+	struct kp_value *v = NULL;
+	int64_t count = 0;
+	uint64_t size, c_true, module;
+	struct kp_symbol sym;
+	struct kp_error *err = kp_eval(k, "TAINT_FLAGS_COUNT", &v);
+	if (!err)
+		err = kp_value_to_s64(v, &count);
+	kp_value_destroy(v);
+	if (err || count <= 0 || count > 64 || !kp_symbol_find(k, "taint_flags", &sym) ||
+	    !kp_lx_has_member(k, "struct taint_flag", "c_true", &c_true, NULL) ||
+	    !kp_lx_has_member(k, "struct taint_flag", "module", &module, NULL) ||
+	    !kp_ok(kp_type_size(k, "struct taint_flag", &size)) || size == 0 || size > 64) {
+		kp_error_destroy(err);
+		return false;
+	}
+	memset(letters, 0, 64);
+	for (int64_t i = 0; i < count; i++) {
+		uint8_t e[64];
+		if (!kp_ok(kp_read(k, KP_VIRT, sym.address + i * size, e, size)))
+			return false;
+		if (e[module])
+			letters[i] = (char)e[c_true];
+	}
+	return true;
 }
 
 struct kp_module_iter {
@@ -90,6 +137,10 @@ struct kp_module_iter {
 	struct kp_list_iter *list;
 	uint8_t *buf;			// l.hi - l.lo bytes of the current module
 	struct kp_module mod;
+	bool has_letters;
+	char letters[64];		// taint letters by bit (taint_letters())
+	char *used_by;			// mod.used_by
+	size_t used_by_cap;
 };
 
 struct kp_error *kp_lx_module_iter_create(struct kp_kernel *k, const struct kp_lx_module_layout *l,
@@ -104,6 +155,7 @@ struct kp_error *kp_lx_module_iter_create(struct kp_kernel *k, const struct kp_l
 	}
 	it->k = k;
 	it->l = *l;
+	it->has_letters = l->has_taints && taint_letters(k, it->letters);
 	struct kp_error *err = kp_lx_list_iter_create(k, head, 0, "module list", &it->list);
 	if (err) {
 		kp_module_iter_destroy(it);
@@ -124,6 +176,67 @@ struct kp_error *kp_module_iter_create(struct kp_kernel *k, struct kp_module_ite
 	if ((err = kp_symbol_by_name(k, "modules", &sym)))
 		return kp_error_prefix(err, "module list");
 	return kp_lx_module_iter_create(k, &l, sym.address, ret);
+}
+
+// m->taints as module_flags_taint() writes them, in bit order.
+static struct kp_error *taints(struct kp_module_iter *it, uint64_t bits, struct kp_module *m)
+{
+	if (!bits)
+		return NULL;
+	if (!it->has_letters)
+		return kp_error_create(KP_ERR_UNSUPPORTED,
+				       "taints 0x%" PRIx64 " but the kernel's taint_flags table cannot be read",
+				       bits);
+	size_t n = 0;
+	for (unsigned b = 0; b < 64 && n + 1 < sizeof(m->taints); b++)
+		if (bits >> b & 1 && it->letters[b])
+			m->taints[n++] = it->letters[b];
+	m->taints[n] = '\0';
+	return NULL;
+}
+
+// The names of the modules using mod (its source_list), "a,b," as
+// /proc/modules prints them, into it->used_by.
+static struct kp_error *used_by(struct kp_module_iter *it, uint64_t mod, struct kp_module *m)
+{
+	const struct kp_lx_module_layout *l = &it->l;
+	size_t len = 0;
+	if (!KP_VEC_RESERVE(it->used_by, it->used_by_cap, 1))
+		return &kp_enomem;
+	it->used_by[0] = '\0';
+	m->used_by = it->used_by;
+	if (!l->has_uses)
+		return NULL;
+	struct kp_list_iter *uses;
+	struct kp_error *err = kp_lx_list_iter_create(it->k, mod + l->source_list, 0,
+						      "module use list", &uses);
+	if (err)
+		return err;
+	kp_list_iter_set_limit(uses, KP_LX_MAX_MODULES);
+	for (;;) {
+		uint64_t node, source;
+		bool done;
+		if ((err = kp_list_iter_next(uses, &node, &done)) || done)
+			break;
+		char name[65];
+		size_t nlen = l->name_size < sizeof(name) ? l->name_size : sizeof(name) - 1;
+		if ((err = kp_read_u64(it->k, node - l->use_source_list + l->use_source, &source)) ||
+		    (err = kp_read(it->k, KP_VIRT, source + l->name, name, nlen)))
+			break;
+		name[nlen] = '\0';
+		size_t add = strlen(name) + 1;
+		if (!KP_VEC_RESERVE(it->used_by, it->used_by_cap, len + add + 1)) {
+			err = &kp_enomem;
+			break;
+		}
+		memcpy(it->used_by + len, name, add - 1);
+		it->used_by[len + add - 1] = ',';
+		len += add;
+		it->used_by[len] = '\0';
+	}
+	kp_list_iter_destroy(uses);
+	m->used_by = it->used_by;
+	return err;
 }
 
 struct kp_error *kp_module_iter_next(struct kp_module_iter *it, const struct kp_module **ret)
@@ -159,7 +272,12 @@ struct kp_error *kp_module_iter_next(struct kp_module_iter *it, const struct kp_
 		for (unsigned i = 0; i < l->nlayouts; i++)
 			m->size += kp_le32(AT(l->layout_size[i]));
 		m->base = l->nlayouts ? kp_le64(AT(l->layout_base[0])) : 0;
+		m->permanent = l->has_init_exit && kp_le64(AT(l->init)) && !kp_le64(AT(l->exit));
+		if (l->has_taints && (err = taints(it, kp_le64(AT(l->taints)), m)))
+			return kp_error_prefix(err, "module %s", m->name);
 #undef AT
+		if ((err = used_by(it, mod, m)))
+			return kp_error_prefix(err, "module %s", m->name);
 		*ret = m;
 		return NULL;
 	}
@@ -171,5 +289,6 @@ void kp_module_iter_destroy(struct kp_module_iter *it)
 		return;
 	kp_list_iter_destroy(it->list);
 	free(it->buf);
+	free(it->used_by);
 	free(it);
 }

@@ -106,11 +106,15 @@ struct kp_error *kp_lx_task_layout(struct kp_kernel *k, struct kp_lx_task_layout
 struct kp_task_iter {
 	struct kp_kernel *k;
 	struct kp_lx_task_layout l;
+	struct kp_lx_task_name_layout names;
 	uint64_t init_task;
 	bool threads;
 	struct kp_list_iter *tasks;	// init_task.tasks (NULL before init_task is yielded)
 	struct kp_list_iter *group;	// the current leader's threads, or NULL
 	uint64_t leader;
+	uint64_t leader_signal;		// its signal_struct
+	bool group_pending;		// the leader's threads are to be opened
+	bool ended;			// the task list ended or is corrupt
 	uint64_t yielded;
 	bool started;
 	uint8_t *buf;			// l.hi - l.lo bytes of the current task
@@ -124,17 +128,20 @@ static uint64_t field(const struct kp_task_iter *it, uint64_t off, uint64_t size
 	return kp_le(AT(it, off), size);
 }
 
-// Reads the task at address into it->task.
+// Reads the task at address into it->task. A fault reading its name is
+// returned after the task is read (the caller may go on with the next one).
 static struct kp_error *read_task(struct kp_task_iter *it, uint64_t address)
 {
 	const struct kp_lx_task_layout *l = &it->l;
 	if (it->yielded >= KP_LX_MAX_TASKS)
 		return kp_error_create(KP_ERR_LOOP, "task list does not end after %u entries (at task 0x%" PRIx64 ")",
 				       KP_LX_MAX_TASKS, address);
+	it->yielded++;
+	struct kp_task *t = &it->task;
+	t->address = 0;
 	struct kp_error *err = kp_read(it->k, KP_VIRT, address + l->lo, it->buf, l->hi - l->lo);
 	if (err)
 		return kp_error_prefix(err, "reading task_struct at 0x%" PRIx64, address);
-	struct kp_task *t = &it->task;
 	memset(t, 0, sizeof(*t));
 	t->address = address;
 	t->pid = (int32_t)field(it, l->pid, 4);
@@ -156,18 +163,20 @@ static struct kp_error *read_task(struct kp_task_iter *it, uint64_t address)
 		t->ppid = (int32_t)tgid;
 	else
 		t->ppid = -1;
-	it->yielded++;
+	err = kp_lx_task_name(it->k, &it->names, address, t->flags, t->comm, t->name,
+			      sizeof(t->name));
+	if (err)
+		return kp_error_prefix(err, "task %d (%s) at 0x%" PRIx64 ": its name", t->pid,
+				       t->comm, address);
 	return NULL;
 }
 
-// The list of the threads of the leader just read into it->buf: the
-// signal->thread_head list of thread_node links (3.14+), else the headless
-// ring task->thread_group.
-static struct kp_error *open_group(struct kp_task_iter *it, uint64_t leader)
+// The list of the threads of the leader: the signal->thread_head list of
+// thread_node links (3.14+), else the headless ring task->thread_group.
+static struct kp_error *open_group(struct kp_task_iter *it, uint64_t leader, uint64_t signal)
 {
 	const struct kp_lx_task_layout *l = &it->l;
 	if (l->has_thread_node) {
-		uint64_t signal = field(it, l->signal, 8);
 		if (!signal)
 			return NULL;	// exited, being reaped
 		return kp_lx_list_iter_create(it->k, signal + l->signal_thread_head, 0,
@@ -192,6 +201,7 @@ struct kp_error *kp_lx_task_iter_create(struct kp_kernel *k, const struct kp_lx_
 	}
 	it->k = k;
 	it->l = *l;
+	kp_lx_task_name_layout(k, &it->names);
 	it->init_task = init_task;
 	it->threads = flags & KP_TASKS_THREADS;
 	*ret = it;
@@ -219,13 +229,11 @@ static struct kp_error *next_thread(struct kp_task_iter *it, const struct kp_tas
 		uint64_t node;
 		bool done;
 		struct kp_error *err = kp_list_iter_next(it->group, &node, &done);
-		if (err)
-			return kp_error_prefix(err, "task 0x%" PRIx64, it->leader);
-		if (done) {
+		if (err || done) {
 			kp_list_iter_destroy(it->group);
 			it->group = NULL;
 			*ret = NULL;
-			return NULL;
+			return err ? kp_error_prefix(err, "threads of task 0x%" PRIx64, it->leader) : NULL;
 		}
 		if (node - link == it->leader)
 			continue;
@@ -236,19 +244,41 @@ static struct kp_error *next_thread(struct kp_task_iter *it, const struct kp_tas
 	}
 }
 
+// Ends the iteration on an error the task list cannot go on after.
+static struct kp_error *fatal(struct kp_task_iter *it, struct kp_error *err)
+{
+	if (err && err->code != KP_ERR_FAULT) {
+		it->ended = true;
+		kp_list_iter_destroy(it->tasks);
+		it->tasks = NULL;
+		kp_list_iter_destroy(it->group);
+		it->group = NULL;
+	}
+	return err;
+}
+
 struct kp_error *kp_task_iter_next(struct kp_task_iter *it, const struct kp_task **ret)
 {
 	struct kp_error *err;
+	if (it->ended) {
+		*ret = NULL;
+		return NULL;
+	}
+	if (it->group_pending) {
+		it->group_pending = false;
+		if ((err = open_group(it, it->leader, it->leader_signal)))
+			return fatal(it, kp_error_prefix(err, "threads of task 0x%" PRIx64, it->leader));
+	}
 	if (it->group) {
 		if ((err = next_thread(it, ret)) || *ret)
-			return err;
+			return fatal(it, err);
 	}
 	uint64_t task;
 	if (!it->started) {
 		// init_task is the list's head and a task of its own.
 		if ((err = kp_lx_list_iter_create(it->k, it->init_task + it->l.tasks, 0,
 						  "task list", &it->tasks)))
-			return err;
+			return fatal(it, err);
 		it->started = true;
 		task = it->init_task;
 	} else {
@@ -258,8 +288,11 @@ struct kp_error *kp_task_iter_next(struct kp_task_iter *it, const struct kp_task
 			*ret = NULL;
 			return NULL;
 		}
-		if ((err = kp_list_iter_next(it->tasks, &node, &done)))
-			return err;
+		if ((err = kp_list_iter_next(it->tasks, &node, &done))) {
+			// Faults too: the next link cannot be known.
+			it->ended = true;
+			return fatal(it, err->code == KP_ERR_FAULT ? kp_error_prefix(err, "task list") : err);
+		}
 		if (done) {
 			kp_list_iter_destroy(it->tasks);
 			it->tasks = NULL;
@@ -268,11 +301,15 @@ struct kp_error *kp_task_iter_next(struct kp_task_iter *it, const struct kp_task
 		}
 		task = node - it->l.tasks;
 	}
-	if ((err = read_task(it, task)))
-		return err;
 	it->leader = task;
-	if (it->threads && (err = open_group(it, task)))
-		return kp_error_prefix(err, "task 0x%" PRIx64, task);
+	err = read_task(it, task);
+	if (it->task.address == task) {
+		// Its threads come next, whether or not its name could be read.
+		it->leader_signal = it->l.has_thread_node ? field(it, it->l.signal, 8) : 0;
+		it->group_pending = it->threads;
+	}
+	if (err)
+		return fatal(it, err);
 	*ret = &it->task;
 	return NULL;
 }

@@ -13,16 +13,25 @@
 struct kp_error *kp_kallsyms_parse_text(const char *text, size_t len, uint64_t bias,
 					const char *what, struct kp_symtab *st);
 
-// Virtual addresses of the kernel's kallsyms tables (from VMCOREINFO or symbols).
+// Virtual addresses of the kernel's kallsyms tables (from VMCOREINFO or a
+// scan of the image). Addresses are encoded one of three ways (kallsyms.c):
+// offsets + relative_base, offsets alone (PC-relative), or addresses.
 struct kp_kallsyms_tables {
 	uint64_t num_syms;	// &kallsyms_num_syms
 	uint64_t names;		// kallsyms_names
 	uint64_t token_table;
 	uint64_t token_index;
-	uint64_t offsets;	// kallsyms_offsets (0 if CONFIG_KALLSYMS_BASE_RELATIVE=n)
-	uint64_t relative_base;	// &kallsyms_relative_base
+	uint64_t offsets;	// kallsyms_offsets, 0 for absolute tables
+	uint64_t relative_base;	// &kallsyms_relative_base, 0 if PC-relative
 	uint64_t addresses;	// kallsyms_addresses (absolute tables), else 0
 };
+
+// Whether kallsyms_offsets[i] is relative to its own address (no
+// kallsyms_relative_base; 7.x kernels).
+static inline bool kp_kallsyms_pc_relative(const struct kp_kallsyms_tables *t)
+{
+	return t->offsets && !t->relative_base;
+}
 
 // The tables' addresses as VMCOREINFO names them (SYMBOL(kallsyms_names)
 // etc., written since 6.0); false if it does not name all of them.

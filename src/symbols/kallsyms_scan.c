@@ -1,15 +1,21 @@
-// The kernel's kallsyms tables found in its image by their shape, for dumps
-// that do not say where they are (locate.c). Layout: see kallsyms.c; the
-// order of the tables (scripts/kallsyms.c write_src()):
-//   6.1:  kallsyms_offsets, kallsyms_relative_base, kallsyms_num_syms,
-//         kallsyms_names, kallsyms_markers, [kallsyms_seqs_of_names,]
-//         kallsyms_token_table, kallsyms_token_index
-//   6.2+: kallsyms_num_syms, kallsyms_names, kallsyms_markers,
-//         kallsyms_token_table, kallsyms_token_index, kallsyms_offsets,
-//         kallsyms_relative_base, kallsyms_seqs_of_names
-// every label aligned to 8 bytes (ALGN). The token table and its index are
-// the signature: 256 NUL-terminated strings whose offsets the u16[256]
-// index lists exactly.
+// The kernel's kallsyms tables found in its image by their shape, for
+// dumps that do not say where they are (no VMCOREINFO, or one that names no
+// kallsyms table, as 5.10's). Layout: see kallsyms.c. The order of the
+// tables (scripts/kallsyms.c write_src()), measured on Debian's kernels:
+//   5.10:       kallsyms_offsets, kallsyms_relative_base, kallsyms_num_syms,
+//               kallsyms_names, kallsyms_markers, kallsyms_token_table,
+//               kallsyms_token_index
+//   6.1 stable: the same with kallsyms_seqs_of_names (u8[3][n], from 6.2)
+//               between kallsyms_markers and kallsyms_token_table
+//   6.12:       kallsyms_num_syms, kallsyms_names, kallsyms_markers,
+//               kallsyms_token_table, kallsyms_token_index,
+//               kallsyms_offsets, kallsyms_relative_base,
+//               kallsyms_seqs_of_names
+//   7.2:        the same without kallsyms_relative_base (the offsets are
+//               PC-relative)
+// Every label is aligned to 8 bytes up to 6.12 (ALGN) and to 4 in 7.2.
+// The token table and its index are the signature: 256 NUL-terminated
+// strings whose offsets the u16[256] index lists exactly.
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,14 +31,15 @@
 // Longest kallsyms_names record (6.1): two length bytes and 0x3fff tokens.
 #define MAX_RECORD (2 + 0x3fff)
 
-static uint64_t align8(uint64_t v)
+static uint64_t align_up(uint64_t v, uint64_t a)
 {
-	return (v + 7) & ~7ULL;
+	return (v + a - 1) & ~(a - 1);
 }
 
 // kallsyms_token_index (u16[256]) at b[q]: offsets of 256 NUL-terminated
-// strings that must be kallsyms_token_table, 8-byte aligned, ending (with
-// zero padding) right before q. Returns the table's offset in b or -1.
+// strings that must be kallsyms_token_table, 4-byte aligned, ending (with
+// zero padding to the index's alignment) right before q. Returns the
+// table's offset in b or -1.
 static long token_signature(const uint8_t *b, size_t n, size_t q)
 {
 	uint16_t idx[256];
@@ -46,8 +53,8 @@ static long token_signature(const uint8_t *b, size_t n, size_t q)
 	size_t last = idx[255];
 	if (q < last + 1)
 		return -1;
-	for (size_t t = (q - last - 1) & ~7UL;; t -= 8) {
-		// The last token: NUL-terminated, then zeros up to q (.balign 8).
+	for (size_t t = (q - last - 1) & ~3UL;; t -= 4) {
+		// The last token: NUL-terminated, then zeros up to q (.balign).
 		size_t z = t + last;
 		while (z < q && b[z])
 			z++;
@@ -62,7 +69,7 @@ static long token_signature(const uint8_t *b, size_t n, size_t q)
 			if (good)
 				return (long)t;
 		}
-		if (t < 8 || q - t > last + 8 + MAX_LAST_TOKEN)
+		if (t < 4 || q - t > last + 8 + MAX_LAST_TOKEN)
 			return -1;
 	}
 }
@@ -95,23 +102,35 @@ static uint64_t walk_names(const uint8_t *w, uint64_t size, uint32_t n, uint32_t
 	return pos <= size ? pos : 0;
 }
 
-// kallsyms_offsets (s32[n]) at o decoded either way must be sorted by
-// address, as scripts/kallsyms.c sorts them; relative_base a kernel address.
+// Reads s32[n] at o; NULL on a fault or out of memory.
+static int32_t *read_offsets(struct kp_memory *mem, uint64_t o, uint32_t n)
+{
+	int32_t *offs = malloc((size_t)n * 4);
+	if (offs && !kp_ok(kp_memory_read(mem, KP_VIRT, o, offs, (size_t)n * 4))) {
+		free(offs);
+		offs = NULL;
+	}
+	return offs;
+}
+
+// kallsyms_offsets (s32[n]) at o with kallsyms_relative_base at rb_addr,
+// decoded either way (kallsyms.c), must be sorted by address, as
+// scripts/kallsyms.c sorts them; relative_base a kernel address.
 static bool offsets_fit(struct kp_memory *mem, uint64_t lo, uint64_t o, uint64_t rb_addr,
 			uint32_t n)
 {
 	uint64_t rb;
 	if (!kp_ok(kp_memory_read(mem, KP_VIRT, rb_addr, &rb, sizeof(rb))) || rb < lo)
 		return false;
-	int32_t *offs = malloc((size_t)n * 4);
+	int32_t *offs = read_offsets(mem, o, n);
 	if (!offs)
 		return false;
-	bool good = kp_ok(kp_memory_read(mem, KP_VIRT, o, offs, (size_t)n * 4));
-	// Either encoding (see kallsyms.c): absolute-percpu when any is negative.
+	// Absolute-percpu when any is negative (kallsyms.c).
 	bool percpu = false;
-	for (uint32_t i = 0; good && i < n && !percpu; i++)
+	for (uint32_t i = 0; i < n && !percpu; i++)
 		percpu = offs[i] < 0;
 	uint64_t prev = 0;
+	bool good = true;
 	for (uint32_t i = 0; good && i < n; i++) {
 		uint64_t a = !percpu ? rb + (uint32_t)offs[i] :
 			     offs[i] >= 0 ? (uint64_t)offs[i] : rb - 1 - (int64_t)offs[i];
@@ -120,6 +139,24 @@ static bool offsets_fit(struct kp_memory *mem, uint64_t lo, uint64_t o, uint64_t
 	}
 	free(offs);
 	return good && prev >= lo;
+}
+
+// PC-relative kallsyms_offsets at o (7.x): every decoded address a kernel
+// one, sorted.
+static bool pc_relative_fit(struct kp_memory *mem, uint64_t lo, uint64_t o, uint32_t n)
+{
+	int32_t *offs = read_offsets(mem, o, n);
+	if (!offs)
+		return false;
+	uint64_t prev = lo;
+	bool good = true;
+	for (uint32_t i = 0; good && i < n; i++) {
+		uint64_t a = o + 4ULL * i + (int64_t)offs[i];
+		good = a >= prev;
+		prev = a;
+	}
+	free(offs);
+	return good;
 }
 
 static bool addresses_fit(struct kp_memory *mem, uint64_t lo, uint64_t a, uint32_t n)
@@ -135,47 +172,55 @@ static bool addresses_fit(struct kp_memory *mem, uint64_t lo, uint64_t a, uint32
 	return good;
 }
 
-// kallsyms_num_syms (u32, then zero padding) sits 8 bytes before
-// kallsyms_names; after the names (8-aligned) come kallsyms_markers, u32
-// offsets of every 256th record, and kallsyms_token_table follows, directly
-// (6.1) or after kallsyms_seqs_of_names (u8[3][n], added in 6.2 and
-// backported to 6.1 stable kernels such as Debian's 6.1.1xx). So, from the
-// token table at tt back through w (window [tt - wlen, tt)): a candidate
-// num_syms is confirmed by walking its records into markers that list them.
+// kallsyms_num_syms (u32) comes right before kallsyms_names: 4 bytes
+// before where labels are 4-aligned (7.2), 8 where they are 8-aligned
+// (the u32, then zero padding). After the names (aligned likewise) come
+// kallsyms_markers, u32 offsets of every 256th record, and
+// kallsyms_token_table follows, directly or after kallsyms_seqs_of_names
+// (6.1 stable). So, from the token table at tt back through w (window
+// [tt - wlen, tt)): a candidate num_syms is confirmed by walking its
+// records into markers that list them. *align_ret: the labels' alignment.
 static bool names_before(const uint8_t *w, uint64_t wlen, uint64_t tt, uint64_t *names_ret,
-			 uint32_t *n_ret)
+			 uint32_t *n_ret, unsigned *align_ret)
 {
 	uint32_t *marks = NULL;
 	bool found = false;
 	// Hostile memory could make every position a candidate whose records
 	// walk far: bound the total work (a real table takes one walk of n).
 	uint64_t budget = 4ULL * MAX_SYMS;
-	for (uint64_t back = 16; back <= wlen && !found && budget; back += 8) {
+	for (uint64_t back = 8; back <= wlen && !found && budget; back += 4) {
 		const uint8_t *p = w + wlen - back;	// num_syms candidate
-		uint32_t n, zero;
+		uint32_t n, pad;
 		memcpy(&n, p, 4);
-		memcpy(&zero, p + 4, 4);
-		if (zero || n == 0 || n > MAX_SYMS)
+		memcpy(&pad, p + 4, 4);
+		if (n == 0 || n > MAX_SYMS)
 			continue;
-		uint64_t size = back - 8;	// bytes from names to tt
 		uint32_t nm = (n + 255) / 256;
 		uint32_t *nmarks = realloc(marks, (size_t)nm * 4);
 		if (!nmarks)
 			break;
 		marks = nmarks;
-		uint64_t len = walk_names(p + 8, size, n, marks, nm, &budget);
-		if (!len)
-			continue;
-		uint64_t m = align8(len);	// markers, relative to names
-		uint64_t mend = m + 4ULL * nm;
-		if (mend > size)
-			continue;
-		if (align8(mend) != size && align8(mend) + align8(3ULL * n) != size)
-			continue;
-		found = !memcmp(p + 8 + m, marks, (size_t)nm * 4);
-		if (found) {
-			*names_ret = tt - size;
-			*n_ret = n;
+		for (unsigned align = 4; align <= 8 && !found; align += 4) {
+			uint64_t gap = align;	// num_syms to names
+			if (align == 8 && (pad || (tt - back) % 8 || back < 16))
+				continue;
+			uint64_t size = back - gap;	// bytes from names to tt
+			uint64_t len = walk_names(p + gap, size, n, marks, nm, &budget);
+			if (!len)
+				continue;
+			uint64_t m = align_up(len, align);	// markers, relative to names
+			uint64_t mend = m + 4ULL * nm;
+			if (mend > size)
+				continue;
+			if (align_up(mend, align) != size &&
+			    align_up(mend, align) + align_up(3ULL * n, align) != size)
+				continue;
+			found = !memcmp(p + gap + m, marks, (size_t)nm * 4);
+			if (found) {
+				*names_ret = tt - size;
+				*n_ret = n;
+				*align_ret = align;
+			}
 		}
 	}
 	free(marks);
@@ -183,8 +228,8 @@ static bool names_before(const uint8_t *w, uint64_t wlen, uint64_t tt, uint64_t 
 }
 
 // From kallsyms_token_table at tt (kallsyms_token_index at ti): names and
-// num_syms before it; the addresses before num_syms (6.1) or after the
-// token index (6.2+), or absolute (CONFIG_KALLSYMS_BASE_RELATIVE=n).
+// num_syms before it; the addresses before num_syms (5.10, 6.1) or after
+// the token index (6.12, 7.2), or absolute (CONFIG_KALLSYMS_BASE_RELATIVE=n).
 #define NAMES_WINDOW (32ULL << 20)
 #define WINDOW_CHUNK (1ULL << 20)
 static bool tables_from_tokens(struct kp_memory *mem, uint64_t lo, uint64_t tt, uint64_t ti,
@@ -195,13 +240,12 @@ static bool tables_from_tokens(struct kp_memory *mem, uint64_t lo, uint64_t tt, 
 	if (!w)
 		return false;
 	uint64_t wlen = 0;
-	tt &= ~7ULL;
 	while (wlen < NAMES_WINDOW && tt - wlen - WINDOW_CHUNK < tt &&
 	       kp_ok(kp_memory_read(mem, KP_VIRT, tt - wlen - WINDOW_CHUNK,
 				 w + NAMES_WINDOW - wlen - WINDOW_CHUNK, WINDOW_CHUNK)))
 		wlen += WINDOW_CHUNK;
 	if (wlen < NAMES_WINDOW) {
-		// The last partial chunk, page by page.
+		// The last partial chunk, page by page (tt need not be page-aligned).
 		while (wlen < NAMES_WINDOW && tt - wlen - PAGE < tt &&
 		       kp_ok(kp_memory_read(mem, KP_VIRT, tt - wlen - PAGE,
 					 w + NAMES_WINDOW - wlen - PAGE, PAGE)))
@@ -209,25 +253,29 @@ static bool tables_from_tokens(struct kp_memory *mem, uint64_t lo, uint64_t tt, 
 	}
 	uint64_t s;
 	uint32_t n;
-	bool found = names_before(w + NAMES_WINDOW - wlen, wlen, tt, &s, &n);
+	unsigned align;
+	bool found = names_before(w + NAMES_WINDOW - wlen, wlen, tt, &s, &n, &align);
 	free(w);
 	if (!found)
 		return false;
 	memset(ret, 0, sizeof(*ret));
 	ret->names = s;
-	ret->num_syms = s - 8;
+	ret->num_syms = s - align;
 	ret->token_table = tt;
 	ret->token_index = ti;
-	uint64_t rb = s - 16, o = rb - align8(4ULL * n);
-	uint64_t o2 = align8(ti + 512), rb2 = align8(o2 + 4ULL * n);
-	uint64_t a = s - 8 - 8ULL * n;
-	if (offsets_fit(mem, lo, o, rb, n)) {
+	uint64_t num = s - align;
+	uint64_t rb = num - 8, o = rb - align_up(4ULL * n, 8);	// 5.10, 6.1
+	uint64_t o2 = align_up(ti + 512, align), rb2 = align_up(o2 + 4ULL * n, 8);	// 6.12
+	uint64_t a = num - 8ULL * n;
+	if (align == 8 && offsets_fit(mem, lo, o, rb, n)) {
 		ret->offsets = o;
 		ret->relative_base = rb;
-	} else if (offsets_fit(mem, lo, o2, rb2, n)) {
+	} else if (align == 8 && offsets_fit(mem, lo, o2, rb2, n)) {
 		ret->offsets = o2;
 		ret->relative_base = rb2;
-	} else if (addresses_fit(mem, lo, a, n)) {
+	} else if (pc_relative_fit(mem, lo, o2, n)) {
+		ret->offsets = o2;
+	} else if (align == 8 && addresses_fit(mem, lo, a, n)) {
 		ret->addresses = a;
 	} else {
 		return false;
@@ -252,10 +300,10 @@ static void scan_run(struct kp_memory *mem, uint64_t lo, const uint8_t *buf, siz
 		    hit[sizeof(banner) - 1] >= '0' && hit[sizeof(banner) - 1] <= '9')
 			ret->banner = base + (hit - buf);
 	}
-	// The index's first entry (0) is 8-aligned; the whole index must lie
+	// The index's first entry (0) is 4-aligned; the whole index must lie
 	// inside buf.
-	size_t q0 = from > 512 ? (from - 512) & ~7UL : 0;
-	for (size_t q = q0; q + 512 <= have && !ret->has_tables; q += 8) {
+	size_t q0 = from > 512 ? (from - 512) & ~3UL : 0;
+	for (size_t q = q0; q + 512 <= have && !ret->has_tables; q += 4) {
 		if (buf[q] | buf[q + 1] || !(buf[q + 2] | buf[q + 3]))
 			continue;
 		long t = token_signature(buf, have, q);

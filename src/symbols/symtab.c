@@ -56,6 +56,7 @@ struct entry {
 	const char *module;
 	uint32_t name;		// index into unames
 	char type;
+	uint16_t source;	// kp_symtab_next_source() count when added
 };
 
 struct pending {
@@ -88,6 +89,7 @@ struct kp_symtab {
 	const char *last_module;	// interned; modules come in runs
 
 	bool finalized;
+	uint16_t source;		// the source entries now come from
 	struct addr_rec *recs;	// one per distinct lookup address
 	size_t nrecs;
 };
@@ -301,6 +303,11 @@ static int name_score(const struct entry *e)
 	return (e->module ? 0 : 2) + (is_global(e->type) ? 1 : 0);
 }
 
+void kp_symtab_next_source(struct kp_symtab *st)
+{
+	st->source++;
+}
+
 struct kp_error *kp_symtab_add(struct kp_symtab *st, const char *name, size_t name_len,
 			       uint64_t address, char type, const char *module)
 {
@@ -337,6 +344,7 @@ struct kp_error *kp_symtab_add(struct kp_symtab *st, const char *name, size_t na
 	};
 	st->entries[st->nentries++] = (struct entry){
 		.address = address, .module = mod, .name = NO_ENTRY, .type = type,
+		.source = st->source,
 	};
 	st->finalized = false;
 	return NULL;
@@ -428,7 +436,9 @@ struct kp_error *kp_symtab_finalize(struct kp_symtab *st)
 	if (!intern_pending(st) || !sort_entries(st))
 		return &kp_enomem;
 	// seen[name] = (address group + 1) << 32 | kept entry: a second entry
-	// of the same name in the same group is a duplicate.
+	// of the same name in the same group from another source is a
+	// duplicate. One source may list a name twice at one address
+	// (/proc/kallsyms has lockdep's __key.0 so): both stay.
 	uint64_t *seen = calloc(st->nunames + 1, sizeof(*seen));
 	struct addr_rec *recs = malloc(st->nentries * sizeof(*recs) + 1);
 	if (!seen || !recs) {
@@ -443,7 +453,7 @@ struct kp_error *kp_symtab_finalize(struct kp_symtab *st)
 		if (n && e.address != st->entries[n - 1].address)
 			group++;
 		uint64_t s = seen[e.name];
-		if (s >> 32 == group + 1) {
+		if (s >> 32 == group + 1 && st->entries[(uint32_t)s].source != e.source) {
 			// Same symbol from a second source (VMCOREINFO, then
 			// kallsyms): keep the first, but learn its type.
 			struct entry *kept = &st->entries[(uint32_t)s];

@@ -9,10 +9,13 @@ struct kp_symtab;
 
 struct kp_error *kp_symtab_create(struct kp_symtab **ret);
 void kp_symtab_destroy(struct kp_symtab *st);
-// Copies name and module. A (name, address) pair already present is ignored.
-// type: nm letter or '?'. module: NULL for core kernel.
+// Copies name and module. A (name, address) pair that an earlier source
+// added is ignored (its type learnt if it had none); one source may list a
+// pair twice. type: nm letter or '?'. module: NULL for core kernel.
 struct kp_error *kp_symtab_add(struct kp_symtab *st, const char *name, size_t name_len,
 			       uint64_t address, char type, const char *module);
+// The symbols added from now on come from another source.
+void kp_symtab_next_source(struct kp_symtab *st);
 // Optional: room for count more symbols (and names), so that a bulk load
 // does not grow (and rehash) its arrays step by step.
 struct kp_error *kp_symtab_reserve(struct kp_symtab *st, size_t count);

@@ -24,9 +24,22 @@ static int cmp_sym(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static size_t align8(size_t x)
+static size_t align_up(size_t x, size_t a)
 {
-	return (x + 7) & ~(size_t)7;
+	return (x + a - 1) & ~(a - 1);
+}
+
+static const struct kp_mkkallsyms_sym *sort_syms;
+
+// kallsyms_seqs_of_names order: by name, then address (scripts/kallsyms.c
+// compare_names()).
+static int cmp_name(const void *a, const void *b)
+{
+	const struct gsym *x = *(const struct gsym *const *)a, *y = *(const struct gsym *const *)b;
+	int c = strcmp(sort_syms[x->seq].name, sort_syms[y->seq].name);
+	if (c)
+		return c;
+	return x->address < y->address ? -1 : x->address > y->address;
 }
 
 static void put16(uint8_t *p, uint16_t v)
@@ -113,6 +126,7 @@ struct kp_error *kp_mkkallsyms_build(const struct kp_mkkallsyms_sym *syms, size_
 	struct gsym *s = calloc(n, sizeof(*s));
 	if (!s)
 		return &kp_enomem;
+	uint32_t *seq_of = NULL;
 	struct kp_error *err = NULL;
 	for (size_t i = 0; i < n; i++) {
 		size_t len = strlen(syms[i].name);
@@ -134,10 +148,14 @@ struct kp_error *kp_mkkallsyms_build(const struct kp_mkkallsyms_sym *syms, size_
 	}
 	qsort(s, n, sizeof(*s), cmp_sym);
 
-	bool absolute = flags & KP_MKKALLSYMS_ABSOLUTE;
-	bool percpu = !absolute && !(flags & KP_MKKALLSYMS_NO_PERCPU);
+	bool pcrel = flags & KP_MKKALLSYMS_PC_RELATIVE;
+	bool last = pcrel || (flags & KP_MKKALLSYMS_TABLES_LAST);
+	bool seqs = last || (flags & KP_MKKALLSYMS_SEQS);
+	bool absolute = (flags & KP_MKKALLSYMS_ABSOLUTE) && !pcrel;
+	bool percpu = !absolute && !pcrel && !(flags & KP_MKKALLSYMS_NO_PERCPU);
+	size_t A = pcrel ? 4 : 8;	// the labels' alignment
 	uint64_t relative_base = 0;
-	if (!absolute) {
+	if (!absolute && !pcrel) {
 		size_t i = 0;
 		while (percpu && i < n && s[i].address < 0x100000000ULL)
 			i++;
@@ -146,6 +164,24 @@ struct kp_error *kp_mkkallsyms_build(const struct kp_mkkallsyms_sym *syms, size_
 			goto out;
 		}
 		relative_base = s[i].address;
+	}
+	// seqs_of_names[k]: the address-order index of the k-th name.
+	if (seqs) {
+		struct gsym **byname = malloc(n * sizeof(*byname));
+		seq_of = malloc(n * sizeof(*seq_of));
+		if (!byname || !seq_of) {
+			free(byname);
+			free(seq_of);
+			err = &kp_enomem;
+			goto out;
+		}
+		for (size_t i = 0; i < n; i++)
+			byname[i] = &s[i];
+		sort_syms = syms;
+		qsort(byname, n, sizeof(*byname), cmp_name);
+		for (size_t i = 0; i < n; i++)
+			seq_of[i] = (uint32_t)(byname[i] - s);
+		free(byname);
 	}
 
 	char table[256][MAX_TOKEN + 1];
@@ -165,17 +201,40 @@ struct kp_error *kp_mkkallsyms_build(const struct kp_mkkallsyms_sym *syms, size_
 		table_size += strlen(table[c]) + 1;
 	size_t nmarkers = (n + 255) / 256;
 
-	size_t off_addrs = 0;
-	size_t pos = absolute ? n * 8 : n * 4;
-	size_t off_base = align8(pos);
-	if (!absolute)
-		pos = off_base + 8;
-	size_t off_num = align8(pos);
-	size_t off_names = align8(off_num + 4);
-	size_t off_markers = align8(off_names + names_size);
-	size_t off_table = align8(off_markers + nmarkers * 4);
-	size_t off_index = align8(off_table + table_size);
+	// The order of scripts/kallsyms.c write_src(): offsets (or addresses)
+	// and relative_base first up to 6.1, after the token index since (then
+	// seqs_of_names last); seqs_of_names between markers and token table in
+	// 6.1 stable kernels.
+	size_t addr_bytes = absolute ? n * 8 : n * 4;
+	size_t off_addrs = 0, off_base = 0, off_seqs = 0, off_num = 0, pos = 0;
+	if (!last) {
+		pos = addr_bytes;
+		if (!absolute) {
+			off_base = align_up(pos, A);
+			pos = off_base + 8;
+		}
+		off_num = align_up(pos, A);
+	}
+	size_t off_names = align_up(off_num + 4, A);
+	size_t off_markers = align_up(off_names + names_size, A);
+	pos = off_markers + nmarkers * 4;
+	if (seqs && !last) {
+		off_seqs = align_up(pos, A);
+		pos = off_seqs + 3 * n;
+	}
+	size_t off_table = align_up(pos, A);
+	size_t off_index = align_up(off_table + table_size, A);
 	size_t size = off_index + 512;
+	if (last) {
+		off_addrs = align_up(size, A);
+		pos = off_addrs + addr_bytes;
+		if (!pcrel) {
+			off_base = align_up(pos, A);
+			pos = off_base + 8;
+		}
+		off_seqs = align_up(pos, A);
+		size = off_seqs + 3 * n;
+	}
 
 	uint8_t *buf = calloc(1, size);
 	if (!buf) {
@@ -189,7 +248,13 @@ struct kp_error *kp_mkkallsyms_build(const struct kp_mkkallsyms_sym *syms, size_
 			continue;
 		}
 		int64_t o;
-		if (!percpu) {
+		if (pcrel) {
+			// Relative to the entry itself ("kallsyms: Get rid of
+			// kallsyms relative base").
+			o = (int64_t)(a - (base + off_addrs + 4 * i));
+			if (o < INT32_MIN || o > INT32_MAX)
+				goto range;
+		} else if (!percpu) {
 			if (a - relative_base > UINT32_MAX)
 				goto range;
 			o = (int64_t)(a - relative_base);
@@ -211,8 +276,13 @@ range:
 		free(buf);
 		goto out;
 	}
-	if (!absolute)
+	if (!absolute && !pcrel)
 		put64(buf + off_base, relative_base);
+	for (size_t i = 0; seqs && i < n; i++) {
+		buf[off_seqs + 3 * i] = seq_of[i] >> 16;
+		buf[off_seqs + 3 * i + 1] = seq_of[i] >> 8;
+		buf[off_seqs + 3 * i + 2] = seq_of[i];
+	}
 	put32(buf + off_num, n);
 	size_t w = off_names;
 	for (size_t i = 0; i < n; i++) {
@@ -247,14 +317,16 @@ range:
 		ret->tables.addresses = base + off_addrs;
 	} else {
 		ret->tables.offsets = base + off_addrs;
-		ret->tables.relative_base = base + off_base;
+		ret->tables.relative_base = pcrel ? 0 : base + off_base;
 	}
+	ret->seqs = seqs ? base + off_seqs : 0;
 	ret->markers = base + off_markers;
 	ret->relative_base = relative_base;
 	ret->names_size = names_size;
 	ret->ntokens = ntokens;
 	ret->long_records = long_records;
 out:
+	free(seq_of);
 	for (size_t i = 0; i < n; i++)
 		free(s[i].tok);
 	free(s);

@@ -1,12 +1,13 @@
-// Synthetic in-memory kallsyms tables, laid out as scripts/kallsyms.c (6.1)
-// emits them, for tests and synthetic dumps.
+// Synthetic in-memory kallsyms tables, laid out as scripts/kallsyms.c emits
+// them, for tests and synthetic dumps.
 //
 // Given (name, type, address) triples, builds in one buffer, at consecutive
-// 8-byte-aligned places as in the kernel's .rodata:
+// 8-byte-aligned places as in the kernel's .rodata (5.10 and 6.1.0):
 //   kallsyms_offsets (s32[N]) or kallsyms_addresses (u64[N]),
 //   kallsyms_relative_base (u64, base-relative only), kallsyms_num_syms (u32),
 //   kallsyms_names, kallsyms_markers, kallsyms_token_table,
-//   kallsyms_token_index (u16[256], the last bytes of the buffer).
+//   kallsyms_token_index (u16[256], the last bytes of the buffer);
+// or in the later layouts the flags below choose (see kallsyms_scan.c).
 // Names are compressed like the kernel's: the type letter and the name form
 // one string; byte codes no symbol uses become tokens standing for the most
 // frequent adjacent token pairs (recursively, so tokens can be long). Records
@@ -45,6 +46,14 @@ enum {
 	KP_MKKALLSYMS_FEW_TOKENS = 1 << 2,
 	// no multi-character tokens: a record has one token per character
 	KP_MKKALLSYMS_NO_COMPRESSION = 1 << 3,
+	// kallsyms_seqs_of_names between markers and token table (6.1 stable)
+	KP_MKKALLSYMS_SEQS = 1 << 4,
+	// offsets and relative_base after the token index, then
+	// kallsyms_seqs_of_names (6.12)
+	KP_MKKALLSYMS_TABLES_LAST = 1 << 5,
+	// as TABLES_LAST, offsets relative to each entry, no relative_base,
+	// labels 4-aligned (7.2)
+	KP_MKKALLSYMS_PC_RELATIVE = 1 << 6,
 };
 
 struct kp_mkkallsyms {
@@ -53,6 +62,7 @@ struct kp_mkkallsyms {
 	uint64_t base;
 	struct kp_kallsyms_tables tables;
 	uint64_t markers;	// kallsyms_markers
+	uint64_t seqs;		// kallsyms_seqs_of_names, 0 if none
 	uint64_t relative_base;	// value stored (0 with KP_MKKALLSYMS_ABSOLUTE)
 	size_t names_size;	// bytes of kallsyms_names
 	unsigned ntokens;	// multi-character tokens in the token table

@@ -262,6 +262,8 @@ static void build_image(const struct sk_opts *o, struct image *im)
 	sk_put64(m, PA(SK_PARTS), UINT64_C(0x1122334455667788));
 	put32(m, PA(SK_PIDTYPE), 1);
 	m[PA(SK_FLAG)] = 1;
+	put32(m, PA(SK_NR_CPU_IDS), 4);
+	sk_put64(m, PA(SK_ONLINE_MASK), 0x5);
 	memcpy(m + PA(SK_EVIL), evil, sizeof(evil));
 	put32(m, PA(SK_SIGNAL), 1);	// signal_struct.nr_threads
 	memset(m + SK_VMALLOC_PA, 0x5a, 0x1000);
@@ -290,6 +292,8 @@ static void build_image(const struct sk_opts *o, struct image *im)
 		{ "synth_parts", 'd', SK_PARTS },
 		{ "synth_pidtype", 'd', SK_PIDTYPE },
 		{ "synth_flag", 'd', SK_FLAG },
+		{ "nr_cpu_ids", 'D', SK_NR_CPU_IDS },
+		{ "__cpu_online_mask", 'D', SK_ONLINE_MASK },
 		{ "evil_string", 'd', SK_EVIL },
 		{ "init_task", 'D', SK_INIT_TASK },
 		{ "__start_BTF", 'R', SK_BTF },

@@ -38,6 +38,8 @@
 #define SK_PARTS (SK_DATA + 0x160)
 #define SK_PIDTYPE (SK_DATA + 0x168)
 #define SK_FLAG (SK_DATA + 0x16c)
+#define SK_NR_CPU_IDS (SK_DATA + 0x170)	// unsigned int: 4 possible CPUs
+#define SK_ONLINE_MASK (SK_DATA + 0x178)	// __cpu_online_mask: CPUs 0 and 2
 #define SK_EVIL (SK_DATA + 0x180)
 #define SK_INIT_TASK (SK_DATA + 0x200)
 #define SK_SIGNAL (SK_DATA + 0x300)

@@ -262,6 +262,16 @@ TEST(memory_round_trip)
 	if (!gen_symbols(&g, 3000, 7))
 		return;
 	check_round_trip(&g, 0);			// x86-64 SMP: absolute per-CPU
+	check_round_trip(&g, KP_MKKALLSYMS_SEQS);	// 6.1 stable layout
+	check_round_trip(&g, KP_MKKALLSYMS_TABLES_LAST);	// 6.12 layout
+	gen_free(&g);
+	// 7.2: PC-relative offsets reach +-2 GiB around the table, no per-CPU
+	// absolute values.
+	if (!gen_symbols(&g, 3000, 9))
+		return;
+	for (size_t i = 0; i < 20; i++)
+		g.syms[i].address += 0xffffffff80000000;
+	check_round_trip(&g, KP_MKKALLSYMS_PC_RELATIVE);
 	gen_free(&g);
 	// Without per-CPU symbols the other two encodings can hold everything.
 	if (!gen_symbols(&g, 3000, 8))

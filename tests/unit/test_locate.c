@@ -445,7 +445,9 @@ TEST(clear_errors)
 TEST(kallsyms_signature)
 {
 	static const unsigned flags[] = {0, KP_MKKALLSYMS_NO_PERCPU, KP_MKKALLSYMS_ABSOLUTE,
-					 KP_MKKALLSYMS_NO_COMPRESSION};
+					 KP_MKKALLSYMS_NO_COMPRESSION, KP_MKKALLSYMS_SEQS,
+					 KP_MKKALLSYMS_TABLES_LAST, KP_MKKALLSYMS_PC_RELATIVE,
+					 KP_MKKALLSYMS_PC_RELATIVE | KP_MKKALLSYMS_NO_COMPRESSION};
 	struct kp_mkkallsyms_sym syms[600];
 	char names[600][24];
 	for (int i = 0; i < 600; i++) {
@@ -455,7 +457,9 @@ TEST(kallsyms_signature)
 	}
 	for (size_t f = 0; f < sizeof(flags) / sizeof(flags[0]); f++) {
 		struct kp_mkkallsyms k;
-		uint64_t base = 0xffffffff82000000ULL + 0x1238 * 8;
+		// 4-aligned only where the labels are (7.2).
+		uint64_t base = 0xffffffff82000000ULL + 0x1238 * 8 +
+				(flags[f] & KP_MKKALLSYMS_PC_RELATIVE ? 4 : 0);
 		CHECK_OK(kp_mkkallsyms_build(syms, 600, base, flags[f], &k));
 		// Garbage around the tables, as in .rodata.
 		size_t pre = 0x10000 + (base & 0xfff), size = pre + k.size + 0x1000;

@@ -147,20 +147,26 @@ TEST(duplicates_ignored)
 	struct kp_symtab *st = NULL;
 	CHECK_OK(kp_symtab_create(&st));
 	add(st, "jiffies", 0xffffffff82000000, '?', NULL);	// from VMCOREINFO
+	kp_symtab_next_source(st);
 	add(st, "jiffies", 0xffffffff82000000, 'D', NULL);	// then kallsyms
-	add(st, "jiffies", 0xffffffff82000000, 'd', NULL);
 	add(st, "jiffies_64", 0xffffffff82000000, 'D', NULL);	// alias: kept
 	add(st, "jiffies", 0xffffffff82000100, 'D', NULL);	// other address: kept
-	CHECK_U64(kp_symtab_count(st), 3);
+	// One source listing a name twice at one address (lockdep keys in
+	// /proc/kallsyms): both kept, as that source lists them.
+	add(st, "__key.0", 0xffffffff82000200, 'b', NULL);
+	add(st, "__key.0", 0xffffffff82000200, 'b', NULL);
+	kp_symtab_next_source(st);
+	add(st, "__key.0", 0xffffffff82000200, 'b', NULL);	// a third source: ignored
+	CHECK_U64(kp_symtab_count(st), 5);
 	struct kp_symbol sym;
 	CHECK_OK(kp_symtab_by_name(st, "jiffies", &sym));
 	CHECK(sym.type == 'D');	// '?' learnt from the second source
 	CHECK_U64(sym.address, 0xffffffff82000000);
 	CHECK_ERR(kp_symtab_add(st, "", 0, 1, 'T', NULL), KP_ERR_INVALID, "empty");
 	// Names with a given length need not be NUL-terminated.
-	CHECK_OK(kp_symtab_add(st, "abcdef", 3, 0xffffffff82000200, 'T', NULL));
+	CHECK_OK(kp_symtab_add(st, "abcdef", 3, 0xffffffff82000300, 'T', NULL));
 	CHECK_OK(kp_symtab_by_name(st, "abc", &sym));
-	CHECK_U64(sym.address, 0xffffffff82000200);
+	CHECK_U64(sym.address, 0xffffffff82000300);
 	kp_symtab_destroy(st);
 	kp_symtab_destroy(NULL);
 }

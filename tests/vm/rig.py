@@ -1,9 +1,8 @@
-# The QEMU rig shared by tests/vm/run-suite and tests/vm/demo: boots the
-# Debian kernel under TCG with the initrd of tests/vm/mkinitrd, talks to the
-# guest's /init over a second serial port, takes dumps through the QEMU
-# monitor, and parses the markers the guest prints on its serial console.
+# The QEMU rig shared by tests/vm/run-suite and tests/vm/demo: builds a
+# guest's initrd for one kernel (tests/vm/kernels.py), boots it under TCG,
+# talks to the guest's /init over a second serial port, takes dumps through
+# the QEMU monitor, and reads back the files /init wrote to its output disk.
 import ctypes
-import glob
 import os
 import re
 import shutil
@@ -12,28 +11,19 @@ import socket
 import struct
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.path.join(ROOT, "build", "vm")
 START_KERNEL_MAP = 0xFFFFFFFF80000000
+MASK64 = (1 << 64) - 1
+OUT_DISK_MB = 128
 
 
 class RigError(Exception):
     pass
-
-
-def version_key(path):
-    return [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", path)]
-
-
-def newest_kernel():
-    """The newest /boot/vmlinuz-*-amd64 (linux-image-amd64 is a metapackage)."""
-    kernels = sorted(glob.glob("/boot/vmlinuz-*-amd64"), key=version_key)
-    if not kernels:
-        raise RigError("no /boot/vmlinuz-*-amd64: run scripts/install-deps check")
-    return kernels[-1]
 
 
 def find_kpeek(prefer_asan=True):
@@ -44,43 +34,23 @@ def find_kpeek(prefer_asan=True):
     return None
 
 
-def build_initrd():
-    os.makedirs(BUILD, exist_ok=True)
-    r = subprocess.run([os.path.join(ROOT, "tests", "vm", "mkinitrd"), BUILD,
-                        os.path.join(ROOT, "build", "kpeek")],
+def build_initrd(kernel, out_dir=None):
+    """tests/vm/mkinitrd for one kernel (a kernels.Kernel); returns the
+    initrd's path."""
+    out_dir = out_dir or os.path.join(BUILD, "k-" + kernel.id)
+    os.makedirs(out_dir, exist_ok=True)
+    r = subprocess.run([os.path.join(ROOT, "tests", "vm", "mkinitrd"), out_dir,
+                        os.path.join(ROOT, "build", "kpeek"), kernel.root, kernel.release],
                        cwd=ROOT, capture_output=True, text=True)
     if r.returncode != 0:
-        raise RigError("mkinitrd failed: " + (r.stderr.strip() or "exit %d" % r.returncode))
-    return os.path.join(BUILD, "initrd.gz"), r.stderr.strip()
+        raise RigError("mkinitrd for %s failed: %s" % (
+            kernel.id, r.stderr.strip() or "exit %d" % r.returncode))
+    return os.path.join(out_dir, "initrd.gz")
 
 
-# ---------------------------------------------------------------- log parsing
-
-BLOCK_RE = re.compile(r"^==KP-BEGIN (\S+)==\n(.*?)^==KP-END \1 rc=(\d+)==$", re.M | re.S)
-VAL_RE = re.compile(r"^==KP-VAL (\S+?)=(.*)==$", re.M)
-
-
-class Block:
-    def __init__(self, name, body, rc):
-        self.name = name
-        self.rc = rc
-        out, sep, err = body.partition("==KP-STDERR==\n")
-        if not sep:
-            out, err = body, ""
-        self.out = out.rstrip("\n") + "\n" if out.strip("\n") else ""
-        self.err = err.rstrip("\n") + "\n" if err.strip("\n") else ""
-
-    def lines(self):
-        return self.out.splitlines()
-
-
-def parse_log(text):
-    text = text.replace("\r", "")
-    blocks = {}
-    for m in BLOCK_RE.finditer(text):
-        blocks[m.group(1)] = Block(m.group(1), m.group(2), int(m.group(3)))
-    vals = {m.group(1): m.group(2) for m in VAL_RE.finditer(text)}
-    return blocks, vals
+def has_9p(initrd_dir):
+    """Whether mkinitrd found the 9p modules for this kernel."""
+    return os.path.exists(os.path.join(initrd_dir, "has-9p"))
 
 
 # ---------------------------------------------------------------- the guest
@@ -99,18 +69,22 @@ def exit_on_sigterm():
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
 
+VAL_RE = re.compile(r"^==KP-VAL (\S+?)=(.*)==$", re.M)
+
+
 class Guest:
     """One QEMU guest. name is used for the files in build/vm/."""
 
-    def __init__(self, name, cpu, initrd, kernel, late_fwcfg=False, memory=512, extra=()):
+    def __init__(self, name, cpu, initrd, vmlinuz, late_fwcfg=False, memory=512, extra=()):
         self.name = name
         self.extra = list(extra)  # more QEMU arguments (devices)
         self.cpu = cpu
         self.initrd = initrd
-        self.kernel = kernel
+        self.vmlinuz = vmlinuz
         self.late_fwcfg = late_fwcfg
         self.memory = memory
         self.log = os.path.join(BUILD, name + ".serial.log")
+        self.out_img = os.path.join(BUILD, name + ".out.img")
         # Unix socket paths have a 108-byte limit: a deep checkout must not matter.
         self.sockdir = tempfile.mkdtemp(prefix="kpeek-vm-")
         self.mon_path = os.path.join(self.sockdir, "mon")
@@ -122,14 +96,18 @@ class Guest:
         self.dead = None  # reason once the guest is unusable
 
     def start(self):
-        for p in (self.log, self.mon_path, self.cmd_path):
+        for p in (self.log, self.mon_path, self.cmd_path, self.out_img):
             if os.path.exists(p):
                 os.unlink(p)
+        # The output disk /init writes its files to (a tar archive at quit).
+        with open(self.out_img, "wb") as f:
+            f.truncate(OUT_DISK_MB << 20)
         append = "console=ttyS0 panic=-1 quiet" + (" kp_fwcfg=late" if self.late_fwcfg else "")
         argv = ["qemu-system-x86_64", "-accel", "tcg", "-cpu", self.cpu,
                 "-m", str(self.memory), "-smp", "2", "-display", "none", "-no-reboot",
-                "-device", "vmcoreinfo", "-kernel", self.kernel, "-initrd", self.initrd,
+                "-device", "vmcoreinfo", "-kernel", self.vmlinuz, "-initrd", self.initrd,
                 "-append", append,
+                "-drive", "file=%s,format=raw,if=virtio" % self.out_img,
                 "-serial", "file:" + self.log,
                 "-serial", "unix:%s,server=on,wait=off" % self.cmd_path,
                 "-monitor", "unix:%s,server=on,wait=off" % self.mon_path] + self.extra
@@ -145,14 +123,17 @@ class Guest:
         except FileNotFoundError:
             return ""
 
+    def vals(self):
+        return {m.group(1): m.group(2) for m in VAL_RE.finditer(self.text())}
+
     def wait_for(self, marker, timeout):
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if marker in self.text():
                 return True
             if self.proc.poll() is not None:
-                self.dead = "QEMU exited with status %d before %s (see %s)" % (
-                    self.proc.returncode, marker, self.qemu_err.name)
+                self.dead = "QEMU exited with status %d before %s (see %s and %s)" % (
+                    self.proc.returncode, marker, self.qemu_err.name, self.log)
                 return False
             time.sleep(0.1)
         self.dead = "no %s within %d s (serial log %s)" % (marker, timeout, self.log)
@@ -223,25 +204,29 @@ class Guest:
         # e.g. "warning: guest note is not present" without VMCOREINFO: fine.
         return dt, None
 
+    def quit(self):
+        """/init's quit: its files onto the output disk, then power off.
+        Returns the files ({name: bytes}) or raises RigError."""
+        if not self.command("quit", 120):
+            raise RigError("quit: %s" % self.dead)
+        try:
+            self.proc.wait(30)
+        except subprocess.TimeoutExpired:
+            pass
+        return read_out_disk(self.out_img)
+
     def stop(self):
-        """Powers the guest off: the quit command, else the monitor, else SIGKILL."""
+        """Powers the guest off: the monitor, else SIGKILL."""
         try:
             if self.proc is not None and self.proc.poll() is None:
                 try:
-                    if self.cmdsock and not self.dead:
-                        self.cmdsock.sendall(b"quit\n")
-                        self.proc.wait(10)
-                except (OSError, subprocess.TimeoutExpired):
+                    self.hmp("quit", 5)
+                except (OSError, RigError):
+                    pass  # QEMU closes the monitor as it quits
+                try:
+                    self.proc.wait(5)
+                except subprocess.TimeoutExpired:
                     pass
-                if self.proc.poll() is None:
-                    try:
-                        self.hmp("quit", 5)
-                    except (OSError, RigError):
-                        pass  # QEMU closes the monitor as it quits
-                    try:
-                        self.proc.wait(5)
-                    except subprocess.TimeoutExpired:
-                        pass
                 if self.proc.poll() is None:
                     self.proc.kill()
                     self.proc.wait()
@@ -253,6 +238,19 @@ class Guest:
             if getattr(self, "qemu_err", None):
                 self.qemu_err.close()
             shutil.rmtree(self.sockdir, ignore_errors=True)
+
+
+def read_out_disk(path):
+    """The tar archive /init wrote at the start of its output disk."""
+    try:
+        with tarfile.open(path, "r:") as t:
+            files = {}
+            for m in t.getmembers():
+                if m.isfile():
+                    files[os.path.basename(m.name)] = t.extractfile(m).read()
+            return files
+    except (OSError, tarfile.TarError) as e:
+        raise RigError("%s: no tar archive from the guest: %s" % (path, e))
 
 
 # ---------------------------------------------------------------- ELF dumps
@@ -314,67 +312,9 @@ class ElfDump:
         self.f.close()
 
 
-# ---------------------------------------------------------------- kernel symbols in a dump
-
-MASK64 = (1 << 64) - 1
-
-
 def kimage_phys(vaddr, phys_base):
     """Physical address of a kernel-image address (__START_KERNEL_map mapping)."""
     return (vaddr - START_KERNEL_MAP + phys_base) & MASK64
-
-
-def dump_kallsyms(d, phys_base):
-    """The kernel's own symbol table decoded from an ELF dump, independently
-    of libkpeek: {name: address} and the sorted addresses. Found through the
-    dump's VMCOREINFO SYMBOL(kallsyms_*) entries; the layout is the 6.1 one
-    (base-relative offsets with absolute per-CPU symbols, the x86-64 SMP
-    config; names as a length byte, two bytes if its top bit is set (6.1+),
-    then token indices; the first character is the symbol type). Core kernel
-    only: module symbols are not in these tables."""
-    vi = d.vmcoreinfo
-
-    def sym(name):
-        v = vi.get("SYMBOL(%s)" % name)
-        if v is None:
-            raise RigError("no SYMBOL(%s) in the dump's VMCOREINFO" % name)
-        return int(v, 16)
-
-    def rd(va, n):
-        return d.read_phys(kimage_phys(va, phys_base), n)
-
-    num, = struct.unpack("<I", rd(sym("kallsyms_num_syms"), 4))
-    if not 1000 <= num <= 1 << 21:
-        raise RigError("kallsyms_num_syms is %d: not a kernel symbol count" % num)
-    rel_base, = struct.unpack("<Q", rd(sym("kallsyms_relative_base"), 8))
-    offsets = struct.unpack("<%di" % num, rd(sym("kallsyms_offsets"), 4 * num))
-    tidx = struct.unpack("<256H", rd(sym("kallsyms_token_index"), 512))
-    ttab = rd(sym("kallsyms_token_table"), max(tidx) + 256)
-    tokens = []
-    for i in tidx:
-        end = ttab.find(b"\0", i)
-        if end < 0:
-            raise RigError("kallsyms_token_table: token at %d not terminated" % i)
-        tokens.append(ttab[i:end].decode("latin-1"))
-    names_va = sym("kallsyms_names")
-    buf = b""
-    pos = 0
-    syms = {}
-    for i in range(num):
-        if pos + 1 + 127 > len(buf):  # a one-byte length and its tokens (longer: below)
-            buf += rd(names_va + len(buf), 1 << 20)
-        n = buf[pos]
-        pos += 1
-        if n & 0x80:
-            n = (n & 0x7F) | buf[pos] << 7
-            pos += 1
-            if pos + n > len(buf):
-                buf += rd(names_va + len(buf), pos + n - len(buf))
-        name = "".join([tokens[b] for b in buf[pos:pos + n]])[1:]
-        pos += n
-        off = offsets[i]
-        syms.setdefault(name, off if off >= 0 else (rel_base - 1 - off) & MASK64)
-    return syms, sorted(set(syms.values()))
 
 
 # ---------------------------------------------------------------- kdump files
@@ -419,37 +359,9 @@ def kdump_header(path):
                 "excluded_pfn": excluded_pfn}
 
 
-# ---------------------------------------------------------------- ground truth
-
-def kallsyms(blocks):
-    syms = {}
-    b = blocks.get("boot:kallsyms")
-    for line in b.lines() if b else []:
-        parts = line.split()
-        if len(parts) >= 3:
-            syms.setdefault(parts[2], int(parts[0], 16))
-    return syms
-
-
-def iomem(blocks):
-    """(System RAM ranges, physical start of Kernel code)."""
-    ram, code = [], None
-    b = blocks.get("boot:iomem")
-    for line in b.lines() if b else []:
-        m = re.match(r"^(\s*)([0-9a-f]+)-([0-9a-f]+) : (.*)$", line)
-        if not m:
-            continue
-        lo, hi, what = int(m.group(2), 16), int(m.group(3), 16), m.group(4)
-        if what == "System RAM" and not m.group(1):
-            ram.append((lo, hi))
-        elif what == "Kernel code":
-            code = lo
-    return ram, code
-
-
 # ---------------------------------------------------------------- running kpeek
 
-def run_kpeek(kpeek, args, timeout=180):
+def run_kpeek(kpeek, args, timeout=300):
     """(rc, stdout, stderr) of one host-side kpeek run."""
     if not kpeek:
         return 127, "", "no kpeek binary (build/kpeek, build-asan/kpeek)\n"

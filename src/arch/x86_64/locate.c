@@ -361,9 +361,11 @@ static struct kp_error *derive(struct kp_memory *mem, const struct regs *r,
 			"SYMBOL(kallsyms_token_table)=%" PRIx64 "\nSYMBOL(kallsyms_token_index)=%" PRIx64 "\n",
 		    k->names, k->num_syms, k->token_table, k->token_index);
 		if (k->offsets)
-			kp_sb_printf(&t, "SYMBOL(kallsyms_offsets)=%" PRIx64 "\nSYMBOL(kallsyms_relative_base)=%" PRIx64 "\n",
-			    k->offsets, k->relative_base);
-		else
+			kp_sb_printf(&t, "SYMBOL(kallsyms_offsets)=%" PRIx64 "\n", k->offsets);
+		if (k->relative_base)
+			kp_sb_printf(&t, "SYMBOL(kallsyms_relative_base)=%" PRIx64 "\n",
+			    k->relative_base);
+		if (k->addresses)
 			kp_sb_printf(&t, "SYMBOL(kallsyms_addresses)=%" PRIx64 "\n", k->addresses);
 	}
 	kp_sb_printf(&t, "NUMBER(phys_base)=%" PRId64 "\nNUMBER(pgtable_l5_enabled)=%d\nKERNELOFFSET=%" PRIx64 "\n",
