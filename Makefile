@@ -19,7 +19,9 @@ CFLAGS_BASE += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitiz
 LDFLAGS_SAN := -fsanitize=address,undefined
 endif
 CFLAGS ?=
-ALL_CFLAGS := $(CFLAGS_BASE) $(CFLAGS)
+CPPFLAGS ?=
+LDFLAGS ?=
+ALL_CFLAGS := $(CFLAGS_BASE) $(CPPFLAGS) $(CFLAGS)
 LIB_CFLAGS := -Iinclude -Isrc -fvisibility=hidden
 CLI_CFLAGS := -Iinclude -Icli
 TEST_CFLAGS := -Iinclude -Isrc -Itests/gen
@@ -58,7 +60,7 @@ $(B)/libkpeek.a: $(LIB_OBJ)
 	ar rcs $@ $^
 
 $(SO): $(LIB_OBJ) src/libkpeek.map
-	$(CC) -shared $(LDFLAGS_SAN) -Wl,-soname,libkpeek.so.$(SONAME_MAJOR) \
+	$(CC) -shared $(LDFLAGS_SAN) $(LDFLAGS) -Wl,-soname,libkpeek.so.$(SONAME_MAJOR) \
 		-Wl,--version-script=src/libkpeek.map -Wl,--no-undefined -o $@ $(LIB_OBJ) $(LIBS)
 
 $(B)/libkpeek.so: $(SO)
@@ -66,7 +68,7 @@ $(B)/libkpeek.so: $(SO)
 	ln -sf libkpeek.so.$(SONAME_MAJOR) $@
 
 $(B)/kpeek: $(CLI_OBJ) $(B)/libkpeek.a
-	$(CC) $(LDFLAGS_SAN) -o $@ $(CLI_OBJ) $(B)/libkpeek.a $(LIBS)
+	$(CC) $(LDFLAGS_SAN) $(LDFLAGS) -o $@ $(CLI_OBJ) $(B)/libkpeek.a $(LIBS)
 
 $(B)/libkptest.a: $(GEN_OBJ)
 	@rm -f $@
@@ -74,11 +76,11 @@ $(B)/libkptest.a: $(GEN_OBJ)
 
 $(B)/tests/%: $(B)/tests/unit/%.o $(B)/libkptest.a $(B)/libkpeek.a
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS_SAN) -o $@ $< $(B)/libkptest.a $(B)/libkpeek.a $(LIBS)
+	$(CC) $(LDFLAGS_SAN) $(LDFLAGS) -o $@ $< $(B)/libkptest.a $(B)/libkpeek.a $(LIBS)
 
 $(B)/tools/%: $(B)/tests/tools/%.o $(B)/libkptest.a $(B)/libkpeek.a
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS_SAN) -o $@ $< $(B)/libkptest.a $(B)/libkpeek.a $(LIBS)
+	$(CC) $(LDFLAGS_SAN) $(LDFLAGS) -o $@ $< $(B)/libkptest.a $(B)/libkpeek.a $(LIBS)
 
 # Unit tests of one build tree.
 unit: all

@@ -18,7 +18,9 @@ static void usage(void)
 	       "brackets, [kthreadd], in text mode. The idle task of CPU 0\n"
 	       "(swapper/0, PID 0) is listed first; the other CPUs' idle tasks are not in\n"
 	       "the task list. A task whose memory the dump lacks (pages makedumpfile\n"
-	       "excluded) is left out and counted on stderr; the exit status is then 1.\n"
+	       "excluded) is left out, and the tasks are listed as far as the task list\n"
+	       "can be followed; stderr then counts the errors and names the first, and\n"
+	       "the exit status is 1.\n"
 	       "\n"
 	       "Options:\n"
 	       "  -t, --threads   every thread, each group's threads after its leader\n"
@@ -296,7 +298,7 @@ int cmd_ps(struct cli *cli, int argc, char **argv)
 	free(depth);
 	free(t);
 	if (bad)
-		return cli_error_prefix(bad_err, "%zu task%s left out, the first", bad,
-					bad == 1 ? "" : "s");
+		return cli_error_prefix(bad_err, "incomplete: %zu error%s reading tasks, the first",
+					bad, bad == 1 ? "" : "s");
 	return 0;
 }

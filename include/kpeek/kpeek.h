@@ -335,7 +335,11 @@ KP_API struct kp_error *kp_type_size(struct kp_kernel *kernel, const char *type,
 // yields the address of every node (struct list_head) until the list
 // returns to head. Every link is checked (next->prev must point back), so
 // a corrupt or hostile list ends with KP_ERR_FORMAT or KP_ERR_LOOP naming
-// the node instead of a wrong answer.
+// the node instead of a wrong answer. A node the source lacks (a page a
+// filtered dump left out) is a KP_ERR_FAULT that does not end the walk of
+// a doubly linked list: the next call goes on from the list's other end,
+// backwards from the head, and yields the nodes after the missing one in
+// their order; a second gap behind it is another KP_ERR_FAULT, then the end.
 struct kp_list_iter;
 
 enum kp_list_flags {

@@ -6,6 +6,7 @@
 
 const struct kp_arch *const kp_arches[] = {
 	&kp_arch_x86_64,
+	&kp_arch_arm64,
 	NULL,
 };
 

@@ -128,6 +128,7 @@ struct kp_arch {
 };
 
 extern const struct kp_arch kp_arch_x86_64;
+extern const struct kp_arch kp_arch_arm64;
 
 // Every architecture kpeek supports, NULL-ended.
 extern const struct kp_arch *const kp_arches[];

@@ -8,6 +8,11 @@
 // costs nothing (one 16-byte read per node gets both pointers), finds a
 // cycle that does not pass through the head with Brent's algorithm in O(1)
 // memory, and stops after a bound far above any real kernel's lists.
+//
+// A node whose memory the source lacks breaks the forward walk; the nodes
+// behind it are still reachable from the head's prev pointer. The walk then
+// collects them backwards (prev->next checked the same way), bounded by
+// what is left of the limit, and yields them in list order.
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +20,7 @@
 #include "linux/linux.h"
 #include "util/error.h"
 #include "util/le.h"
+#include "util/vec.h"
 
 struct kp_list_iter {
 	struct kp_kernel *k;
@@ -28,6 +34,13 @@ struct kp_list_iter {
 	bool single;		// next pointers only (KP_LIST_SINGLE)
 	bool started, done;
 	struct kp_lx_loop loop;
+	// After a fault: the missing node, and the nodes behind it collected
+	// backwards from the head (yielded from the end of the array).
+	bool broken;
+	uint64_t missing;
+	uint64_t *tail;
+	size_t ntail;
+	struct kp_error *pending;	// a second gap, reported after the tail
 };
 
 struct kp_error *kp_lx_list_iter_create(struct kp_kernel *k, uint64_t head, unsigned flags,
@@ -68,7 +81,46 @@ void kp_list_iter_set_limit(struct kp_list_iter *it, uint64_t max)
 
 void kp_list_iter_destroy(struct kp_list_iter *it)
 {
+	if (!it)
+		return;
+	free(it->tail);
+	kp_error_destroy(it->pending);
 	free(it);
+}
+
+// After the forward walk broke at it->missing: the nodes from the head's
+// prev back to the one after the missing node, each checked against the
+// one after it (node->next must be it). Stops at a second gap (kept as
+// it->pending) or a corrupt link (returned).
+static struct kp_error *collect_tail(struct kp_list_iter *it)
+{
+	uint64_t after = it->head, node = it->head_prev;
+	size_t cap = 0;
+	while (node != it->missing) {
+		if (node == it->prev || node == it->head || !node)
+			break;	// nothing between the gap and the head, or a bad link
+		if (it->count + it->ntail >= it->max)
+			return kp_error_create(KP_ERR_LOOP,
+					       "%s does not end after %" PRIu64 " entries (at 0x%" PRIx64 ", read backwards)",
+					       it->what, it->count + it->ntail, node);
+		uint8_t b[16];
+		struct kp_error *err = kp_read(it->k, KP_VIRT, node, b, 16);
+		if (err) {
+			it->pending = kp_error_prefix(err, "%s: reading the node at 0x%" PRIx64 " (before 0x%" PRIx64 ", read backwards)",
+						      it->what, node, after);
+			break;
+		}
+		if (kp_le64(b) != after)
+			return kp_error_create(KP_ERR_FORMAT,
+					       "%s is corrupt: 0x%" PRIx64 "'s prev pointer is 0x%" PRIx64 ", whose next pointer is 0x%" PRIx64,
+					       it->what, after, node, kp_le64(b));
+		if (!KP_VEC_RESERVE(it->tail, cap, it->ntail + 1))
+			return &kp_enomem;
+		it->tail[it->ntail++] = node;
+		after = node;
+		node = kp_le64(b + 8);
+	}
+	return NULL;
 }
 
 struct kp_error *kp_list_iter_next(struct kp_list_iter *it, uint64_t *node_ret, bool *done_ret)
@@ -76,6 +128,19 @@ struct kp_error *kp_list_iter_next(struct kp_list_iter *it, uint64_t *node_ret, 
 	if (it->done) {
 		*done_ret = true;
 		return NULL;
+	}
+	if (it->broken) {
+		if (it->ntail) {
+			*node_ret = it->tail[--it->ntail];
+			it->count++;
+			*done_ret = false;
+			return NULL;
+		}
+		it->done = true;
+		*done_ret = true;
+		struct kp_error *err = it->pending;
+		it->pending = NULL;
+		return err;
 	}
 	uint64_t node = it->node;
 	if ((node == it->head && (it->started || !it->head_is_node)) || (!node && it->single)) {
@@ -99,9 +164,24 @@ struct kp_error *kp_list_iter_next(struct kp_list_iter *it, uint64_t *node_ret, 
 				       it->what, it->count, node);
 	uint8_t b[16] = { 0 };
 	struct kp_error *err = kp_read(it->k, KP_VIRT, node, b, it->single ? 8 : 16);
-	if (err)
-		return kp_error_prefix(err, "%s: reading the node at 0x%" PRIx64 " (after 0x%" PRIx64 ")",
-				       it->what, node, it->prev);
+	if (err) {
+		err = kp_error_prefix(err, "%s: reading the node at 0x%" PRIx64 " (after 0x%" PRIx64 ")",
+				      it->what, node, it->prev);
+		if (err->code != KP_ERR_FAULT || it->single) {
+			it->done = err->code == KP_ERR_FAULT;
+			return err;
+		}
+		// Go on from the other end: the nodes behind the missing one.
+		it->broken = true;
+		it->missing = node;
+		struct kp_error *corrupt = collect_tail(it);
+		if (corrupt) {
+			kp_error_destroy(err);
+			it->done = true;
+			return corrupt;
+		}
+		return err;
+	}
 	uint64_t next = kp_le64(b), prev = kp_le64(b + 8);
 	if (!it->single && prev != it->prev)
 		return kp_error_create(KP_ERR_FORMAT,

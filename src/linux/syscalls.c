@@ -112,7 +112,7 @@ static void classify(struct kp_syscall_iter *it, struct entry *en)
 static struct kp_error *check_table(struct kp_syscall_iter *it, const char *name, bool *found)
 {
 	struct kp_symbol sym;
-	if (!kp_symbol_find(it->k, name, &sym))
+	if (!it->arch->call_targets || !kp_symbol_find(it->k, name, &sym))
 		return NULL;
 	*found = true;
 	uint64_t n = sym_size(it->k, &sym) / 8;
@@ -179,7 +179,7 @@ static struct kp_error *check_dispatcher(struct kp_syscall_iter *it, const char 
 					 bool *found)
 {
 	struct kp_symbol sym;
-	if (!kp_symbol_find(it->k, name, &sym))
+	if (!it->arch->call_targets || !kp_symbol_find(it->k, name, &sym))
 		return NULL;
 	*found = true;
 	uint64_t size = sym_size(it->k, &sym);

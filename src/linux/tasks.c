@@ -288,11 +288,8 @@ struct kp_error *kp_task_iter_next(struct kp_task_iter *it, const struct kp_task
 			*ret = NULL;
 			return NULL;
 		}
-		if ((err = kp_list_iter_next(it->tasks, &node, &done))) {
-			// Faults too: the next link cannot be known.
-			it->ended = true;
-			return fatal(it, err->code == KP_ERR_FAULT ? kp_error_prefix(err, "task list") : err);
-		}
+		if ((err = kp_list_iter_next(it->tasks, &node, &done)))
+			return fatal(it, err);	// a fault: the list walk goes on behind it
 		if (done) {
 			kp_list_iter_destroy(it->tasks);
 			it->tasks = NULL;

@@ -1,6 +1,7 @@
 // Minimal unit-test harness: each test_*.c defines tests with TEST(name) and
 // lists them in main() via RUN(name). A failed check prints file:line, what
-// was expected and what was got, and the binary exits non-zero.
+// was expected and what was got, and the binary exits non-zero. A test that
+// cannot run here calls SKIP("why"): it is counted as skipped, never passed.
 #ifndef KP_TEST_H
 #define KP_TEST_H
 
@@ -13,15 +14,20 @@
 
 extern int kp_test_failed_checks;
 int kp_test_failed_checks;
-static int kp_test_passed, kp_test_failed;
+static int kp_test_passed, kp_test_failed, kp_test_skipped;
+static const char *kp_test_skip_reason;
 
 #define TEST(name) static void test_##name(void)
 
 #define RUN(name)                                                              \
 	do {                                                                   \
 		int before_ = kp_test_failed_checks;                           \
+		kp_test_skip_reason = NULL;                                    \
 		test_##name();                                                 \
-		if (kp_test_failed_checks == before_) {                        \
+		if (kp_test_failed_checks == before_ && kp_test_skip_reason) { \
+			kp_test_skipped++;                                     \
+			printf("SKIP %s: %s\n", #name, kp_test_skip_reason);   \
+		} else if (kp_test_failed_checks == before_) {                 \
 			kp_test_passed++;                                      \
 			printf("ok   %s\n", #name);                            \
 		} else {                                                       \
@@ -30,10 +36,18 @@ static int kp_test_passed, kp_test_failed;
 		}                                                              \
 	} while (0)
 
-// Last line of every test binary: "N passed, N failed"; exit status follows.
+// Ends the current test as skipped (it could not run here), with why.
+#define SKIP(why)                                                              \
+	do {                                                                   \
+		kp_test_skip_reason = (why);                                   \
+		return;                                                        \
+	} while (0)
+
+// Last line of every test binary: "N passed, N failed, N skipped"; exit
+// status follows.
 #define TEST_SUMMARY()                                                         \
-	(printf("%s: %d passed, %d failed\n", __FILE__, kp_test_passed,        \
-		kp_test_failed),                                               \
+	(printf("%s: %d passed, %d failed, %d skipped\n", __FILE__,            \
+		kp_test_passed, kp_test_failed, kp_test_skipped),              \
 	 kp_test_failed ? 1 : 0)
 
 #define FAILF(...)                                                             \

@@ -402,6 +402,55 @@ TEST(task_list_fault_names_the_task)
 	mkk_destroy(k);
 }
 
+// A gap in the task list (a page a filtered dump lacks) is one error; the
+// walk goes on from the list's other end, backwards from init_task, and
+// yields the tasks behind the gap in order.
+TEST(task_list_gap_resumes_from_the_other_end)
+{
+	struct kp_kernel *k = scene(false);
+	mkk_put_u64(k, TASK(1) + 32, 0xffffc90000000000ULL + 32);
+	struct kp_task_iter *it;
+	CHECK_OK(kp_task_iter_create(k, 0, &it));
+	const struct kp_task *t;
+	int pids[8], n = 0, faults = 0;
+	for (int i = 0; i < 8; i++) {
+		struct kp_error *err = kp_task_iter_next(it, &t);
+		if (err) {
+			CHECK(err->code == KP_ERR_FAULT && strstr(err->message, "0xffffc90000000020"));
+			kp_error_destroy(err);
+			faults++;
+			continue;
+		}
+		if (!t)
+			break;
+		pids[n++] = t->pid;
+	}
+	kp_task_iter_destroy(it);
+	CHECK_U64(faults, 1);
+	CHECK_U64(n, 3);
+	if (n == 3) {
+		CHECK_U64(pids[0], 0);
+		CHECK_U64(pids[1], 1);
+		CHECK_U64(pids[2], 2);
+	}
+	// A corrupt link behind the gap is still an error, not a wrong list.
+	mkk_put_u64(k, TASK(2) + 32, TASK(1) + 32);	// kthreadd->next is not the head
+	CHECK_OK(kp_task_iter_create(k, 0, &it));
+	struct kp_error *err = NULL;
+	for (int i = 0; i < 8 && !err; i++) {
+		err = kp_task_iter_next(it, &t);
+		if (err && err->code == KP_ERR_FAULT) {
+			kp_error_destroy(err);
+			err = NULL;
+			err = kp_task_iter_next(it, &t);
+		}
+	}
+	CHECK(err && err->code == KP_ERR_FORMAT && strstr(err->message, "task list is corrupt"));
+	kp_error_destroy(err);
+	kp_task_iter_destroy(it);
+	mkk_destroy(k);
+}
+
 TEST(missing_symbols_are_clear_errors)
 {
 	struct kp_kernel *k = mkk_create(MKK_BTF_NONE, NULL, 0);
@@ -425,6 +474,7 @@ int main(void)
 	RUN(printk_through_btf_with_bitfields);
 	RUN(printk_corrupt_ring_is_an_error_naming_where);
 	RUN(task_list_fault_names_the_task);
+	RUN(task_list_gap_resumes_from_the_other_end);
 	RUN(missing_symbols_are_clear_errors);
 	return TEST_SUMMARY();
 }

@@ -3,7 +3,9 @@
 # mirror the system's apt sources name, unpacked and cached outside the
 # checkout, reused across runs.
 #
-#   tests/vm/kernels.py [--list] [ID...]    fetch (or find cached) kernels
+#   tests/vm/kernels.py [ID...]            fetch (or find cached) kernels
+#   tests/vm/kernels.py --userland ARCH    the libraries and busybox of
+#                                          another architecture's guests
 #
 # Cache: $KPEEK_KERNEL_CACHE, else $XDG_CACHE_HOME/kpeek-kernels, else
 # ~/.cache/kpeek-kernels:
@@ -254,6 +256,41 @@ def find_vmlinuz(root, release):
     raise KernelError("%s: no vmlinuz for %s (boot/, usr/lib/modules/REL/)" % (root, release))
 
 
+def download(apt, pkgs, arch, cache, log, who):
+    """The .deb files of pkgs [(name, version)], from the cache or apt."""
+    debs = os.path.join(cache, "debs")
+    os.makedirs(debs, exist_ok=True)
+    if os.geteuid() == 0:
+        shutil.chown(debs, "_apt")  # apt's download sandbox writes as _apt
+    files = []
+    for name, ver in pkgs:
+        v = ver.replace(":", "%3a")
+        have = [f for f in os.listdir(debs) if f.startswith("%s_%s_" % (name, v)) and
+                f.endswith(("_%s.deb" % arch, "_all.deb"))]
+        if not have:
+            log("kernels: %s: apt-get download %s:%s=%s" % (who, name, arch, ver))
+            apt.run(["apt-get", "-q", "download", "%s:%s=%s" % (name, arch, ver)], cwd=debs)
+            have = [f for f in os.listdir(debs) if f.startswith("%s_%s_" % (name, v)) and
+                    f.endswith(("_%s.deb" % arch, "_all.deb"))]
+        if not have:
+            raise KernelError("apt-get download %s=%s left no .deb in %s" % (name, ver, debs))
+        files.append(os.path.join(debs, have[0]))
+    return files
+
+
+def unpack(files, parent, prefix):
+    """dpkg-deb -x of every file into a new PARENT/PREFIX.XXXX/root."""
+    os.makedirs(parent, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=prefix + ".", dir=parent)
+    root = os.path.join(tmp, "root")
+    os.makedirs(root)
+    for f in files:
+        r = subprocess.run(["dpkg-deb", "-x", f, root], capture_output=True, text=True)
+        if r.returncode != 0:
+            raise KernelError("dpkg-deb -x %s: %s" % (f, r.stderr.strip()))
+    return tmp, root
+
+
 def fetch(k, cache, apts, log):
     kdir = os.path.join(cache, "kernels", k.id)
     info = os.path.join(kdir, "kernel.json")
@@ -267,30 +304,8 @@ def fetch(k, cache, apts, log):
     log("kernels: %s: apt-get update of %s" % (k.id, k.suite))
     apt.update()
     pkgs = apt.closure(k.meta, k.arch)
-    debs = os.path.join(cache, "debs")
-    os.makedirs(debs, exist_ok=True)
-    if os.geteuid() == 0:
-        shutil.chown(debs, "_apt")  # apt's download sandbox writes as _apt
-    files = []
-    for name, ver in pkgs:
-        have = [f for f in os.listdir(debs) if f.startswith("%s_%s_" % (name, ver.replace(":", "%3a")))
-                and f.endswith("_%s.deb" % k.arch)]
-        if not have:
-            log("kernels: %s: apt-get download %s:%s=%s" % (k.id, name, k.arch, ver))
-            apt.run(["apt-get", "-q", "download", "%s:%s=%s" % (name, k.arch, ver)], cwd=debs)
-            have = [f for f in os.listdir(debs) if f.startswith("%s_" % name) and
-                    f.endswith("_%s.deb" % k.arch) and ver.replace(":", "%3a") in f]
-        if not have:
-            raise KernelError("apt-get download %s=%s left no .deb in %s" % (name, ver, debs))
-        files.append(os.path.join(debs, have[0]))
-    os.makedirs(os.path.join(cache, "kernels"), exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix=k.id + ".", dir=os.path.join(cache, "kernels"))
-    root = os.path.join(tmp, "root")
-    os.makedirs(root)
-    for f in files:
-        r = subprocess.run(["dpkg-deb", "-x", f, root], capture_output=True, text=True)
-        if r.returncode != 0:
-            raise KernelError("dpkg-deb -x %s: %s" % (f, r.stderr.strip()))
+    files = download(apt, pkgs, k.arch, cache, log, k.id)
+    tmp, root = unpack(files, os.path.join(cache, "kernels"), k.id)
     release = find_release(root)
     # usr-merged packages (6.12+) put modules under usr/lib; depmod -b
     # looks under lib/modules.
@@ -313,6 +328,43 @@ def fetch(k, cache, apts, log):
     return k
 
 
+# What a guest of another architecture needs from the host's own release:
+# static busybox for its /init, and the libraries kpeek links with (headers
+# and .so for the cross build, the .so files again in the guest).
+USERLAND = ["busybox-static", "libc6", "libgcc-s1", "libstdc++6", "libbpf1", "libbpf-dev",
+            "libelf1", "libelf-dev", "zlib1g", "zlib1g-dev", "libzstd1", "libzstd-dev",
+            "liblzo2-2", "liblzo2-dev", "libsnappy1v5", "libsnappy-dev"]
+
+
+def userland(arch, log=lambda s: print(s, file=sys.stderr, flush=True)):
+    """The root of the unpacked USERLAND packages of arch (from the host's
+    release, so that headers match the host's), cached."""
+    cache = cache_dir()
+    udir = os.path.join(cache, "userland", arch)
+    stamp = os.path.join(udir, "packages")
+    if os.path.exists(stamp):
+        return os.path.join(udir, "root")
+    suite = host_codename()
+    if not suite:
+        raise KernelError("no VERSION_CODENAME in /etc/os-release: which release's libraries?")
+    apt = Apt(cache, suite)
+    log("kernels: userland %s: apt-get update of %s" % (arch, suite))
+    apt.update()
+    pkgs = []
+    for name in USERLAND:
+        ver = apt.field("%s:%s" % (name, arch), "Version")
+        if not ver:
+            raise KernelError("%s has no package %s:%s" % (suite, name, arch))
+        pkgs.append((name, ver))
+    files = download(apt, pkgs, arch, cache, log, "userland " + arch)
+    tmp, root = unpack(files, os.path.join(cache, "userland"), arch)
+    with open(os.path.join(tmp, "packages"), "w") as f:
+        f.write("".join("%s=%s\n" % p for p in pkgs))
+    shutil.rmtree(udir, ignore_errors=True)
+    os.rename(tmp, udir)
+    return os.path.join(udir, "root")
+
+
 def get(ids=None, log=lambda s: print(s, file=sys.stderr, flush=True)):
     """The kernels of kernels.conf (or those named), each ready to boot."""
     ks = read_conf()
@@ -333,6 +385,13 @@ def get(ids=None, log=lambda s: print(s, file=sys.stderr, flush=True)):
 
 def main(argv):
     ids = [a for a in argv if not a.startswith("-")]
+    if "--userland" in argv:
+        try:
+            print(userland(ids[0] if ids else "arm64"))
+            return 0
+        except (KernelError, OSError) as e:
+            print("kernels: %s" % e, file=sys.stderr)
+            return 1
     try:
         ks = get(ids)
     except (KernelError, OSError) as e:

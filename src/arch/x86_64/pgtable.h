@@ -3,12 +3,13 @@
 // Step names follow the kernel (arch/x86/include/asm/pgtable_types.h): the top
 // table is always "PGD" (PML4 with 4 levels, PML5 with 5), "P4D" exists only
 // with 5 levels (the PML4 then), then "PUD" (PDPT), "PMD" (PD) and "PTE" (PT).
-// The cache holds up to 512 tables (2 MiB, allocated at create). A kp_pgtable is
-// not thread-safe: walks update the cache and the counters.
+// Tables are cached by arch/ptcache.c (2 MiB, allocated at create). A
+// kp_pgtable is not thread-safe: walks update the cache and the counters.
 #ifndef KP_PGTABLE_X86_64_H
 #define KP_PGTABLE_X86_64_H
 
 #include <kpeek/kpeek.h>
+#include "arch/ptcache.h"
 #include "io/memory.h"
 
 struct kp_pgtable;
@@ -37,13 +38,6 @@ kp_translate_fn kp_pgtable_translate;
 void kp_pgtable_flush(struct kp_pgtable *pt);
 
 // Counters since creation (kp_pgtable_flush does not reset them).
-struct kp_pgtable_stats {
-	uint64_t walks;		// walks through the tables (fast-path misses)
-	uint64_t fast_hits;	// translations answered by the last-page fast path
-	uint64_t table_hits;	// table lookups answered by the cache
-	uint64_t table_reads;	// whole tables read from physical memory
-	uint64_t entry_reads;	// single entries read (table not wholly readable)
-};
 void kp_pgtable_get_stats(const struct kp_pgtable *pt, struct kp_pgtable_stats *ret);
 
 #endif
