@@ -93,6 +93,7 @@ check:
 	$(MAKE) all
 	$(MAKE) B=build-asan SAN=1 all
 	$(MAKE) -C fuzz all
+	scripts/cross-build arm64
 	tests/check-all
 
 asan:
@@ -114,6 +115,6 @@ bench:
 	bench/run
 
 clean:
-	rm -rf build build-asan fuzz/build
+	rm -rf build build-asan build-aarch64 fuzz/build
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

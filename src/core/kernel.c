@@ -13,6 +13,7 @@
 
 #include "arch/arch.h"
 #include "core/btf_source.h"
+#include "core/derive.h"
 #include "core/kernel.h"
 #include "core/locate.h"
 #include "format/source.h"
@@ -46,6 +47,9 @@ struct kp_kernel {
 	char *release;
 	char *banner;
 	char symbol_sources[128];
+	// The kernel's kallsyms names functions only (CONFIG_KALLSYMS_ALL=n,
+	// e.g. Debian's 6.1 arm64) and nothing else gave data symbols.
+	bool no_data_symbols;
 	char vmcoreinfo_origin[160];		// "dump note", "found in memory at ..."
 	char kaslr_check[192];			// how the architecture checked the layout
 
@@ -286,6 +290,23 @@ static uint64_t system_map_bias(struct kp_kernel *k)
 	return sym.address - k->arch->link_text;
 }
 
+// Whether the symbols are all but functions: a kallsyms without
+// CONFIG_KALLSYMS_ALL has a few data symbols at most (VMCOREINFO adds its
+// '?' ones, which say nothing).
+static bool lacks_data_symbols(struct kp_kernel *k)
+{
+	size_t n = kp_symtab_count(k->symtab), data = 0, text = 0;
+	struct kp_symbol sym;
+	for (size_t i = 0; i < n && kp_symtab_at(k->symtab, i, &sym); i++) {
+		char t = sym.type | 0x20;
+		if (t == 't' || t == 'w')
+			text++;
+		else if (t == 'd' || t == 'b' || t == 'r' || t == 'v')
+			data++;
+	}
+	return text > 1000 && data * 200 < text;
+}
+
 static struct kp_error *load_symbols(struct kp_kernel *k, const struct kp_open_options *opts)
 {
 	struct kp_error *err;
@@ -354,6 +375,27 @@ static struct kp_error *load_symbols(struct kp_kernel *k, const struct kp_open_o
 			return err;
 		add_source_name(k, "vmcoreinfo");
 	}
+	if ((err = kp_symtab_finalize(k->symtab)))
+		return err;
+	k->no_data_symbols = lacks_data_symbols(k);
+	return NULL;
+}
+
+// A kallsyms of functions only: the variables kpeek's commands start from,
+// found by their shape (core/derive.c) with the kernel's BTF.
+static struct kp_error *derive_symbols(struct kp_kernel *k)
+{
+	struct kp_types *types;
+	if (!kp_ok(kp_kernel_types(k, &types)))
+		return NULL;	// no BTF: the commands say so when they need it
+	uint64_t start, end;
+	unsigned added;
+	k->arch->image_range(k->arch_ctx, &start, &end);
+	struct kp_error *err = kp_derive_symbols(k->mem, types, start, end, k->symtab, &added);
+	if (err)
+		return err;
+	if (added)
+		add_source_name(k, "init_task found by its shape");
 	return kp_symtab_finalize(k->symtab);
 }
 
@@ -436,6 +478,8 @@ static struct kp_error *kernel_open(struct kp_kernel *k, const struct kp_open_op
 	read_banner(k);
 	if (opts->btf && !(k->btf_path = strdup(opts->btf)))
 		return &kp_enomem;
+	if (k->no_data_symbols)
+		return derive_symbols(k);
 	return NULL;
 }
 
@@ -555,8 +599,10 @@ bool kp_kernel_is_kernel_address(struct kp_kernel *k, uint64_t address)
 struct kp_error *kp_kernel_types(struct kp_kernel *k, struct kp_types **ret)
 {
 	if (!k->types && !k->types_error) {
+		uint64_t start, end;
+		k->arch->image_range(k->arch_ctx, &start, &end);
 		struct kp_error *err = kp_btf_source_load(k->mem, k->symtab, k->src.live,
-							  k->btf_path, &k->types);
+							  k->btf_path, start, end, &k->types);
 		if (err == &kp_enomem)
 			return err;	// not remembered: may succeed later
 		k->types_error = err;
@@ -729,8 +775,17 @@ struct kp_error *kp_vtop(struct kp_kernel *k, uint64_t vaddr, struct kp_vtop *re
 
 struct kp_error *kp_symbol_by_name(struct kp_kernel *k, const char *name, struct kp_symbol *ret)
 {
-	return kp_symtab_by_name(k->symtab, name, ret);
+	struct kp_error *err = kp_symtab_by_name(k->symtab, name, ret);
+	if (err && err->code == KP_ERR_NOT_FOUND && k->no_data_symbols) {
+		struct kp_error *why = err;
+		err = kp_error_create(KP_ERR_NOT_FOUND,
+				      "%s: this kernel's kallsyms has functions only (built without CONFIG_KALLSYMS_ALL): give its System.map with -m (from its -dbg package) for variables",
+				      why->message);
+		kp_error_destroy(why);
+	}
+	return err;
 }
+
 
 bool kp_symbol_find(struct kp_kernel *k, const char *name, struct kp_symbol *ret)
 {

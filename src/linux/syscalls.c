@@ -112,7 +112,7 @@ static void classify(struct kp_syscall_iter *it, struct entry *en)
 static struct kp_error *check_table(struct kp_syscall_iter *it, const char *name, bool *found)
 {
 	struct kp_symbol sym;
-	if (!it->arch->call_targets || !kp_symbol_find(it->k, name, &sym))
+	if (!kp_symbol_find(it->k, name, &sym))
 		return NULL;
 	*found = true;
 	uint64_t n = sym_size(it->k, &sym) / 8;
@@ -247,9 +247,15 @@ static struct kp_error *check(struct kp_syscall_iter *it)
 		err = check_table(it, *t, &found);
 	for (const char *const *d = it->arch->syscall_dispatchers; !err && d && *d; d++)
 		err = check_dispatcher(it, *d, &found);
-	if (!err && !found)
-		return kp_error_create(KP_ERR_NOT_FOUND, "syscall check: no %s symbol",
-				       it->arch->syscall_tables[0]);
+	if (!err && !found) {
+		// The lookup says why it is missing (a kernel whose kallsyms has
+		// functions only names the fix).
+		struct kp_symbol table;
+		err = kp_symbol_by_name(it->k, it->arch->syscall_tables[0], &table);
+		return err ? kp_error_prefix(err, "syscall check") :
+			kp_error_create(KP_ERR_NOT_FOUND, "syscall check: no %s symbol",
+					it->arch->syscall_tables[0]);
+	}
 	return err;
 }
 

@@ -47,9 +47,12 @@ static int hex_digit(char c)
 	return -1;
 }
 
+// /proc/kallsyms prints names as the kernel has them: module symbols of
+// recent compilers include local labels such as ".L14472\x021" (gcc 16,
+// seen in Debian's 7.2 arm64 modules). Only the separators end a name.
 static bool is_name_char(unsigned char c)
 {
-	return c > 0x20 && c < 0x7f;
+	return c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\0';
 }
 
 // Parses one line [p, end) (no newline). Returns NULL or a static reason.

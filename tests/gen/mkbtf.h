@@ -51,7 +51,8 @@ char *mkbtf_write_tmp(const void *blob, size_t size);
 #define MKK_BTF_OFF 0x10000u	// where the in-memory .BTF goes
 
 // MKK_BTF_PATH: blob is the path of a BTF file to load (it may not exist).
-enum mkk_btf { MKK_BTF_FILE, MKK_BTF_MEMORY, MKK_BTF_NONE, MKK_BTF_PATH };
+// MKK_BTF_UNNAMED: .BTF in memory without __start_BTF/__stop_BTF symbols.
+enum mkk_btf { MKK_BTF_FILE, MKK_BTF_MEMORY, MKK_BTF_NONE, MKK_BTF_PATH, MKK_BTF_UNNAMED };
 
 struct kp_kernel;
 

@@ -68,10 +68,12 @@ struct kp_kernel *mkk_create(enum mkk_btf mode, const void *blob, size_t size)
 	must_ok(kp_kernel_from_parts(mem, st, &kp_arch_x86_64, path, &m->k), "kernel");
 	m->next = all;
 	all = m;
-	if (mode == MKK_BTF_MEMORY) {
+	if (mode == MKK_BTF_MEMORY || mode == MKK_BTF_UNNAMED) {
 		if (size > MKK_SIZE - MKK_BTF_OFF)
 			abort();
 		memcpy(m->buf + MKK_BTF_OFF, blob, size);
+	}
+	if (mode == MKK_BTF_MEMORY) {
 		mkk_symbol(m->k, "__start_BTF", MKK_BASE + MKK_BTF_OFF, 'R');
 		mkk_symbol(m->k, "__stop_BTF", MKK_BASE + MKK_BTF_OFF + size, 'R');
 	}

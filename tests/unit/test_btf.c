@@ -57,11 +57,27 @@ TEST(no_btf_symbols)
 {
 	struct kp_kernel *k = mkk_create(MKK_BTF_NONE, NULL, 0);
 	CHECK_ERR(kp_kernel_load_btf(k), KP_ERR_NOT_FOUND,
-		  "no BTF: symbols __start_BTF/__stop_BTF not found; pass --btf FILE");
+		  "no BTF: no symbols __start_BTF/__stop_BTF, and no BTF header in the kernel "
+		  "image at 0xffffffff80000000-0xffffffffc0000000; pass --btf FILE");
 	// The failure is remembered, and each call returns its own copy.
 	CHECK_ERR(kp_kernel_load_btf(k), KP_ERR_NOT_FOUND, "__start_BTF");
 	struct kp_value *v;
 	CHECK_ERR(kp_eval(k, "1", &v), KP_ERR_NOT_FOUND, "no BTF");
+	mkk_destroy(k);
+}
+
+// Kernels whose kallsyms lack data symbols (6.1 arm64) still carry .BTF:
+// it is found by its header in the kernel image.
+TEST(load_by_header_scan)
+{
+	struct kp_kernel *k = mkk_create(MKK_BTF_UNNAMED, NULL, 0);
+	CHECK_OK(kp_kernel_load_btf(k));
+	KP_INIT(kp_kernel_info, info);
+	kp_kernel_get_info(k, &info);
+	CHECK(info.btf_source && strstr(info.btf_source, "0xffffffff82010000"));
+	uint64_t size;
+	CHECK_OK(kp_type_size(k, "struct task_struct", &size));
+	CHECK_U64(size, MKBTF_TASK_SIZE);
 	mkk_destroy(k);
 }
 
@@ -359,6 +375,7 @@ int main(void)
 	RUN(load_from_file);
 	RUN(load_from_memory);
 	RUN(no_btf_symbols);
+	RUN(load_by_header_scan);
 	RUN(btf_memory_absent);
 	RUN(corrupt_headers);
 	RUN(missing_btf_file);

@@ -132,8 +132,6 @@ TEST(malformed_lines_name_file_and_line)
 		{ "ffffffff81000000 T foo\t[]\n", "line 1: malformed [module]" },
 		{ "ffffffff81000000 T foo\t[ext4] x\n", "line 1: unexpected text after the module" },
 		{ "1ffffffff81000000 T foo\n", "line 1: address longer than 16 hex digits" },
-		{ "ffffffff81000000 T fo\x01o\n", "line 1: unexpected text" },
-		{ "ffffffff81000000 T f\xc3\xa9\n", "line 1: unexpected text" },
 	};
 	struct kp_symtab *st = new_symtab();
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
@@ -149,6 +147,16 @@ TEST(malformed_lines_name_file_and_line)
 	const char nul[] = "ffffffff81000000 T _text\n\0garbage";
 	CHECK_OK(kp_kallsyms_parse_text(nul, sizeof(nul) - 1, 0, "k", st));
 	CHECK_U64(kp_symtab_count(st), 1);
+	// Names are bytes up to a separator, as /proc/kallsyms prints them:
+	// gcc 16's local labels in modules (Debian 7.2 arm64) hold a \x02.
+	const char odd[] = "ffffffffc0001000 r .L14472\x02" "1\t[virtio_blk]\n"
+			   "ffffffffc0001010 t f\xc3\xa9\t[ext4]\n";
+	CHECK_OK(kp_kallsyms_parse_text(odd, sizeof(odd) - 1, 0, "k", st));
+	struct kp_symbol sym;
+	CHECK_OK(kp_symtab_by_name(st, ".L14472\x02" "1", &sym));
+	CHECK_U64(sym.address, 0xffffffffc0001000);
+	CHECK_STR(sym.module, "virtio_blk");
+	CHECK_OK(kp_symtab_by_name(st, "f\xc3\xa9", &sym));
 	kp_symtab_destroy(st);
 }
 

@@ -34,14 +34,23 @@ def find_kpeek(prefer_asan=True):
     return None
 
 
-def build_initrd(kernel, out_dir=None):
+def kpeek_for(arch):
+    """The kpeek binary a guest of arch runs: build/kpeek, or the cross
+    build of scripts/cross-build (build-aarch64/kpeek)."""
+    return os.path.join(ROOT, "build" if arch == "amd64" else "build-aarch64", "kpeek")
+
+
+def build_initrd(kernel, out_dir=None, userland=None):
     """tests/vm/mkinitrd for one kernel (a kernels.Kernel); returns the
-    initrd's path."""
+    initrd's path. userland: the unpacked libraries and busybox of a
+    foreign architecture (kernels.userland())."""
     out_dir = out_dir or os.path.join(BUILD, "k-" + kernel.id)
     os.makedirs(out_dir, exist_ok=True)
-    r = subprocess.run([os.path.join(ROOT, "tests", "vm", "mkinitrd"), out_dir,
-                        os.path.join(ROOT, "build", "kpeek"), kernel.root, kernel.release],
-                       cwd=ROOT, capture_output=True, text=True)
+    argv = [os.path.join(ROOT, "tests", "vm", "mkinitrd"), out_dir, kpeek_for(kernel.arch),
+            kernel.root, kernel.release]
+    if kernel.arch != "amd64":
+        argv += [kernel.arch, userland]
+    r = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True)
     if r.returncode != 0:
         raise RigError("mkinitrd for %s failed: %s" % (
             kernel.id, r.stderr.strip() or "exit %d" % r.returncode))
@@ -72,17 +81,31 @@ def exit_on_sigterm():
 VAL_RE = re.compile(r"^==KP-VAL (\S+?)=(.*)==$", re.M)
 
 
+# What differs between the architectures of the guests: QEMU, its machine
+# and CPU options, the console, and how /init gets the host's commands (a
+# second 16550 UART on x86-64; arm64's virt machine has one PL011 only, so
+# a virtio console there).
+ARCHES = {
+    "amd64": {"qemu": "qemu-system-x86_64", "machine": [], "console": "ttyS0", "cmd": "ttyS1"},
+    "arm64": {"qemu": "qemu-system-aarch64", "machine": ["-M", "virt"], "console": "ttyAMA0",
+              "cmd": "hvc0"},
+}
+
+
 class Guest:
     """One QEMU guest. name is used for the files in build/vm/."""
 
-    def __init__(self, name, cpu, initrd, vmlinuz, late_fwcfg=False, memory=512, extra=()):
+    def __init__(self, name, cpu, initrd, vmlinuz, late_fwcfg=False, memory=512, extra=(),
+                 arch="amd64", share=None):
         self.name = name
         self.extra = list(extra)  # more QEMU arguments (devices)
+        self.arch = ARCHES[arch]
         self.cpu = cpu
         self.initrd = initrd
         self.vmlinuz = vmlinuz
         self.late_fwcfg = late_fwcfg
         self.memory = memory
+        self.share = share  # a host directory shared as virtio-9p "kpsnap"
         self.log = os.path.join(BUILD, name + ".serial.log")
         self.out_img = os.path.join(BUILD, name + ".out.img")
         # Unix socket paths have a 108-byte limit: a deep checkout must not matter.
@@ -102,15 +125,28 @@ class Guest:
         # The output disk /init writes its files to (a tar archive at quit).
         with open(self.out_img, "wb") as f:
             f.truncate(OUT_DISK_MB << 20)
-        append = "console=ttyS0 panic=-1 quiet" + (" kp_fwcfg=late" if self.late_fwcfg else "")
-        argv = ["qemu-system-x86_64", "-accel", "tcg", "-cpu", self.cpu,
-                "-m", str(self.memory), "-smp", "2", "-display", "none", "-no-reboot",
-                "-device", "vmcoreinfo", "-kernel", self.vmlinuz, "-initrd", self.initrd,
-                "-append", append,
-                "-drive", "file=%s,format=raw,if=virtio" % self.out_img,
-                "-serial", "file:" + self.log,
-                "-serial", "unix:%s,server=on,wait=off" % self.cmd_path,
-                "-monitor", "unix:%s,server=on,wait=off" % self.mon_path] + self.extra
+        a = self.arch
+        append = "console=%s panic=-1 quiet kp_cmd=%s%s" % (
+            a["console"], a["cmd"], " kp_fwcfg=late" if self.late_fwcfg else "")
+        argv = [a["qemu"]] + a["machine"] + [
+            "-accel", "tcg", "-cpu", self.cpu,
+            "-m", str(self.memory), "-smp", "2", "-display", "none", "-no-reboot",
+            "-device", "vmcoreinfo", "-kernel", self.vmlinuz, "-initrd", self.initrd,
+            "-append", append,
+            # PCI devices spelt out: "if=virtio" and -virtfs mean MMIO ones on arm64.
+            "-drive", "file=%s,format=raw,if=none,id=kpout" % self.out_img,
+            "-device", "virtio-blk-pci,drive=kpout",
+            "-serial", "file:" + self.log,
+            "-monitor", "unix:%s,server=on,wait=off" % self.mon_path]
+        if a["cmd"] == "ttyS1":
+            argv += ["-serial", "unix:%s,server=on,wait=off" % self.cmd_path]
+        else:
+            argv += ["-chardev", "socket,id=kpcmd,path=%s,server=on,wait=off" % self.cmd_path,
+                     "-device", "virtio-serial-pci", "-device", "virtconsole,chardev=kpcmd"]
+        if self.share:
+            argv += ["-fsdev", "local,id=kpsnap,path=%s,security_model=none" % self.share,
+                     "-device", "virtio-9p-pci,fsdev=kpsnap,mount_tag=kpsnap"]
+        argv += self.extra
         self.qemu_err = open(os.path.join(BUILD, self.name + ".qemu.log"), "w")
         self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=self.qemu_err,
                                      stderr=subprocess.STDOUT, preexec_fn=die_with_parent)

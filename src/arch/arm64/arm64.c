@@ -206,9 +206,10 @@ static void image_range(const struct kp_arch_ctx *c, uint64_t *start, uint64_t *
 
 static bool phys_to_virt(const struct kp_arch_ctx *c, uint64_t paddr, uint64_t *ret)
 {
-	if (!c->has_layout || !c->lay.has_phys_offset || paddr < c->lay.phys_offset)
+	if (!c->has_layout || !c->lay.has_phys_offset)
 		return false;
-	*ret = kp_arm64_page_offset(&c->lay) + (paddr - c->lay.phys_offset);
+	// __phys_to_virt() (arch/arm64/include/asm/memory.h).
+	*ret = (paddr - c->lay.phys_offset) | kp_arm64_page_offset(&c->lay);
 	return true;
 }
 

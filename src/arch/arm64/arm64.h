@@ -27,11 +27,13 @@ struct arm64_layout {
 // why[]).
 bool kp_arm64_layout(const struct kp_vmcoreinfo *vi, struct arm64_layout *ret, char *why,
 		     size_t why_size);
-// The start of the linear map: -(1 << va_bits) since 5.4 ("arm64: mm:
-// Flip kernel VA space").
+// PAGE_OFFSET: -(1 << VA_BITS) as configured (the flipped layout of 5.4,
+// "arm64: mm: Flip kernel VA space"). A 52-bit kernel running with 48 bits
+// keeps it and moves PHYS_OFFSET instead (arm64_memblock_init()), so the
+// linear map is (pa - PHYS_OFFSET) | PAGE_OFFSET either way.
 static inline uint64_t kp_arm64_page_offset(const struct arm64_layout *l)
 {
-	return ~0ULL << l->va_bits;
+	return ~0ULL << l->config_va_bits;
 }
 
 // Registers of an NT_PRSTATUS note (regs.c), named by kp_arm64_reg_names.

@@ -1,0 +1,127 @@
+// Variables a kallsyms of functions only (CONFIG_KALLSYMS_ALL=n, Debian's
+// 6.1 arm64) does not name, found by what they are rather than by name:
+//
+//   init_task  the task_struct in the kernel image whose comm is
+//              "swapper/0" and pid 0, whose tasks list is consistent
+//              (tasks.next->prev and tasks.prev->next point back at it),
+//              and whose real_parent is itself (layout from BTF).
+//
+// Each is added as a symbol of type 'D' only if exactly one candidate
+// passes, so a wrong one is never taken: the kernel's own init_task is the
+// only task_struct in the image.
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/btf.h>
+
+#include "core/derive.h"
+#include "io/memory.h"
+#include "symbols/symtab.h"
+#include "types/types.h"
+#include "util/error.h"
+#include "util/le.h"
+
+#define BLOCK (2ULL << 20)
+#define PAGE 4096ULL
+
+struct task_layout {
+	uint64_t comm, pid, tasks, real_parent, size;
+};
+
+static bool member(struct kp_types *types, uint32_t id, const char *name, uint64_t *off)
+{
+	struct kp_btf_member m;
+	struct kp_error *err = kp_types_member_path(types, id, name, strlen(name), &m);
+	if (err) {
+		kp_error_destroy(err);
+		return false;
+	}
+	*off = m.bit_offset / 8;
+	return true;
+}
+
+static bool layout(struct kp_types *types, struct task_layout *l)
+{
+	uint32_t id;
+	struct kp_error *err = kp_types_find(types, BTF_KIND_STRUCT, "task_struct", &id);
+	if (err) {
+		kp_error_destroy(err);
+		return false;
+	}
+	const struct btf_type *t = btf__type_by_id(kp_types_btf(types), id);
+	l->size = t ? t->size : 0;
+	return l->size && member(types, id, "comm", &l->comm) && member(types, id, "pid", &l->pid) &&
+	       member(types, id, "tasks", &l->tasks) &&
+	       member(types, id, "real_parent", &l->real_parent);
+}
+
+// Whether the task_struct at task is init_task.
+static bool is_init_task(struct kp_memory *mem, const struct task_layout *l, uint64_t task)
+{
+	uint8_t comm[16];
+	uint32_t pid;
+	uint64_t parent, next, prev, back;
+	return kp_ok(kp_memory_read(mem, KP_VIRT, task + l->comm, comm, sizeof(comm))) &&
+	       !memcmp(comm, "swapper/0", 10) &&
+	       kp_ok(kp_memory_read(mem, KP_VIRT, task + l->pid, &pid, 4)) && pid == 0 &&
+	       kp_ok(kp_memory_read_u64(mem, KP_VIRT, task + l->real_parent, &parent)) &&
+	       parent == task &&
+	       kp_ok(kp_memory_read_u64(mem, KP_VIRT, task + l->tasks, &next)) &&
+	       kp_ok(kp_memory_read_u64(mem, KP_VIRT, task + l->tasks + 8, &prev)) &&
+	       kp_ok(kp_memory_read_u64(mem, KP_VIRT, next + 8, &back)) &&
+	       back == task + l->tasks &&
+	       kp_ok(kp_memory_read_u64(mem, KP_VIRT, prev, &back)) && back == task + l->tasks;
+}
+
+// Every place in [lo, hi) where "swapper/0\0" sits at comm's offset of an
+// 8-aligned task_struct that passes is_init_task(); *n counts them.
+static uint64_t scan_init_task(struct kp_memory *mem, const struct task_layout *l, uint64_t lo,
+			       uint64_t hi, unsigned *n)
+{
+	static const char want[] = "swapper/0";
+	uint8_t *buf = malloc(BLOCK);
+	uint64_t found = 0;
+	*n = 0;
+	if (!buf)
+		return 0;
+	for (uint64_t va = lo & ~(PAGE - 1); va < hi && va >= lo; va += BLOCK) {
+		bool whole = kp_ok(kp_memory_read(mem, KP_VIRT, va, buf, BLOCK));
+		for (uint64_t p = 0; p < BLOCK; p += PAGE) {
+			if (!whole && !kp_ok(kp_memory_read(mem, KP_VIRT, va + p, buf + p, PAGE)))
+				continue;
+			const uint8_t *at = buf + p, *end = buf + p + PAGE;
+			while ((at = memmem(at, end - at, want, sizeof(want))) != NULL) {
+				uint64_t comm = va + (uint64_t)(at - buf);
+				uint64_t task = comm - l->comm;
+				if ((task & 7) == 0 && comm >= l->comm && is_init_task(mem, l, task)) {
+					found = task;
+					++*n;
+				}
+				at++;
+			}
+		}
+	}
+	free(buf);
+	return found;
+}
+
+struct kp_error *kp_derive_symbols(struct kp_memory *mem, struct kp_types *types,
+				   uint64_t image_start, uint64_t image_end, struct kp_symtab *st,
+				   unsigned *added)
+{
+	struct kp_symbol sym;
+	struct task_layout l;
+	*added = 0;
+	if (!kp_symtab_find(st, "init_task", &sym) && layout(types, &l)) {
+		unsigned n;
+		uint64_t task = scan_init_task(mem, &l, image_start, image_end, &n);
+		if (n == 1) {
+			struct kp_error *err = kp_symtab_add(st, "init_task", 9, task, 'D', NULL);
+			if (err)
+				return err;
+			(*added)++;
+		}
+	}
+	return NULL;
+}
