@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <kpeek/kpeek.h>
+
 #include "output.h"
 
 enum { MAX_DEPTH = 32 };
@@ -105,38 +107,16 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
+// The library's JSON string escaper, so that every string of every document
+// (ps -j, dmesg -j, rd -j -a, print -j) is escaped the same way.
 static void json_string(FILE *f, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n = strlen(s);
-	putc('"', f);
-	for (size_t i = 0; i < n;) {
-		unsigned c = p[i];
-		size_t len;
-		if (c == '"' || c == '\\') {
-			putc('\\', f);
-			putc((int)c, f);
-			i++;
-		} else if (c == '\n') {
-			fputs("\\n", f);
-			i++;
-		} else if (c == '\t') {
-			fputs("\\t", f);
-			i++;
-		} else if (c < 0x20 || c == 0x7f) {
-			fprintf(f, "\\u%04x", c);
-			i++;
-		} else if ((len = utf8_len(p + i, n - i)) > 0) {
-			fwrite(p + i, 1, len, f);
-			i += len;
-		} else {
-			// Not UTF-8 (kernel strings are bytes): keep the byte as
-			// the code point of the same value so nothing is lost.
-			fprintf(f, "\\u%04x", c);
-			i++;
-		}
-	}
-	putc('"', f);
+	char *q;
+	struct kp_error *err = kp_json_quote(s, strlen(s), &q);
+	if (err)
+		die_nomem();
+	fputs(q, f);
+	free(q);
 }
 
 // Text-mode copy of s that cannot move the cursor or drive the terminal:
@@ -246,7 +226,9 @@ static bool jc_string(struct jcheck *j)
 			}
 			continue;
 		}
-		size_t len = utf8_len((const unsigned char *)j->p, strlen(j->p));
+		// At most 4 bytes: utf8_len() stops at the NUL, a non-continuation
+		// byte (strlen() here made checking a document quadratic).
+		size_t len = utf8_len((const unsigned char *)j->p, strnlen(j->p, 4));
 		if (!len)
 			return false;
 		j->p += len;

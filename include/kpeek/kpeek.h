@@ -296,6 +296,11 @@ KP_API struct kp_error *kp_value_container_of(struct kp_value *value, const char
 // Text of the value with its type, e.g. (char [16])"swapper/0". Caller frees *ret.
 // Output that reaches a cap (depth, size) says so in the text ("<...>").
 KP_API struct kp_error *kp_value_format(struct kp_value *value, unsigned flags, char **ret);
+// s (len bytes, NULs included) as a quoted JSON string, escaped as
+// KP_FORMAT_JSON escapes strings read from memory: valid UTF-8 is kept;
+// control characters (C0, DEL, C1 U+0080..U+009F) and bytes that are not
+// UTF-8 become \u00XX. Caller frees *ret. Since 0.2.
+KP_API struct kp_error *kp_json_quote(const void *s, size_t len, char **ret);
 // C name of the value's type, e.g. "struct task_struct *". Caller frees *ret.
 KP_API struct kp_error *kp_value_type_name(struct kp_value *value, char **ret);
 // Integer, enum, bool or pointer value converted as C converts it to

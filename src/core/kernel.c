@@ -425,7 +425,7 @@ static struct kp_error *kernel_open(struct kp_kernel *k, const struct kp_open_op
 		return err;
 	if ((err = kp_symtab_create(&k->symtab)))
 		return err;
-	if ((err = open_source(k, path, opts)))
+	if ((err = open_source(k, path, opts)) || (err = kp_memory_settle(k->mem)))
 		return err;
 	if (k->src.vmcoreinfo) {
 		snprintf(k->vmcoreinfo_origin, sizeof(k->vmcoreinfo_origin), "%s",

@@ -21,6 +21,11 @@ struct segment {
 struct space {
 	struct segment *segs;
 	size_t n, cap;
+	// Segments added below the end of segs, in the order added, merged in
+	// at the next lookup by settle(): added one by one, 10^5 headers in
+	// descending order took seconds (each insert moved the whole array).
+	struct segment *pend;
+	size_t npend, cappend;
 	struct kp_range *ranges;	// merged view, NULL until asked for
 	size_t nranges;
 	bool ranges_valid;
@@ -47,6 +52,7 @@ void kp_memory_destroy(struct kp_memory *mem)
 		return;
 	for (int i = 0; i < 2; i++) {
 		free(mem->spaces[i].segs);
+		free(mem->spaces[i].pend);
 		free(mem->spaces[i].ranges);
 	}
 	free(mem);
@@ -93,57 +99,144 @@ struct kp_error *kp_memory_add(struct kp_memory *mem, enum kp_space space,
 				       " wraps past the end of the address space",
 				       space_name(space), start, size);
 	struct space *sp = &mem->spaces[space];
-
-	// The gaps of [start, last] not covered by existing segments, in order.
-	// They all fall between existing segments i0 .. i1-1 (which overlap).
-	size_t i0 = first_ending_at_or_after(sp, start), i1 = i0;
-	while (i1 < sp->n && sp->segs[i1].start <= last)
-		i1++;
-	size_t max_pieces = i1 - i0 + 1;
-	struct segment *pieces = malloc(max_pieces * sizeof(*pieces));
-	if (!pieces)
-		return &kp_enomem;
-	size_t npieces = 0;
-	uint64_t cur = start;
-	bool done = false;
-	for (size_t i = i0; i < i1 && !done; i++) {
-		const struct segment *s = &sp->segs[i];
-		if (s->start > cur) {
-			pieces[npieces++] = (struct segment){
-				cur, s->start - 1, fn, arg, offset + (cur - start)};
-		}
-		if (s->last >= last)
-			done = true;
-		else
-			cur = s->last + 1;
+	struct segment seg = { start, last, fn, arg, offset };
+	if (!sp->npend && (!sp->n || sp->segs[sp->n - 1].last < start)) {
+		// Past everything so far (the usual order): append.
+		struct kp_error *err = reserve(sp, 1);
+		if (err)
+			return err;
+		sp->segs[sp->n++] = seg;
+	} else {
+		if (!KP_VEC_RESERVE(sp->pend, sp->cappend, sp->npend + 1))
+			return &kp_enomem;
+		sp->pend[sp->npend++] = seg;
 	}
-	if (!done)
-		pieces[npieces++] = (struct segment){cur, last, fn, arg,
-						     offset + (cur - start)};
-	if (npieces == 0) {
-		free(pieces);
-		return NULL;
-	}
-	struct kp_error *err = reserve(sp, npieces);
-	if (err) {
-		free(pieces);
-		return err;
-	}
-	// Merge pieces into segs in place, from the back: pieces lie within
-	// positions i0 .. i1 of the old array.
-	size_t tail = sp->n - i1;
-	memmove(&sp->segs[i1 + npieces], &sp->segs[i1], tail * sizeof(*sp->segs));
-	size_t out = i1 + npieces, a = i1, b = npieces;
-	while (b > 0) {
-		if (a > i0 && sp->segs[a - 1].start > pieces[b - 1].start)
-			sp->segs[--out] = sp->segs[--a];
-		else
-			sp->segs[--out] = pieces[--b];
-	}
-	sp->n += npieces;
 	sp->ranges_valid = false;
-	free(pieces);
 	return NULL;
+}
+
+// ---------------------------------------------------------------- settle
+
+// A segment to place, with its rank: the earlier added, the lower.
+struct item {
+	struct segment seg;
+	size_t rank;
+};
+
+static int by_start(const void *a, const void *b)
+{
+	const struct item *x = a, *y = b;
+	return x->seg.start < y->seg.start ? -1 : x->seg.start > y->seg.start;
+}
+
+static int by_value(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+// Min-heap of item indices by rank.
+static void heap_push(size_t *heap, size_t *n, const struct item *items, size_t v)
+{
+	size_t i = (*n)++;
+	heap[i] = v;
+	while (i && items[heap[(i - 1) / 2]].rank > items[heap[i]].rank) {
+		size_t p = (i - 1) / 2, t = heap[p];
+		heap[p] = heap[i];
+		heap[i] = t;
+		i = p;
+	}
+}
+
+static void heap_pop(size_t *heap, size_t *n, const struct item *items)
+{
+	heap[0] = heap[--*n];
+	for (size_t i = 0;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		if (l < *n && items[heap[l]].rank < items[heap[m]].rank)
+			m = l;
+		if (r < *n && items[heap[r]].rank < items[heap[m]].rank)
+			m = r;
+		if (m == i)
+			break;
+		size_t t = heap[m];
+		heap[m] = heap[i];
+		heap[i] = t;
+		i = m;
+	}
+}
+
+// Merges the pending segments into segs so that, where ranges overlap, the
+// one added first wins (as if each were added alone, in order): one sweep
+// over the sorted edges with a heap of the ranges covering the current
+// point. O(n log n) time, O(n) memory for n segments.
+static struct kp_error *settle(struct space *sp)
+{
+	if (!sp->npend)
+		return NULL;
+	size_t m = sp->n + sp->npend;
+	struct item *items = calloc(m, sizeof(*items));
+	uint64_t *edges = calloc(2 * m, sizeof(*edges));
+	size_t *heap = calloc(m, sizeof(*heap));
+	struct segment *out = calloc(2 * m, sizeof(*out));
+	struct kp_error *err = NULL;
+	if (!items || !edges || !heap || !out) {
+		err = &kp_enomem;
+		goto done;
+	}
+	size_t nedges = 0;
+	for (size_t i = 0; i < m; i++) {
+		items[i].seg = i < sp->n ? sp->segs[i] : sp->pend[i - sp->n];
+		items[i].rank = i;
+		edges[nedges++] = items[i].seg.start;
+		if (items[i].seg.last != UINT64_MAX)
+			edges[nedges++] = items[i].seg.last + 1;
+	}
+	qsort(items, m, sizeof(*items), by_start);
+	qsort(edges, nedges, sizeof(*edges), by_value);
+	size_t nout = 0, next = 0, nheap = 0;
+	for (size_t e = 0; e < nedges; e++) {
+		uint64_t at = edges[e];
+		if (e + 1 < nedges && edges[e + 1] == at)
+			continue;	// duplicates: the last of them stands for all
+		while (next < m && items[next].seg.start <= at)
+			heap_push(heap, &nheap, items, next++);
+		while (nheap && items[heap[0]].seg.last < at)
+			heap_pop(heap, &nheap, items);
+		if (!nheap)
+			continue;
+		const struct segment *w = &items[heap[0]].seg;
+		// Up to the next edge (the winner covers it: its own end is one).
+		uint64_t last = e + 1 < nedges ? edges[e + 1] - 1 : w->last;
+		struct segment piece = { at, last, w->fn, w->arg, w->offset + (at - w->start) };
+		struct segment *prev = nout ? &out[nout - 1] : NULL;
+		if (prev && prev->last + 1 == at && prev->fn == piece.fn && prev->arg == piece.arg &&
+		    prev->offset + (at - prev->start) == piece.offset)
+			prev->last = last;	// the same segment, cut by a lower one
+		else
+			out[nout++] = piece;
+	}
+	free(sp->segs);
+	sp->segs = out;
+	sp->n = nout;
+	sp->cap = 2 * m;
+	out = NULL;
+	free(sp->pend);
+	sp->pend = NULL;
+	sp->npend = sp->cappend = 0;
+	sp->ranges_valid = false;
+done:
+	free(items);
+	free(edges);
+	free(heap);
+	free(out);
+	return err;
+}
+
+struct kp_error *kp_memory_settle(struct kp_memory *mem)
+{
+	struct kp_error *err = settle(&mem->spaces[KP_VIRT]);
+	return err ? err : settle(&mem->spaces[KP_PHYS]);
 }
 
 void kp_memory_set_translator(struct kp_memory *mem, kp_translate_fn *fn, void *arg)
@@ -157,7 +250,9 @@ bool kp_memory_segment_at(struct kp_memory *mem, enum kp_space space, uint64_t a
 {
 	if (space != KP_VIRT && space != KP_PHYS)
 		return false;
-	const struct space *sp = &mem->spaces[space];
+	struct space *sp = &mem->spaces[space];
+	if (settle(sp))
+		return false;	// out of memory: kp_memory_settle() reports it
 	size_t i = first_ending_at_or_after(sp, address);
 	if (i == sp->n)
 		return false;
@@ -171,7 +266,7 @@ bool kp_memory_has_segments(struct kp_memory *mem, enum kp_space space)
 {
 	if (space != KP_VIRT && space != KP_PHYS)
 		return false;
-	return mem->spaces[space].n > 0;
+	return mem->spaces[space].n > 0 || mem->spaces[space].npend > 0;
 }
 
 static struct kp_error *hole(enum kp_space space, uint64_t address)
@@ -229,7 +324,12 @@ struct kp_error *kp_memory_read(struct kp_memory *mem, enum kp_space space,
 		return kp_error_create(KP_ERR_FAULT, "%s read of %zu bytes at 0x%" PRIx64
 				       " wraps past the end of the address space",
 				       space_name(space), count, address);
-	const struct space *sp = &mem->spaces[space];
+	struct space *sp = &mem->spaces[space];
+	if (sp->npend) {
+		struct kp_error *serr = settle(sp);
+		if (serr)
+			return serr;
+	}
 	uint8_t *out = buf;
 	size_t i = first_ending_at_or_after(sp, address);
 	while (count > 0) {
@@ -299,7 +399,7 @@ size_t kp_memory_ranges(struct kp_memory *mem, enum kp_space space,
 		return 0;
 	}
 	struct space *sp = &mem->spaces[space];
-	if (!sp->ranges_valid && compute_ranges(sp)) {
+	if (settle(sp) || (!sp->ranges_valid && compute_ranges(sp))) {
 		*ret = NULL;
 		return 0;
 	}

@@ -28,6 +28,10 @@ void kp_memory_destroy(struct kp_memory *mem);
 struct kp_error *kp_memory_add(struct kp_memory *mem, enum kp_space space,
 			       uint64_t start, uint64_t size, kp_read_fn *fn,
 			       void *arg, uint64_t offset);
+// Places the ranges added out of address order (done by the first lookup
+// otherwise): call it once the source is mapped, so that running out of
+// memory is an error of the open, not a lookup that finds nothing.
+struct kp_error *kp_memory_settle(struct kp_memory *mem);
 void kp_memory_set_translator(struct kp_memory *mem, kp_translate_fn *fn, void *arg);
 
 // Reads exactly count bytes, across segment edges; on a hole, fails with

@@ -130,6 +130,19 @@ static uint32_t ptr_target(const struct kp_value *v, uint64_t *esize_ret)
 	return target;
 }
 
+// Element size for pointer arithmetic; an element type past 2^64 bytes
+// is an error, not a step of 0 or 1.
+static struct kp_error *ptr_step(const struct kp_value *v, uint64_t *esize_ret)
+{
+	uint64_t esize, checked;
+	uint32_t target = ptr_target(v, &esize);
+	struct kp_error *err = kp_btf_size_checked(v->btf, target, &checked);
+	if (err)
+		return err;
+	*esize_ret = esize;
+	return NULL;
+}
+
 static void inherit_percpu(const struct kp_value *from, struct kp_value *to)
 {
 	if (from->percpu && from->symbol) {
@@ -312,7 +325,8 @@ static struct kp_error *binary_arith(struct ev *e, const struct kp_node *n,
 			return make_num(e, (struct num){ r, 4, true }, ret);
 		}
 		if (pa && pb && op == '-') {
-			ptr_target(a, &esize);
+			if ((err = ptr_step(a, &esize)))
+				return err;
 			return make_num(e, (struct num){ (uint64_t)((int64_t)(xa - xb) / (int64_t)esize),
 							 8, true }, ret);
 		}
@@ -323,7 +337,8 @@ static struct kp_error *binary_arith(struct ev *e, const struct kp_node *n,
 					       "invalid pointer arithmetic at column %d", n->col);
 		if ((err = get_num(i, &ni)))
 			return err;
-		ptr_target(p, &esize);
+		if ((err = ptr_step(p, &esize)))
+			return err;
 		uint64_t xp = pa ? xa : xb;
 		uint64_t r = op == '+' ? xp + ni.x * esize : xp - ni.x * esize;
 		return kp_value_from_u64(e->k, p->type, r, ret);
@@ -514,7 +529,7 @@ static struct kp_error *subscript(struct ev *e, struct kp_value *a, uint64_t idx
 		if (kp_btf_kind(a->btf, target) == BTF_KIND_UNKN)
 			return kp_error_create(KP_ERR_TYPE, "cannot index a void pointer at column %d",
 					       col);
-		if ((err = kp_value_scalar(a, &x)))
+		if ((err = ptr_step(a, &esize)) || (err = kp_value_scalar(a, &x)))
 			return err;
 		return kp_value_lvalue(e->k, target, x + idx * esize, ret);
 	}
@@ -696,7 +711,9 @@ static struct kp_error *eval(struct ev *e, const struct kp_node *n, struct kp_va
 			if (err)
 				return err;
 		}
-		uint64_t size = kp_btf_size(kp_types_btf(e->types), type);
+		uint64_t size;
+		if ((err = kp_btf_size_checked(kp_types_btf(e->types), type, &size)))
+			return err;
 		if (!size && kp_btf_kind(kp_types_btf(e->types), type) != BTF_KIND_ARRAY) {
 			char *name = tname(kp_types_btf(e->types), type);
 			err = kp_error_create(KP_ERR_TYPE, "sizeof of incomplete type %s",

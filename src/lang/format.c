@@ -17,6 +17,7 @@
 #include "types/btf.h"
 #include "symbols/symtab.h"
 #include "util/error.h"
+#include "util/json.h"
 #include "util/strbuf.h"
 
 #define MAX_FORMAT_DEPTH 32
@@ -48,8 +49,13 @@ static void indent(struct fmt *f, int level)
 
 static void put_string(struct fmt *f, const uint8_t *s, size_t n)
 {
+	n = strnlen((const char *)s, n);
+	if (f->json) {
+		kp_json_put_string(f->sb, s, n);
+		return;
+	}
 	kp_sb_putn(f->sb, "\"", 1);
-	for (size_t i = 0; i < n && s[i]; i++) {
+	for (size_t i = 0; i < n; i++) {
 		uint8_t c = s[i];
 		if (c == '"' || c == '\\') {
 			char esc[2] = { '\\', (char)c };
@@ -61,15 +67,20 @@ static void put_string(struct fmt *f, const uint8_t *s, size_t n)
 		} else if (c == '\r') {
 			kp_sb_putn(f->sb, "\\r", 2);
 		} else if (c < 0x20 || c >= 0x7f) {
-			// JSON has no \x; bytes >= 0x80 are shown as Latin-1 so the
-			// document stays valid UTF-8 whatever the kernel string holds.
-			kp_sb_printf(f->sb, f->json ? "\\u%04x" : "\\x%02x", c);
+			kp_sb_printf(f->sb, "\\x%02x", c);
 		} else {
 			char ch = (char)c;
 			kp_sb_putn(f->sb, &ch, 1);
 		}
 	}
 	kp_sb_putn(f->sb, "\"", 1);
+}
+
+// What an output cap left out, in the output itself (a string in JSON).
+static void put_cap(struct fmt *f, uint64_t left, const char *what)
+{
+	kp_sb_printf(f->sb, f->json ? "\"<%" PRIu64 " more %s not shown: output limit>\"" :
+		     "<%" PRIu64 " more %s not shown: output limit>", left, what);
 }
 
 static void put_symbol(struct fmt *f, uint64_t address)
@@ -184,8 +195,8 @@ static void format_members(struct fmt *f, uint32_t type, const uint8_t *bytes, s
 {
 	const struct btf_type *t = btf__type_by_id(f->btf, kp_btf_strip(f->btf, type));
 	const struct btf_member *m = btf_members(t);
-	uint32_t n = btf_vlen(t);
-	for (uint32_t i = 0; i < n && f->budget > 0 && !f->sb->failed; i++) {
+	uint32_t n = btf_vlen(t), i;
+	for (i = 0; i < n && f->budget > 0 && !f->sb->failed; i++) {
 		const char *name = btf__name_by_offset(f->btf, m[i].name_off);
 		uint64_t off = base_bits + btf_member_bit_offset(t, i);
 		uint32_t bits = btf_member_bitfield_size(t, i);
@@ -227,6 +238,21 @@ static void format_members(struct fmt *f, uint32_t type, const uint8_t *bytes, s
 		if (!f->json)
 			kp_sb_printf(f->sb, f->one_line ? "," : ",\n");
 	}
+	if (i < n && !f->sb->failed) {
+		// The cap stopped the members early: say so where they would be.
+		if (f->json) {
+			kp_sb_printf(f->sb, "%s\"<truncated>\": ", *first ? "" : ", ");
+		} else {
+			if (f->one_line)
+				kp_sb_putn(f->sb, " ", 1);
+			else
+				indent(f, level + 1);
+		}
+		put_cap(f, n - i, "members");
+		*first = false;
+		if (!f->json)
+			kp_sb_printf(f->sb, f->one_line ? "," : ",\n");
+	}
 }
 
 static void format_struct(struct fmt *f, uint32_t type, const uint8_t *bytes, size_t avail,
@@ -252,6 +278,19 @@ static void format_struct(struct fmt *f, uint32_t type, const uint8_t *bytes, si
 	kp_sb_putn(f->sb, "}", 1);
 }
 
+// Separator before array element i.
+static void sep(struct fmt *f, uint64_t i, bool nested, int level)
+{
+	if (f->json) {
+		kp_sb_printf(f->sb, i ? ", " : "");
+	} else if (nested) {
+		kp_sb_putn(f->sb, "\n", 1);
+		indent(f, level + 1);
+	} else {
+		kp_sb_printf(f->sb, i ? ", " : " ");
+	}
+}
+
 static void format_array(struct fmt *f, uint32_t type, const uint8_t *bytes, size_t avail,
 			 int level)
 {
@@ -274,16 +313,17 @@ static void format_array(struct fmt *f, uint32_t type, const uint8_t *bytes, siz
 		shown = 0;
 	bool nested = !kp_btf_is_scalar(f->btf, a->type) && !f->json && !f->one_line;
 	kp_sb_printf(f->sb, f->json ? "[" : shown ? "{" : "{}");
-	for (uint64_t i = 0; i < shown && !f->sb->failed && f->budget > 0; i++) {
-		if (f->json) {
-			kp_sb_printf(f->sb, i ? ", " : "");
-		} else if (nested) {
-			kp_sb_putn(f->sb, "\n", 1);
-			indent(f, level + 1);
-		} else {
-			kp_sb_printf(f->sb, i ? ", " : " ");
-		}
+	uint64_t i;
+	for (i = 0; i < shown && !f->sb->failed && f->budget > 0; i++) {
+		sep(f, i, nested, level);
 		format_body(f, a->type, bytes + i * esize, esize, 0, 0, level + 1);
+		if (nested)
+			kp_sb_putn(f->sb, ",", 1);
+	}
+	if (i < shown && !f->sb->failed) {
+		// Not "}" alone: that would read as "the rest is zero".
+		sep(f, i, nested, level);
+		put_cap(f, shown - i, "elements");
 		if (nested)
 			kp_sb_putn(f->sb, ",", 1);
 	}
@@ -319,7 +359,11 @@ static void format_body(struct fmt *f, uint32_t type, const uint8_t *bytes, size
 	if (f->sb->len > MAX_OUTPUT)
 		f->budget = 0;
 	if (level > MAX_FORMAT_DEPTH || --f->budget < 0) {
-		kp_sb_printf(f->sb, f->json ? "null" : "{...}");
+		if (f->json)
+			kp_sb_printf(f->sb, "\"<not shown: %s limit>\"",
+				     level > MAX_FORMAT_DEPTH ? "depth" : "output");
+		else
+			kp_sb_printf(f->sb, "{...}");
 		return;
 	}
 	uint64_t size = kp_btf_size(f->btf, type);

@@ -62,14 +62,44 @@ int kp_btf_kind(const struct btf *btf, uint32_t id)
 	return t ? btf_kind(t) : BTF_KIND_UNKN;
 }
 
+// Arrays are multiplied out here in 64 bits: libbpf's btf__resolve_size()
+// fails for anything past 4 GiB, and a failure read as 0 made
+// sizeof(int[1 << 30]) 0 and pointer arithmetic on such arrays step by 1.
+struct kp_error *kp_btf_size_checked(const struct btf *btf, uint32_t id, uint64_t *ret)
+{
+	uint64_t count = 1;
+	for (int i = 0; i < MAX_DEPTH; i++) {
+		id = kp_btf_strip(btf, id);
+		const struct btf_type *t = id ? ty(btf, id) : NULL;
+		if (t && btf_is_array(t)) {
+			if (__builtin_mul_overflow(count, (uint64_t)btf_array(t)->nelems, &count))
+				break;
+			id = btf_array(t)->type;
+			continue;
+		}
+		uint64_t size = 0;
+		int kind = t ? btf_kind(t) : BTF_KIND_UNKN;
+		if (kind != BTF_KIND_UNKN && kind != BTF_KIND_FUNC &&
+		    kind != BTF_KIND_FUNC_PROTO && kind != BTF_KIND_FWD) {
+			int64_t s = btf__resolve_size(btf, id);	// not an array: at most 4 GiB
+			size = s > 0 ? (uint64_t)s : 0;
+		}
+		if (__builtin_mul_overflow(count, size, ret))
+			break;
+		return NULL;
+	}
+	return kp_error_create(KP_ERR_TYPE, "type is larger than the address space");
+}
+
 uint64_t kp_btf_size(const struct btf *btf, uint32_t id)
 {
-	int kind = kp_btf_kind(btf, id);
-	if (kind == BTF_KIND_UNKN || kind == BTF_KIND_FUNC || kind == BTF_KIND_FUNC_PROTO ||
-	    kind == BTF_KIND_FWD)
+	uint64_t size;
+	struct kp_error *err = kp_btf_size_checked(btf, id, &size);
+	if (err) {
+		kp_error_destroy(err);
 		return 0;
-	int64_t size = btf__resolve_size(btf, id);
-	return size > 0 ? (uint64_t)size : 0;
+	}
+	return size;
 }
 
 bool kp_btf_is_signed(const struct btf *btf, uint32_t id)

@@ -20,9 +20,11 @@ uint32_t kp_btf_strip(const struct btf *btf, uint32_t id);
 // Skips qualifiers (const, volatile, restrict, type_tag), keeps typedefs.
 uint32_t kp_btf_strip_cv(const struct btf *btf, uint32_t id);
 // Size in bytes; 0 for void, functions and incomplete types. Sizes that
-// overflow (an array of 2^32 arrays of 2^32 bytes) are also 0: use
+// overflow 64 bits (an array of 2^32 arrays of 2^32 longs) are also 0: use
 // kp_btf_size_checked() where that must be an error.
 uint64_t kp_btf_size(const struct btf *btf, uint32_t id);
+// The same, failing with KP_ERR_TYPE when the size overflows 64 bits.
+struct kp_error *kp_btf_size_checked(const struct btf *btf, uint32_t id, uint64_t *ret);
 // Kind of the stripped type (BTF_KIND_*), 0 (void) when id is 0 or invalid.
 int kp_btf_kind(const struct btf *btf, uint32_t id);
 bool kp_btf_is_signed(const struct btf *btf, uint32_t id);	// ints and enums

@@ -172,6 +172,22 @@ TEST(builtins)
 	CHECK_EXPR(k, "sizeof init_task.comm", "(unsigned long)16");
 	CHECK_EXPR(k, "sizeof(init_task)", "(unsigned long)104");
 	CHECK_EXPR(k, "sizeof(jiffies) * 2", "(unsigned long)16");
+	// Past 4 GiB (libbpf's resolver gives up there) sizes are still exact;
+	// past 2^64 they are an error, never 0.
+	CHECK_EXPR(k, "sizeof(char[65536][65536])", "(unsigned long)4294967296");
+	CHECK_EXPR(k, "sizeof(int[1073741824])", "(unsigned long)4294967296");
+	CHECK_EXPR(k, "sizeof(long[4294967295][4294967295])",
+		   "ERR TYPE: type is larger than the address space");
+	CHECK_EXPR(k, "(struct task_struct (*)[100000000])0 + 1",
+		   "(struct task_struct (*)[100000000])0x26be36800");
+	CHECK_EXPR(k, "(long (*)[4294967295][4294967295])0 + 1",
+		   "ERR TYPE: type is larger than the address space");
+	char *big = fmt(k, "*(char (*)[65536][65537])&init_task");
+	CHECK(strstr(big, "is 4295032832 bytes, more than the 64 MiB kpeek reads at once"));
+	free(big);
+	// Octal like C, gdb and crash.
+	CHECK_EXPR(k, "010", "(int)8");
+	CHECK_EXPR(k, "0", "(int)0");
 	CHECK_EXPR(k, "offsetof(struct task_struct, comm)", "(unsigned long)32");
 	CHECK_EXPR(k, "offsetof(struct task_struct, tasks.prev)", "(unsigned long)16");
 	CHECK_EXPR(k, "offsetof(struct task_struct, comm[2])", "(unsigned long)34");

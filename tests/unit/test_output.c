@@ -1,6 +1,8 @@
 // The CLI's output printer: aligned text tables and key/value runs, JSON
 // escaping (control bytes, non-UTF-8), lists, raw JSON values and misuse that
 // must still leave one valid JSON document.
+#include <time.h>
+
 #include "test.h"
 #include "../../cli/output.c"
 
@@ -110,6 +112,8 @@ static void hostile_strings(struct out *o)
 	out_kv_str(o, "ctl", "a\"b\\c\nd\te\x01\x1f\x7f");
 	out_kv_str(o, "bytes", "\xff\xfe\xc3\x28\xe2\x82\xac\xed\xa0\x80\xf4\x90\x80\x80\xc0\xaf");
 	out_kv_str(o, "utf8", "h\xc3\xa9llo \xf0\x9f\x90\xa7");
+	// C1 controls: U+009B (CSI) and U+009D (OSC) drive terminals like ESC [.
+	out_kv_str(o, "c1", "a\xc2\x9b" "31mb\xc2\x9d" "0;x\xc2\xa0");
 }
 
 TEST(json_escapes_control_and_non_utf8)
@@ -121,6 +125,8 @@ TEST(json_escapes_control_and_non_utf8)
 	CHECK(strstr(s, "\"\\u00ff\\u00fe\\u00c3(\xe2\x82\xac\\u00ed\\u00a0\\u0080"
 			"\\u00f4\\u0090\\u0080\\u0080\\u00c0\\u00af\"") != NULL);
 	CHECK(strstr(s, "\"h\xc3\xa9llo \xf0\x9f\x90\xa7\"") != NULL);
+	// C1 escaped, U+00A0 (not a control) kept.
+	CHECK(strstr(s, "\"a\\u009b31mb\\u009d0;x\xc2\xa0\"") != NULL);
 	free(s);
 }
 
@@ -224,6 +230,20 @@ TEST(json_validator)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		if (json_valid(bad[i]))
 			FAILF("accepted invalid JSON %s", bad[i]);
+	// Linear in the document: 8 MiB of one string checks in well under a
+	// second (it took minutes when each character measured the rest).
+	size_t n = 8u << 20;
+	char *big = malloc(n + 3);
+	CHECK(big != NULL);
+	big[0] = '"';
+	memset(big + 1, 'x', n);
+	strcpy(big + 1 + n, "\"");
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK(json_valid(big));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	CHECK((double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9 < 1.0);
+	free(big);
 	char deep[1000];
 	memset(deep, '[', sizeof(deep) - 1);
 	deep[sizeof(deep) - 1] = '\0';

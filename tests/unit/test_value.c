@@ -8,6 +8,7 @@
 #include "types/btf.h"
 #include "core/kernel.h"
 #include "lang/value.h"
+#include "types/types.h"
 #include "../gen/mkbtf.h"
 
 // Evaluates expr in k and formats it with flags; "ERR: message" on failure.
@@ -169,6 +170,43 @@ TEST(json)
 	CHECK_FMT(k, "linux_banner", KP_FORMAT_JSON, "\"Linux version 6.1.0-test\\n\"");
 	mkk_put(k, MKK_BASE + 0x900, "\x80\x01", 3);
 	CHECK_FMT(k, "(char[4])*(char *)0xffffffff82000900", KP_FORMAT_JSON, "\"\\u0080\\u0001\"");
+	mkk_destroy(k);
+}
+
+// An output cap is visible in the output: the elements shown plus the
+// count the marker gives are the array's length, in text and in JSON.
+TEST(output_cap_is_shown)
+{
+	struct kp_kernel *k = mkk_scene();
+	struct kp_types *types;
+	CHECK_OK(kp_kernel_types(k, &types));
+	uint32_t ulong, arr;
+	CHECK_OK(kp_types_int_type(types, 8, false, &ulong));
+	CHECK_OK(kp_types_array_of(types, ulong, 300000, &arr));
+	size_t size = 300000 * 8;
+	uint8_t *bytes = malloc(size);
+	CHECK(bytes != NULL);
+	memset(bytes, 0, size);
+	for (size_t i = 0; i < size; i += 8)
+		bytes[i] = 7;	// every element 7, little-endian
+	struct kp_value *v;
+	CHECK_OK(kp_value_rvalue(k, arr, bytes, size, &v));
+	for (int json = 0; json < 2; json++) {
+		char *s = NULL;
+		CHECK_OK(kp_value_format(v, KP_FORMAT_ONE_LINE | (json ? KP_FORMAT_JSON : 0), &s));
+		const char *mark = strstr(s, json ? "\"<" : "<");
+		size_t shown = 0;
+		for (const char *p = s; mark && p < mark; p++)
+			shown += *p == '7';
+		unsigned long left = 0;
+		CHECK(mark && sscanf(mark + (json ? 2 : 1), "%lu more elements not shown: output limit>",
+				     &left) == 1);
+		CHECK_U64(shown + left, 300000);
+		CHECK(left > 0);
+		free(s);
+	}
+	kp_value_destroy(v);
+	free(bytes);
 	mkk_destroy(k);
 }
 
@@ -356,6 +394,7 @@ int main(void)
 	RUN(arrays_and_strings);
 	RUN(pointers_and_functions);
 	RUN(json);
+	RUN(output_cap_is_shown);
 	RUN(accessors);
 	RUN(faults);
 	RUN(corrupt_btf_formatting);
