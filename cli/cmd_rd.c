@@ -127,9 +127,10 @@ static void text_line(struct rd *rd, uint64_t addr, const uint8_t *p, size_t n)
 }
 
 // Reads what can be read of [addr, addr + len) into buf: *got_ret bytes (a
-// multiple of the width) and the error that stopped it, if any.
+// multiple of unit) and the error that stopped it, if any. len is at most a
+// page, so finding where a hole starts takes at most a page of reads.
 static struct kp_error *read_some(struct rd *rd, uint64_t addr, uint8_t *buf, size_t len,
-				  size_t *got_ret)
+				  size_t *got_ret, size_t unit)
 {
 	struct kp_error *err = kp_read(rd->k, rd->space, addr, buf, len);
 	if (!err) {
@@ -141,39 +142,72 @@ static struct kp_error *read_some(struct rd *rd, uint64_t addr, uint8_t *buf, si
 	// Find where the hole starts, one value at a time.
 	size_t got = 0;
 	while (got < len) {
-		err = kp_read(rd->k, rd->space, addr + got, buf + got, (size_t)rd->width);
+		err = kp_read(rd->k, rd->space, addr + got, buf + got, unit);
 		if (err)
 			break;
-		got += (size_t)rd->width;
+		got += unit;
 	}
 	*got_ret = got;
 	return err;
 }
 
+// Reads the string at addr (at most max bytes, stopping at a NUL or at the
+// first byte that cannot be read) into a buffer that grows with what is
+// read, a page at a time: memory follows the string, not max.
+static struct kp_error *read_string(struct rd *rd, uint64_t addr, uint64_t max, char **ret,
+				    bool *nomem_ret)
+{
+	char *buf = NULL;
+	size_t got = 0, cap = 0;
+	struct kp_error *err = NULL;
+	while (got < max) {
+		uint64_t at = addr + got;
+		size_t want = CHUNK - (size_t)(at % CHUNK);	// up to the page end
+		if (want > max - got)
+			want = (size_t)(max - got);
+		if (got + want + 1 > cap) {
+			size_t ncap = cap ? 2 * cap : CHUNK + 1;
+			while (ncap < got + want + 1)
+				ncap *= 2;
+			char *nb = realloc(buf, ncap);
+			if (!nb) {
+				free(buf);
+				*nomem_ret = true;
+				return NULL;
+			}
+			buf = nb;
+			cap = ncap;
+		}
+		size_t n;
+		err = read_some(rd, at, (uint8_t *)buf + got, want, &n, 1);
+		char *nul = memchr(buf + got, '\0', n);
+		got = nul ? (size_t)(nul - buf) : got + n;
+		if (nul || err)
+			break;
+	}
+	if (err && got == 0) {
+		free(buf);
+		return err;	// not even the first byte
+	}
+	kp_error_destroy(err);
+	if (!buf && !(buf = malloc(1))) {
+		*nomem_ret = true;
+		return NULL;
+	}
+	buf[got] = '\0';
+	*ret = buf;
+	return NULL;
+}
+
 static int rd_string(struct rd *rd, uint64_t addr, uint64_t max)
 {
-	char *buf = malloc(max + 1);
-	if (!buf)
-		return cli_fail("out of memory");
-	struct kp_error *err;
-	if (rd->space == KP_PHYS) {
-		// kp_read_cstr reads virtual memory: find the string here.
-		size_t got = 0;
-		err = NULL;
-		while (got < max) {
-			err = kp_read(rd->k, KP_PHYS, addr + got, buf + got, 1);
-			if (err || buf[got] == '\0')
-				break;
-			got++;
-		}
-		buf[got] = '\0';
-	} else {
-		err = kp_read_cstr(rd->k, addr, buf, max + 1);
-	}
-	if (err) {
-		free(buf);
+	char *buf = NULL;
+	bool nomem = false;
+	struct kp_error *err = read_string(rd, addr, max, &buf, &nomem);
+	if (err)
 		return cli_error(err);
-	}
+	if (nomem)
+		return cli_fail("out of memory");
 	if (out_is_json(rd->o)) {
 		out_kv_hex(rd->o, "address", addr);
 		out_kv_str(rd->o, "space", rd->space == KP_PHYS ? "physical" : "virtual");
@@ -323,7 +357,7 @@ int cmd_rd(struct cli *cli, int argc, char **argv)
 		size_t chunk = len - done < CHUNK ? (size_t)(len - done) : CHUNK;
 		uint8_t *p = cli->json ? buf + done : buf;
 		size_t got;
-		err = read_some(&rd, addr + done, p, chunk, &got);
+		err = read_some(&rd, addr + done, p, chunk, &got, (size_t)rd.width);
 		if (!cli->json)
 			for (size_t i = 0; i < got; i += LINE)
 				text_line(&rd, addr + done + i, p + i, got - i < LINE ? got - i : LINE);

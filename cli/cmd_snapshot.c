@@ -133,10 +133,15 @@ int cmd_snapshot(struct cli *cli, int argc, char **argv)
 	}
 	so.cancel = &stop_signal;
 	// No SA_RESTART: a blocked read or write returns and the flag is seen.
-	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term, old_xfsz;
+	// Every signal whose default action ends the process stops the write
+	// instead, so FILE.tmp-XXXXXX (memory contents) never stays behind.
+	static const int stops[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGALRM,
+				     SIGUSR1, SIGUSR2, SIGVTALRM, SIGPROF };
+	enum { NSTOPS = sizeof(stops) / sizeof(stops[0]) };
+	struct sigaction sa = { .sa_handler = on_signal }, old[NSTOPS], old_xfsz;
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
+	for (int i = 0; i < NSTOPS; i++)
+		sigaction(stops[i], &sa, &old[i]);
 	// A write past RLIMIT_FSIZE raises SIGXFSZ, whose default action kills
 	// the process and leaves FILE.tmp-XXXXXX behind. Ignored, the write
 	// fails with EFBIG instead: one error naming the file, temp file removed.
@@ -145,8 +150,8 @@ int cmd_snapshot(struct cli *cli, int argc, char **argv)
 	sigaction(SIGXFSZ, &ign, &old_xfsz);
 	KP_INIT(kp_snapshot_stats, st);
 	struct kp_error *err = kp_snapshot_write(k, output, &so, &st);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	for (int i = 0; i < NSTOPS; i++)
+		sigaction(stops[i], &old[i], NULL);
 	sigaction(SIGXFSZ, &old_xfsz, NULL);
 	double seconds = now() - prog.start;
 	if (prog.shown) {

@@ -713,6 +713,18 @@ bool kp_kernel_arch_fact(struct kp_kernel *k, size_t i, struct kp_fact *ret)
 	return true;
 }
 
+uint64_t kp_kernel_memory_bytes(struct kp_kernel *k)
+{
+	const struct kp_range *r;
+	size_t n = kp_memory_ranges(k->mem, KP_PHYS, &r);
+	if (!n)
+		n = kp_memory_ranges(k->mem, KP_VIRT, &r);
+	uint64_t total = 0;
+	for (size_t i = 0; i < n; i++)
+		total += r[i].end - r[i].start;
+	return total;
+}
+
 size_t kp_kernel_ranges(struct kp_kernel *k, enum kp_space space, const struct kp_range **ret)
 {
 	return kp_memory_ranges(k->mem, space, ret);

@@ -29,6 +29,9 @@ struct kp_error *kp_kernel_types(struct kp_kernel *kernel, struct kp_types **ret
 // KERNELOFFSET (KASLR); false if unknown.
 bool kp_kernel_kaslr_offset(struct kp_kernel *kernel, uint64_t *ret);
 uint64_t kp_kernel_page_size(struct kp_kernel *kernel);
+// Bytes of memory the source holds (physical ranges, else virtual ones):
+// the bound for anything a kernel structure in it may claim to contain.
+uint64_t kp_kernel_memory_bytes(struct kp_kernel *kernel);
 // Addresses in the kernel's half of the address space (worth symbolizing).
 bool kp_kernel_is_kernel_address(struct kp_kernel *kernel, uint64_t address);
 // Up to size bytes from the virtual address, stopping at the first byte

@@ -96,8 +96,6 @@ struct kdump {
 	uint64_t hits, misses;
 	// The last raw page read straight from the mapping (stable pointer):
 	// small sequential reads of uncompressed pages skip the page_desc.
-	uint64_t raw_pfn;
-	const uint8_t *raw_ptr;		// NULL if none
 };
 
 // ---------------------------------------------------------------- logical file
@@ -109,27 +107,6 @@ static struct kp_error *view_read(struct kdump *kd, uint64_t off, void *buf, siz
 	if (!kd->flat)
 		return kp_file_read(kd->file, off, buf, len);
 	return kp_flat_read(&kd->flat_index, off, buf, len);
-}
-
-// Points *ret at len bytes at logical offset off: into the mapping when they
-// are contiguous there, else copied into buf.
-static struct kp_error *view_get(struct kdump *kd, uint64_t off, size_t len,
-				 uint8_t *buf, const uint8_t **ret)
-{
-	const struct kp_file *f = kd->file;
-	if (f->map) {
-		uint64_t foff = off;
-		bool direct = !kd->flat || kp_flat_file_offset(&kd->flat_index, off, len, &foff);
-		if (direct && foff <= f->size && len <= f->size - foff) {
-			*ret = f->map + foff;
-			return NULL;
-		}
-	}
-	struct kp_error *err = view_read(kd, off, buf, len);
-	if (err)
-		return err;
-	*ret = buf;
-	return NULL;
 }
 
 // ---------------------------------------------------------------- pages
@@ -167,10 +144,6 @@ static struct kp_error *bad_page(struct kdump *kd, uint64_t pfn, uint64_t pd_off
 static struct kp_error *get_page(struct kdump *kd, uint64_t pfn, uint8_t *dst,
 				 const uint8_t **ret)
 {
-	if (kd->raw_ptr && kd->raw_pfn == pfn) {
-		*ret = kd->raw_ptr;
-		return NULL;
-	}
 	const uint8_t *cached = kp_kdump_cache_lookup(&kd->cache, pfn);
 	if (cached) {
 		kd->hits++;
@@ -201,15 +174,13 @@ static struct kp_error *get_page(struct kdump *kd, uint64_t pfn, uint8_t *dst,
 		return bad_page(kd, pfn, pd_off, off, "more than one compression flag");
 	if (off > kd->size || size > kd->size - off)
 		return bad_page(kd, pfn, pd_off, off, "data is past the end of the file");
-	const uint8_t *data;
-	err = view_get(kd, off, size, kd->scratch, &data);
+	// Uncompressed pages are not cached here: the file's block cache
+	// (io/file.c) keeps what was read recently.
+	const uint8_t *data = kd->scratch;
+	err = view_read(kd, off, kd->scratch, size);
 	if (err)
 		return kp_error_prefix(err, "data of pfn 0x%" PRIx64, pfn);
 	if (comp == 0) {
-		if (data != kd->scratch) {
-			kd->raw_pfn = pfn;
-			kd->raw_ptr = data;
-		}
 		*ret = data;
 		return NULL;
 	}

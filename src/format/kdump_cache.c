@@ -2,7 +2,7 @@
 // decompressors of page data (zlib, lzo, snappy, zstd; their state lives
 // across pages) and the cache of decompressed pages, a hash by pfn over a fixed
 // set of block-sized slots reused least recently used first. Uncompressed
-// pages are not cached: kdump.c points into the file mapping for them.
+// pages are not cached here: the file's block cache (io/file.c) holds them.
 #include <lzo/lzo1x.h>
 #include <snappy-c.h>
 #include <stdlib.h>

@@ -17,6 +17,9 @@
 #define FLAT_TYPE 1
 #define FLAT_RECORD_HEADER 16
 #define FLAT_END (-1)
+// Record count bound: MIN_RECORD_LIMIT plus one per MIN_AVERAGE_RECORD bytes.
+#define MIN_RECORD_LIMIT 4096
+#define MIN_AVERAGE_RECORD 256
 
 static uint64_t be64(const uint8_t *p)
 {
@@ -161,21 +164,44 @@ struct kp_error *kp_flat_index(struct kp_file *f, struct kp_flat *ret)
 		return kp_error_create(KP_ERR_FORMAT,
 				       "%s: flattened dump header at offset 0x18: version 0",
 				       f->path);
+	// makedumpfile and QEMU write the kdump header first: when record 0
+	// writes offset 0, check the signature before indexing the rest, so a
+	// file that is no dump is refused before its records are counted
+	// (records may come in any order, so one that does not is indexed).
+	uint8_t first[FLAT_RECORD_HEADER + 8];
+	if ((err = kp_file_read(f, FLAT_HEADER_SIZE, first, sizeof(first)))) {
+		kp_error_destroy(err);	// too short: the walk below says where
+		err = NULL;
+	} else if (be64(first) == 0 && be64(first + 8) >= 8 &&
+	    memcmp(first + FLAT_RECORD_HEADER, "KDUMP   ", 8) != 0 &&
+	    memcmp(first + FLAT_RECORD_HEADER, "DISKDUMP", 8) != 0)
+		return kp_error_create(KP_ERR_FORMAT,
+				       "%s: no KDUMP signature: flattened dump record 0 at offset "
+				       "0x%x writes other bytes at offset 0", f->path,
+				       FLAT_HEADER_SIZE);
+	// Writers emit page-sized records (makedumpfile's and QEMU's write
+	// caches); a flood of tiny ones would make the index many times the
+	// file. Bound the count by the file size.
+	uint64_t max_records = MIN_RECORD_LIMIT + (f->size ? f->size : UINT64_MAX / 2) /
+		MIN_AVERAGE_RECORD;
 	struct record *recs = NULL;
 	size_t n = 0, cap = 0;
 	uint64_t pos = FLAT_HEADER_SIZE;
-	for (;;) {
+	for (uint64_t seen = 0;; seen++) {
+		if (seen >= max_records) {
+			err = kp_error_create(KP_ERR_FORMAT,
+					      "%s: flattened dump has more than %" PRIu64
+					      " records at offset 0x%" PRIx64 " (at most one per %d bytes "
+					      "of file is accepted)", f->path, max_records, pos,
+					      MIN_AVERAGE_RECORD);
+			goto fail;
+		}
 		uint8_t rh[FLAT_RECORD_HEADER];
-		if (f->map && f->size >= FLAT_RECORD_HEADER &&
-		    pos <= f->size - FLAT_RECORD_HEADER) {
-			memcpy(rh, f->map + pos, sizeof(rh));
-		} else {
-			err = kp_file_read(f, pos, rh, sizeof(rh));
-			if (err) {
-				err = kp_error_prefix(err, "flattened dump: no end marker "
-						      "after %zu records", n);
-				goto fail;
-			}
+		err = kp_file_read(f, pos, rh, sizeof(rh));
+		if (err) {
+			err = kp_error_prefix(err, "flattened dump: no end marker after %zu records",
+					      n);
+			goto fail;
 		}
 		int64_t off = (int64_t)be64(rh), size = (int64_t)be64(rh + 8);
 		if (off == FLAT_END)

@@ -217,15 +217,10 @@ static struct kp_error *load_chunk(struct lime *l, size_t i)
 {
 	const struct chunk *c = &l->chunks[i];
 	struct kp_file *f = l->file;
-	const uint8_t *in;
-	if (f->map) {
-		in = f->map + c->foff;
-	} else {
-		struct kp_error *err = kp_file_read(f, c->foff, l->in, c->len);
-		if (err)
-			return err;
-		in = l->in;
-	}
+	struct kp_error *err = kp_file_read(f, c->foff, l->in, c->len);
+	if (err)
+		return err;
+	const uint8_t *in = l->in;
 	l->cache_chunk = SIZE_MAX;
 	const uint8_t *data;
 	if (c->compressed) {
@@ -429,7 +424,7 @@ static struct kp_error *lime_open(struct kp_file *file, struct kp_memory *mem,
 	struct kp_error *err = parse(l, &ranges, &n, &avml);
 	if (!err && avml) {
 		l->cache = malloc(SNAPPY_MAX_CHUNK);
-		if (!l->cache || (!file->map && !(l->in = malloc(SNAPPY_MAX_CHUNK_LEN * 2))))
+		if (!l->cache || !(l->in = malloc(SNAPPY_MAX_CHUNK_LEN * 2)))
 			err = &kp_enomem;
 	}
 	for (size_t i = 0; i < n && !err; i++) {

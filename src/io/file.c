@@ -1,5 +1,7 @@
-// Read-only input files. Regular files are mmap'ed; /proc files (kcore reports
-// a fake st_size and cannot be mmap'ed), pipes and devices go through pread.
+// Read-only input files, read with pread. Regular files keep a small
+// direct-mapped cache of 4 KiB blocks for the many small reads of page-table
+// walks, list walks and symbol tables; /proc files (kcore reports a fake
+// st_size, and its contents change), pipes and devices are read directly.
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -7,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -19,6 +20,17 @@
 #define LOCKDOWN_PATH "/sys/kernel/security/lockdown"
 // Bound for kp_read_whole_file: kallsyms and BTF are a few MiB.
 #define WHOLE_FILE_MAX (1ULL << 30)
+
+// Reads of at least this many bytes bypass the cache.
+#define BULK_READ (64u << 10)
+#define BLOCK_SHIFT 12
+#define BLOCK_SIZE (1u << BLOCK_SHIFT)
+#define CACHE_BLOCKS 256	// 1 MiB per file
+
+struct kp_file_cache {
+	uint64_t tag[CACHE_BLOCKS];	// block number + 1; 0: empty
+	uint8_t data[CACHE_BLOCKS][BLOCK_SIZE];
+};
 
 static bool is_kcore(const char *path)
 {
@@ -109,12 +121,10 @@ struct kp_error *kp_file_open(const char *path, struct kp_file **ret)
 	bool procfs = fstatfs(file->fd, &sfs) == 0 && sfs.f_type == PROC_SUPER_MAGIC;
 	if (S_ISREG(st.st_mode) && !procfs && !is_kcore(path) && st.st_size > 0) {
 		file->size = (uint64_t)st.st_size;
-		if ((uint64_t)st.st_size <= SIZE_MAX) {
-			void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE,
-					 file->fd, 0);
-			// Falling back to pread is fine (e.g. a file system without mmap).
-			if (map != MAP_FAILED)
-				file->map = map;
+		file->cache = calloc(1, sizeof(*file->cache));
+		if (!file->cache) {
+			err = &kp_enomem;
+			goto fail;
 		}
 	}
 	*ret = file;
@@ -129,16 +139,12 @@ void kp_file_destroy(struct kp_file *file)
 {
 	if (!file)
 		return;
-	if (file->map)
-		munmap((void *)file->map, (size_t)file->size);
+	free(file->cache);
 	if (file->fd >= 0)
 		close(file->fd);
 	free(file->path);
 	free(file);
 }
-
-// Reads of at least this many bytes use pread (see kp_file_read).
-#define KP_FILE_BULK_READ (64u << 10)
 
 static struct kp_error *truncated(const struct kp_file *file, uint64_t offset,
 				  size_t len, uint64_t have)
@@ -148,27 +154,15 @@ static struct kp_error *truncated(const struct kp_file *file, uint64_t offset,
 			       ", file has 0x%" PRIx64, file->path, len, offset, have);
 }
 
-struct kp_error *kp_file_read(struct kp_file *file, uint64_t offset, void *buf,
-			      size_t len)
+// Exactly len bytes at offset by pread, or an error naming where.
+static struct kp_error *pread_exact(struct kp_file *file, uint64_t offset, uint8_t *p,
+				    size_t len)
 {
-	if (len == 0)
-		return NULL;
-	if (file->size && (offset > file->size || len > file->size - offset))
-		return truncated(file, offset, len, file->size);
-	// Bulk reads go through pread even when mapped: copying from the map
-	// faults its pages in one by one and leaves them in the RSS (a 1 GiB
-	// dump read whole: ~2x slower than cat and 1 GiB RSS); pread copies from
-	// the page cache without mapping anything.
-	if (file->map && len < KP_FILE_BULK_READ) {
-		memcpy(buf, file->map + offset, len);
-		return NULL;
-	}
 	if (offset > INT64_MAX || len > (uint64_t)INT64_MAX - offset)
 		return kp_error_create(KP_ERR_INVALID,
 				       "%s: read of %zu bytes at offset 0x%" PRIx64
 				       " is past the largest file offset", file->path,
 				       len, offset);
-	uint8_t *p = buf;
 	size_t done = 0;
 	while (done < len) {
 		ssize_t n = pread(file->fd, p + done, len - done, (off_t)(offset + done));
@@ -186,6 +180,49 @@ struct kp_error *kp_file_read(struct kp_file *file, uint64_t offset, void *buf,
 					       PRIx64 ", file ends at 0x%" PRIx64, file->path,
 					       len, offset, offset + done);
 		done += (size_t)n;
+	}
+	return NULL;
+}
+
+// The cached copy of block b (read on a miss; the last block may be short).
+static struct kp_error *cached_block(struct kp_file *file, uint64_t b, const uint8_t **ret)
+{
+	struct kp_file_cache *c = file->cache;
+	size_t slot = (size_t)(b % CACHE_BLOCKS);
+	if (c->tag[slot] != b + 1) {
+		uint64_t at = b << BLOCK_SHIFT;
+		size_t len = file->size - at < BLOCK_SIZE ? (size_t)(file->size - at) : BLOCK_SIZE;
+		c->tag[slot] = 0;
+		struct kp_error *err = pread_exact(file, at, c->data[slot], len);
+		if (err)
+			return err;
+		c->tag[slot] = b + 1;
+	}
+	*ret = c->data[slot];
+	return NULL;
+}
+
+struct kp_error *kp_file_read(struct kp_file *file, uint64_t offset, void *buf,
+			      size_t len)
+{
+	if (len == 0)
+		return NULL;
+	if (file->size && (offset > file->size || len > file->size - offset))
+		return truncated(file, offset, len, file->size);
+	if (!file->cache || len >= BULK_READ)
+		return pread_exact(file, offset, buf, len);
+	uint8_t *out = buf;
+	while (len > 0) {
+		const uint8_t *block;
+		struct kp_error *err = cached_block(file, offset >> BLOCK_SHIFT, &block);
+		if (err)
+			return err;
+		size_t in = (size_t)(offset & (BLOCK_SIZE - 1));
+		size_t n = BLOCK_SIZE - in < len ? BLOCK_SIZE - in : len;
+		memcpy(out, block + in, n);
+		out += n;
+		offset += n;
+		len -= n;
 	}
 	return NULL;
 }

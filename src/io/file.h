@@ -1,5 +1,7 @@
-// A read-only input file: mmap'ed when it is a regular file, else pread
-// (/proc/kcore cannot be mmap'ed). Never opened for writing.
+// A read-only input file, read with pread (never mapped: a dump truncated
+// under a mapping raises SIGBUS, and mapped pages stay in the RSS). Small
+// reads of regular files go through a small block cache. Never opened for
+// writing.
 #ifndef KP_FILE_H
 #define KP_FILE_H
 
@@ -10,13 +12,15 @@ struct kp_file {
 	char *path;
 	int fd;
 	uint64_t size;		// st_size; 0 for /proc files, whose size is not meaningful
-	const uint8_t *map;	// NULL when reads go through pread
+	// Regular files only: /proc/kcore and devices change under us.
+	struct kp_file_cache *cache;
 };
 
 struct kp_error *kp_file_open(const char *path, struct kp_file **ret);
 void kp_file_destroy(struct kp_file *file);
 // Reads exactly len bytes at offset; a short read fails with KP_ERR_FORMAT
-// naming the file and offset ("truncated").
+// naming the file and offset ("truncated"), also when the file shrank since
+// it was opened.
 struct kp_error *kp_file_read(struct kp_file *file, uint64_t offset, void *buf,
 			      size_t len);
 // kp_read_fn over a struct kp_file (arg).

@@ -301,6 +301,15 @@ struct kp_error *kp_lx_printk_iter_create(struct kp_kernel *k, const struct kp_l
 	uint64_t count = 1ULL << count_bits;
 	size_t ndescs = count * l->desc_size, ninfos = count * l->info_size;
 	size_t ndata = (size_t)1 << size_bits;
+	// Within the fixed limits, a damaged header can still claim far more
+	// than the dump holds: what it claims must fit in the source.
+	uint64_t have = kp_kernel_memory_bytes(k);
+	if (ndescs + ninfos + ndata > have)
+		return kp_error_create(KP_ERR_FORMAT, "printk ring buffer at 0x%llx is corrupt: "
+				       "its %zu bytes (count_bits %u, size_bits %u) are more than "
+				       "the %llu bytes of memory in the source",
+				       (unsigned long long)prb, ndescs + ninfos + ndata, count_bits,
+				       size_bits, (unsigned long long)have);
 	struct kp_printk_iter *it = calloc(1, sizeof(*it));
 	if (!it)
 		return &kp_enomem;

@@ -583,6 +583,43 @@ TEST(absurd_kdump_counts)
 	free(img);
 }
 
+// A flattened kdump of tiny records would index to many times its size:
+// the record count is bounded by the file size, and a first record that
+// writes no KDUMP header stops the open before any indexing.
+TEST(flattened_record_flood)
+{
+	struct sk_opts so = { .format = SK_KDUMP };
+	uint8_t *img, *flat;
+	size_t len, flen;
+	sk_build(&so, &img, &len);
+	mkkdump_flatten(img, len, &(struct mkkdump_flat_opts){ .record_max = 1 }, &flat, &flen);
+	char *path = write_tmp("flood", flat, flen);
+	double t0 = now();
+	struct kp_kernel *k = NULL;
+	CHECK_ERR(open_path(path, &k), KP_ERR_FORMAT, "records at offset");
+	if (now() - t0 > 1.0)
+		FAILF("a flood of %zu records took %.2f s to refuse", len, now() - t0);
+	unlink(path);
+	free(path);
+	free(flat);
+	// Page-sized records and smaller ones down to 256 bytes are fine.
+	mkkdump_flatten(img, len, &(struct mkkdump_flat_opts){ .record_max = 256 }, &flat, &flen);
+	path = write_tmp("flood", flat, flen);
+	CHECK_OK(open_path(path, &k));
+	kp_kernel_destroy(k);
+	unlink(path);
+	free(path);
+	// Not a dump: junk where the header goes.
+	memset(flat + 4096 + 16, 'x', 8);
+	path = write_tmp("flood", flat, flen);
+	CHECK_ERR(open_path(path, &k), KP_ERR_FORMAT,
+		  "no KDUMP signature: flattened dump record 0 at offset 0x1000");
+	unlink(path);
+	free(path);
+	free(flat);
+	free(img);
+}
+
 // ---------------------------------------------------------------- truncation and damage
 
 // Every prefix (at a stride) and a deterministic set of byte flips of each
@@ -723,6 +760,7 @@ int main(void)
 	RUN(absurd_elf_counts);
 	RUN(absurd_kallsyms_and_btf_bounds);
 	RUN(absurd_kdump_counts);
+	RUN(flattened_record_flood);
 	RUN(damaged_elf_core);
 	RUN(damaged_elf_core_without_note);
 	RUN(damaged_kdump);

@@ -388,6 +388,13 @@ TEST(printk_corrupt_ring_is_an_error_naming_where)
 	mkk_put_u32(k, rb + 0, 2);
 	mkk_put_u32(k, rb + 48, 3);	// size_bits below any real buffer
 	CHECK_ERR(kpt_printk(k, collect, &r), KP_ERR_FORMAT, "size_bits 3");
+	// Within the fixed limits but more than the 128 KiB the source holds:
+	// corrupt, refused before anything that size is allocated.
+	mkk_put_u32(k, rb + 0, 20);
+	mkk_put_u32(k, rb + 48, 25);
+	CHECK_ERR(kpt_printk(k, collect, &r), KP_ERR_FORMAT,
+		  "is corrupt: its 150994944 bytes (count_bits 20, size_bits 25) are more than "
+		  "the 131072 bytes of memory in the source");
 	CHECK_U64(r.n, 0);
 	mkk_destroy(k);
 }
