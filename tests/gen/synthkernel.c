@@ -19,7 +19,8 @@
 static const char banner[] =
 	"Linux version 6.1.0-synth (kpeek@test) (gcc 12.2.0) #1 SMP PREEMPT_DYNAMIC\n";
 // Control bytes, ESC sequences and invalid UTF-8 for the terminal-safety tests.
-static const char evil[] = "ok\x1b[2Jbad\xff\xfe\x01" "end";
+// ESC, bytes that are not UTF-8, a C0 control and C1 CSI (U+009B as UTF-8).
+static const char evil[] = "ok\x1b[2Jbad\xff\xfe\x01" "end\xc2\x9b" "31m";
 
 void sk_die(const char *what)
 {
@@ -164,6 +165,8 @@ static void write_tasks(uint8_t *m, const struct sk_opts *o)
 				next = va + SK_T_TASKS;
 			else if (o->loop == SK_LOOP_NULL)
 				next = 0;
+			else if (o->loop == SK_LOOP_MIDDLE)
+				next = task_va(0) + SK_T_TASKS + 8;
 		}
 		memset(m + pa, 0, SK_T_SIZE);
 		put32(m, pa + SK_T_STATE, i == 0 ? 0 : 1);

@@ -85,6 +85,7 @@ enum sk_loop {
 	SK_LOOP_SELF,		// the last task's tasks.next points at itself
 	SK_LOOP_THREADS,	// task 1's thread_group ring never returns to it
 	SK_LOOP_NULL,		// the last task's tasks.next is NULL
+	SK_LOOP_MIDDLE,		// the last task's tasks.next points 8 bytes into init_task.tasks
 };
 
 struct sk_opts {

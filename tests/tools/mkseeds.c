@@ -127,6 +127,14 @@ static void elf_core_seeds(void)
 	seed_core(h, mc);
 	mkcore_destroy(mc);
 
+	// Many one-page segments at descending addresses (sorted once, not
+	// inserted one by one).
+	mc = mkcore_create();
+	for (uint64_t i = 2000; i-- > 0;)
+		mkcore_add_load(mc, 0, i * 0x2000, page, 0, 4096);
+	seed_core(h, mc);
+	mkcore_destroy(mc);
+
 	// Overlapping segments (the earlier wins).
 	mc = mkcore_create();
 	mkcore_add_load(mc, 0, 0, page, 8192, 8192);
@@ -316,6 +324,9 @@ static void kdump_seeds(void)
 	kdump_seed(&o, &fo);
 	fo = (struct mkkdump_flat_opts){ .no_end_marker = true };
 	kdump_seed(&o, &fo);
+	// A flood of tiny records (refused by count).
+	fo = (struct mkkdump_flat_opts){ .record_max = 8 };
+	kdump_seed(&o, &fo);
 }
 
 // ---------------------------------------------------------------- whole open path
@@ -358,6 +369,7 @@ static void kernel_open_seeds(void)
 		{ .format = SK_KDUMP_FLAT, .ntasks = 1 },
 		{ .format = SK_ELF, .ntasks = 4, .loop = SK_LOOP_TASKS },
 		{ .format = SK_ELF, .ntasks = 4, .loop = SK_LOOP_THREADS },
+		{ .format = SK_ELF, .ntasks = 4, .loop = SK_LOOP_MIDDLE },
 		{ .format = SK_LIME, .ntasks = 2 },
 	};
 	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
