@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Shared state of the kpeek CLI and the command table entries.
 #ifndef KPEEK_CLI_H
 #define KPEEK_CLI_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // kpeek check syscalls: syscall tables and dispatchers must point at syscall
 // handlers in core kernel text.
 #include <getopt.h>

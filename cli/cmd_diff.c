@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // kpeek diff EXPR DUMP1 [DUMP2]: evaluates one expression on two memory
 // sources and shows whether (and where) the values differ, as diff(1) does:
 // exit 0 same, 1 different, 2 trouble.

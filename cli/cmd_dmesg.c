@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // kpeek dmesg: the kernel log from the printk ring buffer.
 #include <getopt.h>
 #include <inttypes.h>

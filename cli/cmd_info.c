@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // kpeek info: what the memory source is and what kpeek made of it.
 #include <unistd.h>
 #include <inttypes.h>

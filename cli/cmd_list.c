@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // kpeek list: walks a linked list, like crash's list command.
 #include <getopt.h>
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // kpeek loadavg: the first line of /proc/loadavg.
 #include <unistd.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // kpeek lsmod: the loaded modules, as /proc/modules / lsmod(8) show them.
 #include <unistd.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // kpeek print EXPR...: evaluates C-like expressions over symbols and BTF
 // types and prints them with their type, as drgn does.
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // kpeek ps: the task list, like crash's ps.
 #include <getopt.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // kpeek rd: hexdump of kernel virtual or physical memory, after crash's rd.
 #include <getopt.h>
 #include <inttypes.h>

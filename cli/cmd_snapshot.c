@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // kpeek snapshot: copies the source's physical memory into a new ELF vmcore
 // (kp_snapshot_write), with a progress bar and clean Ctrl-C handling.
 #include <errno.h>

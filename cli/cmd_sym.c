@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // kpeek sym NAME|ADDR...: symbols by name (address, type, size) or by
 // address (name+0xoff/0xsize [module], as the kernel's %pS prints); sym -l:
 // every symbol, as /proc/kallsyms lists them.
@@ -5,6 +6,7 @@
 #include <unistd.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "cli.h"
 #include "output.h"
@@ -13,6 +15,7 @@ static void usage(void)
 {
 	printf("Usage: kpeek [-c CORE] sym [--json] NAME|ADDR...\n"
 	       "       kpeek [-c CORE] sym [--json] -l\n"
+	       "       kpeek [-c CORE] sym --prefix PREFIX\n"
 	       "Looks up each argument:\n"
 	       "  NAME          prints \"ADDRESS TYPE NAME (SIZE bytes) [module]\" (nm style;\n"
 	       "                the size is left out when unknown)\n"
@@ -25,6 +28,9 @@ static void usage(void)
 	       "Options:\n"
 	       "  -l, --list   every symbol in address order, as /proc/kallsyms lists them:\n"
 	       "               \"ADDRESS TYPE NAME\" and, for module symbols, \"\\t[module]\"\n"
+	       "  -p, --prefix PREFIX\n"
+	       "               the names that start with PREFIX, sorted, each once, at most\n"
+	       "               1000 (shell completion uses it)\n"
 	       "  -j, --json   print {\"symbols\": [...]}, one object per argument found\n"
 	       "               (or per symbol with -l)\n"
 	       "  -h, --help   show this help\n"
@@ -130,28 +136,98 @@ static int list_all(struct out *o, struct kp_kernel *k)
 	return err ? cli_error(err) : 0;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+// The names that start with prefix, sorted and unique; a cap is said.
+static int list_prefix(struct out *o, struct kp_kernel *k, const char *prefix)
+{
+	enum { MAX_NAMES = 1000 };
+	struct kp_symbol_iter *it;
+	struct kp_error *err = kp_symbol_iter_create(k, &it);
+	if (err)
+		return cli_error(err);
+	size_t plen = strlen(prefix), n = 0, cap = 0;
+	char **names = NULL;
+	const struct kp_symbol *sym;
+	bool nomem = false;
+	while (!nomem && !(err = kp_symbol_iter_next(it, &sym)) && sym) {
+		if (strncmp(sym->name, prefix, plen))
+			continue;
+		if (n == cap) {
+			size_t ncap = cap ? 2 * cap : 64;
+			char **nn = realloc(names, ncap * sizeof(*names));
+			if (!nn) {
+				nomem = true;
+				break;
+			}
+			names = nn;
+			cap = ncap;
+		}
+		if (!(names[n] = strdup(sym->name)))
+			nomem = true;
+		else
+			n++;
+	}
+	kp_symbol_iter_destroy(it);
+	int status = err ? cli_error(err) : nomem ? cli_fail("out of memory") : 0;
+	if (!status && n) {
+		qsort(names, n, sizeof(*names), cmp_str);
+		size_t shown = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (i && !strcmp(names[i], names[i - 1]))
+				continue;
+			if (shown++ == MAX_NAMES) {
+				char more[64];
+				snprintf(more, sizeof(more), "... (more than %d names)", MAX_NAMES);
+				if (out_is_json(o))
+					out_kv_str(o, NULL, more);
+				else
+					out_text(o, "%s\n", more);
+				break;
+			}
+			if (out_is_json(o))
+				out_kv_str(o, NULL, names[i]);
+			else
+				out_text(o, "%s\n", names[i]);
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return status;
+}
+
 int cmd_sym(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "list", no_argument, NULL, 'l' },
+		{ "prefix", required_argument, NULL, 'p' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool list = false;
+	const char *prefix = NULL;
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":ljh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":lp:jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'l': list = true; break;
+		case 'p': prefix = optarg; break;
 		case 'j': cli->json = true; break;
 		case 'h': usage(); return 0;
 		default: return cli_bad_option("sym", c, argv);
 		}
 	}
-	if (list && optind < argc)
-		return cli_usage_error("sym", "-l takes no NAME or ADDR ('%s')", argv[optind]);
-	if (!list && optind >= argc)
+	if ((list || prefix) && optind < argc)
+		return cli_usage_error("sym", "%s takes no NAME or ADDR ('%s')",
+				       list ? "-l" : "--prefix", argv[optind]);
+	if (list && prefix)
+		return cli_usage_error("sym", "-l and --prefix do not go together");
+	if (!list && !prefix && optind >= argc)
 		return cli_usage_error("sym", "expected NAME or ADDR");
 	struct kp_kernel *k = cli_kernel(cli);
 	if (!k)
@@ -162,6 +238,8 @@ int cmd_sym(struct cli *cli, int argc, char **argv)
 	int status = 0;
 	if (list)
 		status = list_all(o, k);
+	else if (prefix)
+		status = list_prefix(o, k, prefix);
 	for (int i = optind; i < argc; i++) {
 		int st = is_identifier(argv[i]) ? by_name(o, k, argv[i])
 						: by_address(o, cli, k, argv[i]);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // kpeek vtop ADDR...: virtual to physical translation, level by level.
 #include <unistd.h>
 #include <inttypes.h>

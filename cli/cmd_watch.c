@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // kpeek watch EXPR: samples a value and prints it when its bytes change.
 #include <errno.h>
 #include <getopt.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // kpeek [GLOBAL OPTIONS] COMMAND [ARGS]: global options, the command table and
 // the helpers every command shares (cli.h).
 #include <errno.h>
@@ -13,9 +14,6 @@
 
 static bool parse_u64(const char *s, uint64_t *ret);
 
-#ifndef KPEEK_VERSION
-#define KPEEK_VERSION "0.1"
-#endif
 
 static const struct cmd cmds[] = {
 	{ "info", cmd_info, "", "show what the memory source is: kernel, KASLR, paging, symbols, BTF" },
@@ -46,7 +44,7 @@ static void usage(FILE *f)
 		"                         LiME and AVML images are recognized too\n"
 		"      --raw[=BASE]       the -c file is raw physical memory from BASE (default 0)\n"
 		"      --arch NAME        architecture of a raw or LiME image that does not say\n"
-		"                         (x86_64; default: detect)\n"
+		"                         (x86_64 or arm64; default: detect)\n"
 		"  -m, --system-map FILE  symbols from System.map (KASLR offset applied)\n"
 		"      --kallsyms FILE    symbols from a kallsyms file (already relocated)\n"
 		"      --btf FILE         raw BTF types (default: /sys/kernel/btf/vmlinux live,\n"
@@ -405,7 +403,8 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return finish(0);
 		case 'V':
-			printf("kpeek %s\n", KPEEK_VERSION);
+			// The CLI's own version and the library's it runs with.
+			printf("kpeek %s (libkpeek %s)\n", KPEEK_VERSION_STRING, kp_version());
 			return finish(0);
 		case ':':
 			fprintf(stderr, "kpeek: option '%s' needs an argument (see kpeek --help)\n",

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Text and JSON output for every command (see output.h). Text mode buffers a
 // run of key/value lines so that their values line up, and a whole table so
 // that its columns line up; everything else streams. JSON mode streams one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The one table / key-value / JSON printer every command uses. Text mode
 // prints aligned tables and "key: value" lines; JSON mode prints one JSON
 // document per command (an object; tables become arrays of objects).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Input layouts of the harnesses that take more than one raw buffer, shared
 // with the seed generator (tests/tools/mkseeds.c). Little-endian, packed.
 #ifndef KP_FUZZ_FORMATS_H

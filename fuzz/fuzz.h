@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Shared bits of the libFuzzer harnesses: each fuzz_*.c defines
 // LLVMFuzzerTestOneInput for one parser.
 #ifndef KP_FUZZ_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A raw BTF blob as the kernel's .BTF section: the input is placed in a
 // synthetic dump's memory between __start_BTF and __stop_BTF, loaded through
 // kp_kernel_types (validation, then libbpf), then every type helper, member and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ELF core headers, program headers and notes, then reads of every segment.
 #include "fuzz_source.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The expression language: kp_eval and the value formatter on the synthetic
 // kernel of synthkernel.h (BTF with task_struct, bitfields, unions, enums,
 // typedefs, functions). The input is the expression; bytes after a NUL

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The kernel's compressed in-memory kallsyms tables. The input is a
 // struct fuzz_kallsyms_hdr (formats.h) choosing where each table starts, then
 // the bytes of memory at a fixed virtual address.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // /proc/kallsyms and System.map text, then lookups in the merged table.
 #include "fuzz.h"
 #include "symbols/kallsyms.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // kdump-compressed and flattened headers, bitmaps, descriptors and pages.
 #include "fuzz_source.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The whole open path on an arbitrary file: format probe, ELF or kdump
 // parsing, notes, architecture detection, VMCOREINFO (or the scan for it),
 // page tables, in-memory kallsyms; then what the commands do first: BTF from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // LiME range headers and AVML's snappy-framed chunks, then reads of every
 // range.
 #include "fuzz_source.h"

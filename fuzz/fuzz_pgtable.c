@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Page-table walks over fuzzed physical memory: cycles, self-references,
 // huge-page bits everywhere, entries pointing outside memory. The input is a
 // struct fuzz_pgtable_hdr (formats.h), then physical memory from address 0.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The shape every dump-format harness shares: the input as a file, probed
 // and opened by one source backend, then reads at the start and end of
 // every range it mapped (first 64 ranges).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // VMCOREINFO text.
 #include "fuzz.h"
 #include "format/vmcoreinfo.h"

@@ -14,7 +14,7 @@
 //
 // ABI
 //   The soname is libkpeek.so.0; only the functions below are exported, in
-//   the version node KPEEK_0.1. Structs the caller fills or allocates start
+//   version nodes KPEEK_0.1 and KPEEK_0.2 (kp_json_quote). Structs the caller fills or allocates start
 //   with a size field: set it with KP_INIT()/KP_OPTS() (sizeof of the
 //   header you compiled against) and the library reads and writes only the
 //   bytes your version knows. Structs the library returns by const pointer

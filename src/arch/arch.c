@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The architectures kpeek supports, and how an open kernel finds its own.
 #include <elf.h>
 #include <string.h>

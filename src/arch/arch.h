@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The architecture interface: everything kpeek knows about one CPU
 // architecture and how Linux lays itself out on it, behind one struct
 // kp_arch (modelled on drgn's struct drgn_architecture_info). An

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The page-table cache every architecture's walker uses (ptcache.h).
 #include <endian.h>
 #include <inttypes.h>

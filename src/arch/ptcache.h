@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What every architecture's page-table walker shares: a cache of whole
 // tables keyed by physical address (set-associative, LRU, about 2 MiB
 // whatever the granule), and a fast path remembering the last translation

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Where a kernel's BTF comes from: a --btf file, /sys/kernel/btf/vmlinux of
 // the live kernel, or the kernel's own .BTF section (__start_BTF ..
 // __stop_BTF, CONFIG_DEBUG_INFO_BTF, 5.2+) read out of its memory.

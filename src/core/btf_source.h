@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Loading a kernel's BTF into its types (btf_source.c).
 #ifndef KP_CORE_BTF_SOURCE_H
 #define KP_CORE_BTF_SOURCE_H

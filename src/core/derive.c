@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Variables a kallsyms of functions only (CONFIG_KALLSYMS_ALL=n, Debian's
 // 6.1 arm64) does not name, found by what they are rather than by name:
 //

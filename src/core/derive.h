@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Variables found by their shape when kallsyms does not name them
 // (derive.c).
 #ifndef KP_CORE_DERIVE_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The kernel handle: probes the memory source, chooses the architecture,
 // then derives what the rest of kpeek needs from them (VMCOREINFO facts,
 // address translation, symbols; BTF on first use).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The kernel handle inside the library: one memory source with its
 // architecture, address translation, symbols and (loaded on first use)
 // types. struct kp_kernel is defined in kernel.c only; the rest of the

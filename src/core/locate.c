@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Finding the kernel in a physical-only dump that carries no VMCOREINFO note
 // (QEMU dump-guest-memory without -device vmcoreinfo, a cleared note, LiME
 // and raw images).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Finding the kernel in dumps that do not say where it is: physical-only
 // dumps without a VMCOREINFO note (locate.c; the architecture's part is its
 // kp_arch.locator_*).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // kp_snapshot_write: copies the physical memory of any source (the live
 // /proc/kcore above all) into a new ELF vmcore that kpeek, crash and drgn read.
 //

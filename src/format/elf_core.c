@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ELF cores: /proc/kcore, kdump vmcores (copies of /proc/vmcore) and QEMU
 // dump-guest-memory files. Only headers and notes are read at open; segment
 // contents are read on demand through the memory map.

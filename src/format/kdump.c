@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // kdump-compressed dumps (makedumpfile -c/-l/-p/-z, QEMU dump-guest-memory
 // -z/-l/-s), in the standard "KDUMP   " layout and in makedumpfile's flattened
 // stream format (makedumpfile -F; QEMU 7.2 writes this one).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The page machinery of the kdump-compressed reader (kdump.c): the
 // decompressors of page data (zlib, lzo, snappy, zstd; their state lives
 // across pages) and the cache of decompressed pages, a hash by pfn over a fixed

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The page machinery of the kdump-compressed reader (kdump.c), in
 // kdump_cache.c: decompression of one page (zlib, lzo, snappy, zstd) and the
 // cache of decompressed pages.

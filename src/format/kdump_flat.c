@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // makedumpfile's flattened format (makedumpfile -F; QEMU 7.2 writes it): a
 // 4 KiB header, then {offset, size} records (big-endian) that, replayed in
 // order, write the standard kdump-compressed layout that kdump.c reads. The

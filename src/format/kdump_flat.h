@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // makedumpfile's flattened format (makedumpfile -F; QEMU 7.2 writes it), for
 // kdump.c: an index of the records that lets the standard kdump-compressed
 // layout be read at logical offsets without reassembling the file.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // LiME and AVML memory images: a sequence of ranges, each a 32-byte header
 // {u32 magic, u32 version, u64 start, u64 end (inclusive), u64 reserved}
 // followed by the range's bytes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ELF note areas (PT_NOTE segments of ELF cores, the notes region of kdump
 // files): VMCOREINFO text and the CPU notes, kept as the dump has them.
 #include <elf.h>

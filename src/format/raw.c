@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Raw physical memory images (dd of /dev/mem or /dev/fmem, LiME format=padded,
 // a hypervisor's RAM file): the whole file is physical memory from a base
 // address. Nothing identifies such a file, so there is no probe: the caller asks

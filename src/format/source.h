@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Memory sources (dump formats) behind one ops table chosen by probe().
 #ifndef KP_SOURCE_H
 #define KP_SOURCE_H

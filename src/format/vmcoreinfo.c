@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // VMCOREINFO: the "KEY=VALUE\n" text a kernel leaves in its crash notes.
 //
 // Formats (include/linux/crash_core.h and kernel/crash_core.c, stable since

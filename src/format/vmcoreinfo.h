@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // VMCOREINFO: the "KEY=VALUE\n" note a kernel leaves for dump tools.
 #ifndef KP_VMCOREINFO_H
 #define KP_VMCOREINFO_H

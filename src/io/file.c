@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Read-only input files, read with pread. Regular files keep a small
 // direct-mapped cache of 4 KiB blocks for the many small reads of page-table
 // walks, list walks and symbol tables; /proc files (kcore reports a fake

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A read-only input file, read with pread (never mapped: a dump truncated
 // under a mapping raises SIGBUS, and mapped pages stay in the RSS). Small
 // reads of regular files go through a small block cache. Never opened for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Segment maps per address space: a sorted array of non-overlapping segments,
 // looked up by binary search. Segments are stored with an inclusive last
 // address so that a segment can end at 0xffffffffffffffff.

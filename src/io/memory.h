@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Address-range -> reader segment maps, one per address space (virtual,
 // physical), plus an optional virtual->physical translator for virtual
 // addresses that no virtual segment covers (physical-only dumps).

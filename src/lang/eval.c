@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // kp_eval(): parses an expression (parse.c) and evaluates its AST over
 // kernel memory, symbols and BTF types: C integer promotions and arithmetic,
 // pointer arithmetic, array and function decay, member access (bitfields

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Formatting typed values as C-like text or JSON (in the style of drgn and
 // libbpf's btf_dump__dump_type_data): the whole value is read with one
 // memory read, then members, elements and bitfields are decoded from the

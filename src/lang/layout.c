@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // kp_member_offset() and kp_type_size(): layouts by C type name, for the
 // kernel helpers of src/linux (which never hard-code an offset) and for
 // library users. Names are C type names (lang/typename.c); results are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The lexer and token cursor of kpeek's C expressions and type names
 // (lex.h).
 #include <ctype.h>

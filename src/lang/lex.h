@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Tokens of kpeek's C expressions and type names, and the token cursor that
 // the expression parser (parse.c) and the type-name parser (typename.c)
 // share. Neither parser calls the other's internals: both sit on this.

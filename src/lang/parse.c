@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A recursive-descent parser for the C expression subset of kp_eval(), to
 // the AST of ast.h. Type names inside expressions (casts, sizeof,
 // container_of, offsetof) are parsed from the same tokens by typename.c.

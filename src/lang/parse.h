@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The AST of kpeek's C expressions (parse.c builds it, eval.c evaluates it).
 #ifndef KP_LANG_PARSE_H
 #define KP_LANG_PARSE_H

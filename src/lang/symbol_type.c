@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The value of a kernel symbol in an expression (symbol_type.h). Kernel BTF
 // records types but, apart from per-CPU variables, no VAR entries for
 // globals (pahole before 1.24 / kernels before CONFIG_DEBUG_INFO_BTF's

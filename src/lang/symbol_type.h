@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The value of a kernel symbol named in an expression.
 #ifndef KP_LANG_SYMBOL_TYPE_H
 #define KP_LANG_SYMBOL_TYPE_H

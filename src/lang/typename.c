@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // C type names parsed from the tokens of lex.c (typename.h). Used by the
 // casts, sizeof, container_of and offsetof of kp_eval() and, through
 // kp_parse_type(), by the curated variable types (symbol_type.c).

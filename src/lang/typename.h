@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // C type names over a kernel's BTF: "struct task_struct *", "unsigned long
 // [3]", "u64", "char *[4]", "int (*)[2]", parsed into working-BTF type ids
 // (pointers, arrays and const synthesized as needed).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Typed values (value.h): construction, reading, scalars.
 #include <inttypes.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Typed values: a BTF type (an id in the kernel's working BTF, types.h) plus
 // either an lvalue address in kernel virtual memory or inline bytes (an
 // rvalue), and for bitfields the bit offset and width. The public

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Kernel-object helpers (lists, tasks, modules, printk, loadavg, syscalls):
 // library-internal seams. Each public kp_* helper in kpeek.h is split into
 // (1) a layout lookup from BTF (or VMCOREINFO) and (2) a walker/decoder that

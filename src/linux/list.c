@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The one walker of the kernel's doubly linked lists (struct list_head,
 // include/linux/types.h: next, then prev), behind kp_list_iter of kpeek.h
 // and every kernel-object iterator.

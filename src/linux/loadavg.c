@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // kp_loadavg: the numbers of /proc/loadavg (fs/proc/loadavg.c).
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // kp_module_iter: the 'modules' list of struct module, as /proc/modules
 // shows it.
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // kp_printk_iter: the lockless printk ring buffer (5.10+).
 //
 // The ring buffer (kernel/printk/printk_ringbuffer.h) is three arrays:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // kp_syscall_iter: are the syscall tables and dispatchers intact?
 //
 // Tables (the architecture names them: sys_call_table, ia32_sys_call_table,

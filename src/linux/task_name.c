@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The name of a task as /proc/PID/stat and ps(1) show it: proc_task_name()
 // in fs/proc/array.c, which differs from task->comm for kernel threads:
 //   - a workqueue worker (PF_WQ_WORKER) gets wq_worker_comm(): its id,

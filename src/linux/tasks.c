@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // kp_task_iter: the task list (init_task.tasks) and each group's threads,
 // walked with the list walker of list.c.
 #include <inttypes.h>

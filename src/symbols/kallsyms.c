@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Symbol sources in kallsyms form: /proc/kallsyms and System.map text, and the
 // kernel's compressed in-memory tables.
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Symbol sources in kallsyms form: /proc/kallsyms and System.map text, and the
 // kernel's own compressed in-memory tables.
 #ifndef KP_KALLSYMS_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The kernel's kallsyms tables found in its image by their shape, for
 // dumps that do not say where they are (no VMCOREINFO, or one that names no
 // kallsyms table, as 5.10's). Layout: see kallsyms.c. The order of the

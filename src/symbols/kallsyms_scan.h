@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Finding the kernel's kallsyms tables in its image by their shape, for
 // dumps whose VMCOREINFO does not name them (kallsyms_scan.c).
 #ifndef KP_SYMBOLS_KALLSYMS_SCAN_H

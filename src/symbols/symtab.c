@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The merged symbol table.
 //
 // Names (and module names) are interned once in a chunked arena, so the

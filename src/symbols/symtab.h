@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // One merged symbol table behind every lookup (kallsyms text or memory,
 // System.map, VMCOREINFO, module symbols).
 #ifndef KP_SYMTAB_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Queries on one BTF (btf.h).
 #include <inttypes.h>
 #include <stdio.h>

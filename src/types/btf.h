@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Queries on one BTF (libbpf's struct btf): stripping typedefs and
 // qualifiers, sizes and kinds, C integer names, members through anonymous
 // members, and C type names. Pure functions of the BTF: no kernel, no memory.

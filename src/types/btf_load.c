@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Loading and validating BTF blobs (btf_load.h). The layout is the kernel's
 // (include/uapi/linux/btf.h): a header, a type section of variable-length
 // records, a string section. The validation walks every record, so that a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Loading BTF blobs: a raw BTF file, the .BTF section of an ELF file (a
 // vmlinux), or bytes the caller read (the kernel's own .BTF section read out
 // of a dump). Every blob is validated completely (header, sections, every

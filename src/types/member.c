@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Members: a name through anonymous members (kp_btf_member), with close
 // names suggested when it is not there, and member designators walked from a
 // type ("se.vruntime", "mem[0].x"; kp_types_member_path).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // C type names of BTF types, built from the outside in as C declares them:
 // "struct task_struct *", "char [16]", "int (*)[2]", "void (*)(int, ...)".
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The types of one kernel (types.h): the working split BTF, the types
 // synthesized in it, and the index of BTF VARs.
 #include <errno.h>

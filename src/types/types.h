@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The types of one kernel: its BTF (read-only, from a file or its memory),
 // a working split BTF on top of it where kpeek synthesizes the types that
 // expressions need (pointers, arrays, const, integers), the index of BTF

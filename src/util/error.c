@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // struct kp_error: one-line errors with a code and, for faults, an address.
 #include <errno.h>
 #include <stdarg.h>

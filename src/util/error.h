@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Creating errors inside the library. A struct kp_error is one line of text
 // naming what was wrong and where, a code, and for faults the first failing
 // address; callers see it through the getters of kpeek.h.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // JSON string escaping (RFC 8259 section 7), see json.h.
 #include <stdint.h>
 #include <stdbool.h>

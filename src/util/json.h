@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // JSON string literals: the one escaper behind the library's JSON values and
 // (through kp_json_quote()) the CLI's documents.
 #ifndef KP_UTIL_JSON_H

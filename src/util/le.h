@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Little-endian fields of dump headers, notes and kernel memory. Every
 // format kpeek reads (ELF cores of x86-64 and arm64, kdump, LiME, the
 // kernel's own tables) is little-endian; these read unaligned bytes with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Size-tagged structs of the public API (opts.h).
 #include <stdint.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Size-tagged structs of the public API (KP_OPTS/KP_INIT in kpeek.h): the
 // caller's struct starts with size_t sz, the size it was compiled with. An
 // older caller's struct is shorter (missing fields read as zero); a newer

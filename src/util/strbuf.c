@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Growable strings (strbuf.h).
 #include <stdarg.h>
 #include <stdint.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A growable NUL-terminated string. After an allocation failure it stays
 // failed: later appends do nothing and kp_sb_take() returns NULL, so callers
 // check once at the end.

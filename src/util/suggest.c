@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // "Did you mean" suggestions (suggest.h).
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // "Did you mean" suggestions: the closest names to a misspelled query, for
 // unknown symbols, struct members and commands alike. Candidates are ranked
 // by optimal-string-alignment Damerau-Levenshtein distance within a bound

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Growing arrays (vec.h).
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Growing arrays: one helper instead of a hand-written doubling loop per
 // array. The array is (void **ptr, size_t *cap) of elements of elem bytes.
 #ifndef KP_UTIL_VEC_H

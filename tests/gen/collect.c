@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Iterators into arrays, for tests (collect.h).
 #include <stdlib.h>
 #include <string.h>

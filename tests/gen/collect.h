@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Tests collect what the library's iterators yield into arrays (caller
 // frees), so that checks can look at all of it at once.
 #ifndef KPT_COLLECT_H

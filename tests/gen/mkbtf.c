@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mkbtf: builds the test BTF described in mkbtf.h with libbpf.
 #include <stdio.h>
 #include <stdlib.h>

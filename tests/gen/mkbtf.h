@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mkbtf: test BTF mimicking kernel types, built with libbpf's btf__add_*:
 //   ints (int, unsigned int, long int, long unsigned int, char, unsigned char,
 //   _Bool, long long unsigned int), typedefs __u64 -> u64, __kernel_pid_t ->

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mkcore: synthetic x86-64 ELF cores for tests (see mkcore.h).
 #include <elf.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mkcore: builds synthetic x86-64 ELF cores (ET_CORE, ELF64 little-endian)
 // for tests: PT_LOAD segments, VMCOREINFO, NT_PRSTATUS and QEMU CPU notes.
 //

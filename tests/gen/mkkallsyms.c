@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Synthetic in-memory kallsyms tables (see mkkallsyms.h).
 #include <inttypes.h>
 #include <stdlib.h>

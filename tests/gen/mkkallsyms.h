@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Synthetic in-memory kallsyms tables, laid out as scripts/kallsyms.c emits
 // them, for tests and synthetic dumps.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Synthetic kdump-compressed dumps for tests; see mkkdump.h.
 #include <lzo/lzo1x.h>
 #include <snappy-c.h>

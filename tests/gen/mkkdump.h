@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mkkdump: builds synthetic kdump-compressed dumps (makedumpfile's standard
 // "KDUMP   " layout, header versions 1-6, 64-bit little-endian) and their
 // flattened form (makedumpfile -F, QEMU 7.2 dump-guest-memory -z) for tests.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A hand-built struct kp_kernel for BTF, value and expression tests: one
 // buffer-backed virtual segment, a symbol table and test BTF (see mkbtf.h).
 #include <stdio.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mklime: LiME / AVML image builder for tests (see mklime.h).
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mklime: builds LiME (version 1, "EMiL") and AVML (version 2, "AVML", framed
 // snappy) memory images in memory for tests.
 //

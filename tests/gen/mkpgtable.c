@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Synthetic x86-64 page tables from a text spec (see mkpgtable.h).
 #include <ctype.h>
 #include <endian.h>

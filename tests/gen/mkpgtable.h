@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Synthetic x86-64 page tables in a synthetic physical memory buffer, built from
 // a short text spec. For tests of translation and of physical-only dumps.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Opening one file with one source backend (elf_core, kdump, lime), below
 // kp_kernel_open, for tests of the formats themselves.
 #ifndef KP_TEST_OPENSRC_H

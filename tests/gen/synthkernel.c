@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The synthetic kernel of kpeek's tests (synthkernel.h).
 #include <errno.h>
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The one synthetic x86-64 "kernel" of kpeek's tests: unit tests, the CLI
 // goldens (tests/tools/mksynthdump), the fuzz seeds (tests/tools/mkseeds)
 // and the fuzz harnesses all build it here. Physical memory with 4-level

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Missing privileges give actionable one-line errors. What can be tested
 # without touching the host kernel: an unreadable dump, BTF or kallsyms file
 # (as user nobody when run as root, else with mode 000), kallsyms whose

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Read-only by construction: runs kpeek commands under strace against
 # synthetic dumps (ELF, kdump-compressed, LiME) and checks, from the system calls
 # themselves, that kpeek never opens a dump for writing, never writes to a

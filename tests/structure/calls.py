@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 # Call cycles between the library's files, from the object files of a
 # build tree (tests/structure/calls.py BUILD): an edge a -> b for every
 # function a.o calls that b.o defines (nm). A cycle that touches a folder in

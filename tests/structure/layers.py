@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 # The library's layering, checked from its #include lines (src/**/*.c, *.h):
 #   1. a file includes only headers of its own layer or of lower ones, in
 #      this order (lowest first);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mkcore SPEC OUT: writes a synthetic x86-64 ELF core (tests/gen/mkcore.h)
 // from a text spec ("-" = stdin), for shell tests.
 //

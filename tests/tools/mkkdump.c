@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mkkdump: writes a kdump-compressed dump of a raw physical memory image (pfn 0
 // at offset 0), e.g. for fuzzing seeds and scripts.
 //   mkkdump [-c raw|zlib|lzo|snappy|zstd] [-F] [-q] [-i VMCOREINFO-FILE] IN OUT

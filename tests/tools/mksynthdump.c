@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mksynthdump OUTDIR: writes the synthetic kernel of tests/gen/synthkernel.h
 // as a physical-only ELF dump with two CPUs and one task besides init_task,
 // and its side files, for the CLI shell tests (tests/cli/run):

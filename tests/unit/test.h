@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Minimal unit-test harness: each test_*.c defines tests with TEST(name) and
 // lists them in main() via RUN(name). A failed check prints file:line, what
 // was expected and what was got, and the binary exits non-zero. A test that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // BTF loading (file, memory, corrupt headers), type helpers, type names,
 // member lookup through anonymous members and bitfields, layouts by name.
 #include <bpf/btf.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ELF cores and input files: physical-only and virtual+physical cores, zero
 // fill, notes, corrupt headers (every truncation length, huge counts, offsets
 // past EOF, overflowing note sizes), non-ELF and missing files, and a 64 GiB

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The expression language: precedence, integer conversions, pointer
 // arithmetic, casts, member access, indexing, builtins, the symbol-type
 // resolver, error messages, and limits on hostile input.

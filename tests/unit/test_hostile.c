@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Hostile dumps through the whole open path (kp_kernel_open) and the walkers:
 // looping task lists, huge sparse dumps, overlapping segments, absurd counts,
 // truncation and damage at every header. Every case must end quickly with an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // kallsyms sources: /proc/kallsyms and System.map text (modules, bias, the
 // Debian stub, kptr_restrict, malformed lines) and the kernel's compressed
 // in-memory tables (round trip through tests/gen/mkkallsyms, corrupt tables).

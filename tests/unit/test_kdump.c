@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // kdump-compressed dumps: reads across page and hole edges for every
 // compression (raw, zlib, lzo, snappy, zstd, mixed), the flattened format
 // (shuffled, overlapping and gapped records) against the standard layout,

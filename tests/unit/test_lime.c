@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // LiME and AVML images: version 1 ranges (with holes, padded from 0), AVML
 // framed snappy (compressed and stored chunks, padding, several blocks, reads
 // across chunk and block edges), kp_kernel_open finding the kernel in a LiME

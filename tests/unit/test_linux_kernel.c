@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The public kernel-object helpers end to end (kp_tasks, kp_modules,
 // kp_loadavg, kp_printk_each) on a synthetic kernel (tests/gen/mkkernel_btf.c)
 // whose BTF describes 6.1-like struct layouts (at offsets of our own), so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // printk ring-buffer decoding (src/linux/printk.c) over synthetic images
 // written the way kernel/printk/printk_ringbuffer.c (6.1) writes them.
 #include "test.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // kp_syscall_iter over a synthetic kernel: a symbol table, a small text
 // region holding an x64_sys_call dispatcher, and a sys_call_table with good
 // and hooked entries.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Task and module list walkers (src/linux/tasks.c, modules.c) over synthetic
 // memory with hand-made layouts, plus the pure helpers (state letters,
 // loadavg formatting, syscall handler names).

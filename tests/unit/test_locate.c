@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Finding the kernel in physical-only dumps without a VMCOREINFO note
 // (src/locate.c): the vmcoreinfo page in memory checked against the CPU
 // registers, stale pages rejected, and the facts derived from the registers,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Segment maps: reads across edges, holes, overlapping adds, the translator
 // path and the top of the 64-bit address space.
 #include <time.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The CLI's output printer: aligned text tables and key/value runs, JSON
 // escaping (control bytes, non-UTF-8), lists, raw JSON values and misuse that
 // must still leave one valid JSON document.

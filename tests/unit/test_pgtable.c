@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // x86-64 page-table walks over synthetic tables (tests/gen/mkpgtable): 4 and 5
 // levels, 4K/2M/1G pages, not-present entries at every level, non-canonical
 // addresses, flag bits, the table cache, and hostile tables (cycles, wild

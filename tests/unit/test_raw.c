@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Raw physical memory images (--raw[=BASE]): the file at a base address,
 // bounds (base past 52 bits, empty files), and kp_kernel_open with raw = true
 // finding the kernel in the image; without raw the file is not probed as one.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // kp_snapshot_write: the synthetic kernel (ELF with CPU notes, kdump-compressed)
 // copied into a new ELF vmcore and re-opened: the same physical bytes, the same
 // kernel facts and symbols, p_vaddr in the direct map, notes kept. Also a LiME

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The merged symbol table: lookups by name and address, +offset/size
 // semantics, preference rules, duplicates, typo suggestions, and speed on a
 // kernel-sized table.

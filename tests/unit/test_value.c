@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Typed values: formatting of every kind (text, one-line, hex, JSON, no
 // symbols), scalars, addresses, sizes, reread, faults, and formatting over
 // corrupted BTF (must never crash).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // VMCOREINFO parsing: every key kind the 6.1 x86-64 kernel writes, NUL
 // padding, a missing final newline, and garbage.
 #include "test.h"

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 # The suite's kernels (tests/vm/kernels.conf): fetched from the Debian
 # mirror the system's apt sources name, unpacked and cached outside the
 # checkout, reused across runs.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Guest workload for the QEMU suite: one process "kp_threads" with three named
 // threads that sleep, so that thread listings have something to show (busybox
 // cannot create threads). Built statically by tests/vm/mkinitrd.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The QEMU rig shared by tests/vm/run-suite and tests/vm/demo: builds a
 # guest's initrd for one kernel (tests/vm/kernels.py), boots it under TCG,
 # talks to the guest's /init over a second serial port, takes dumps through

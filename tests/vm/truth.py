@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The guest's own view of itself, parsed from the files tests/vm/init writes
 # (read back by rig.Guest.quit()): every thread from /proc/PID/task/TID/stat
 # and schedstat, /proc/modules, dmesg -r, /proc/kallsyms, /proc/loadavg,

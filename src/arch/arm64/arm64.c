@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // arm64: struct kp_arch for the kernel's layout since 5.4 ("arm64: mm: Flip
 // kernel VA space", Documentation/arch/arm64/memory.rst): the linear map at
 // PAGE_OFFSET = -(1 << VA_BITS) from PHYS_OFFSET up, the kernel image at

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Facts about arm64 Linux shared by the files of src/arch/arm64/.
 #ifndef KP_ARCH_ARM64_H
 #define KP_ARCH_ARM64_H

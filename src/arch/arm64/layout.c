@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The layout one arm64 kernel runs with, read from its VMCOREINFO
 // (arm64.h: struct arm64_layout).
 #include <stdio.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // arm64 without a VMCOREINFO note. QEMU's arm64 dumps carry each CPU's
 // general registers (NT_PRSTATUS) but no system register: no TTBR1, so
 // nothing says where the page tables are but the kernel's own vmcoreinfo

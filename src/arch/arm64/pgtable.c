@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // arm64 translation table walk (pgtable.h).
 #include <inttypes.h>
 #include <stdlib.h>

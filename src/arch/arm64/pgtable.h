@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // arm64 translation table walk (Arm ARM D8, "The AArch64 Virtual Memory
 // System Architecture") for the kernel's TTBR1 tables: 4, 16 or 64 KiB
 // granules, 3 to 5 levels, 48- or 52-bit virtual addresses (FEAT_LPA with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // arm64 CPU notes: the registers of NT_PRSTATUS.
 #include <string.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // x86-64 dumps without VMCOREINFO (the generic part is core/locate.c): what
 // QEMU's CPU notes say. A vmcoreinfo page found in RAM may be stale (left by
 // the kernel that ran before a kexec), so it is checked against the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // x86-64 page-table walk (Intel SDM vol. 3A, 4.5 "4-Level Paging and 5-Level
 // Paging"), through the shared table cache (arch/ptcache.h); the tables
 // themselves are untrusted input, so every walk is bounded by the number of

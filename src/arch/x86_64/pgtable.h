@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // x86-64 4- and 5-level page-table walk with a cache of whole 4 KiB tables.
 //
 // Step names follow the kernel (arch/x86/include/asm/pgtable_types.h): the top

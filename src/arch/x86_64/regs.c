@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // x86-64 CPU notes: the registers of NT_PRSTATUS and QEMU's CPU state note.
 #include <string.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // x86-64: struct kp_arch for the kernel's 4- and 5-level paging layout
 // (Documentation/arch/x86/x86_64/mm.rst): the kernel image at
 // __START_KERNEL_map + (physical - phys_base), the direct map at

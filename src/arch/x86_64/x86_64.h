@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Facts about x86-64 Linux shared by the files of src/arch/x86_64/.
 #ifndef KP_ARCH_X86_64_H
 #define KP_ARCH_X86_64_H
