@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // kpeek ps: the task list, like crash's ps.
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -246,7 +247,10 @@ int cmd_ps(struct cli *cli, int argc, char **argv)
 			char st[2] = { p->state, 0 };
 			out_begin_object(o, NULL);
 			out_kv_int(o, "pid", p->pid);
-			out_kv_int(o, "ppid", p->ppid);
+			if (p->ppid >= 0)
+				out_kv_int(o, "ppid", p->ppid);
+			else
+				out_kv_str(o, "ppid", NULL);	// parent unreadable
 			out_kv_int(o, "tgid", p->tgid);
 			out_kv_str(o, "state", st);
 			if (p->cpu >= 0)
@@ -285,7 +289,7 @@ int cmd_ps(struct cli *cli, int argc, char **argv)
 				len += snprintf(comm + len, sizeof(comm) - (size_t)len, "\\_ ");
 			snprintf(comm + len, sizeof(comm) - (size_t)len, p->kthread ? "[%s]" : "%s", p->name);
 			out_cell_int(o, p->pid);
-			out_cell_int(o, p->ppid);
+			out_cell_int(o, p->ppid);	// -1: unknown, said on stderr
 			out_cell_int(o, p->tgid);
 			out_cell_str(o, st);
 			out_cell_str(o, cpu);
@@ -297,9 +301,20 @@ int cmd_ps(struct cli *cli, int argc, char **argv)
 	out_destroy(o);
 	free(order);
 	free(depth);
+	// A parent whose task_struct the dump lacks (PPID -1, JSON null) is
+	// said here: the listing is not the whole truth.
+	size_t orphans = 0;
+	char first[128] = "";
+	for (size_t i = 0; i < n; i++)
+		if (t[i].ppid < 0 && !orphans++)
+			snprintf(first, sizeof(first), "task %d (%s) at 0x%" PRIx64, t[i].pid,
+				 t[i].comm, t[i].address);
 	free(t);
 	if (bad)
 		return cli_error_prefix(bad_err, "incomplete: %zu error%s reading tasks, the first",
 					bad, bad == 1 ? "" : "s");
+	if (orphans)
+		return cli_fail("incomplete: the parent of %zu task%s could not be read, the first: %s",
+				orphans, orphans == 1 ? "" : "s", first);
 	return 0;
 }

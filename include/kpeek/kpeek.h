@@ -372,7 +372,8 @@ struct kp_task {
 	uint64_t address;	// struct task_struct *
 	int32_t pid;
 	int32_t tgid;
-	int32_t ppid;		// real_parent->tgid as ps(1) shows
+	int32_t ppid;		// real_parent->tgid as ps(1) shows; -1 if the
+				// parent's task_struct cannot be read
 	char state;		// R S D T t X Z P I, as /proc/PID/stat
 	int32_t cpu;
 	uint64_t flags;		// PF_*

@@ -471,9 +471,10 @@ void sk_write_files(const char *dir, const struct sk_opts *o)
 	fprintf(f, "TEXT=0x%" PRIx64 "\nDATA=0x%" PRIx64 "\nHOLE=0x%" PRIx64 "\n"
 		   "INIT_TASK=0x%" PRIx64 "\nTASK2=0x%" PRIx64 "\nPGD=0x%" PRIx64 "\n"
 		   "DIRECT=0x%" PRIx64 "\nVMALLOC=0x%" PRIx64 "\nPHYS_BASE=0x%" PRIx64 "\n"
-		   "HOLE_START=0x%" PRIx64 "\nHOLE_PA=0x%" PRIx64 "\n",
+		   "HOLE_START=0x%" PRIx64 "\nHOLE_PA=0x%" PRIx64 "\n"
+		   "TASK2_PA=0x%" PRIx64 "\nT_REAL_PARENT=0x%x\n",
 		SK_TEXT, SK_DATA, SK_HOLE, SK_INIT_TASK, task_va(1), im.pg->root, SK_DIRECT,
-		SK_VMALLOC, SK_PHYS_BASE, SK_HOLE - 8, PA(SK_HOLE));
+		SK_VMALLOC, SK_PHYS_BASE, SK_HOLE - 8, PA(SK_HOLE), task_pa(1), SK_T_REAL_PARENT);
 	close_out(f, path);
 	free_image(&im);
 }
