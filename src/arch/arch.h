@@ -27,6 +27,12 @@ struct kp_regs {
 	uint64_t r[KP_MAX_REGS];
 };
 
+// The nregs 64-bit registers of struct elf_prstatus's pr_reg (byte 112 on
+// every 64-bit architecture; include/uapi/linux/elfcore.h), with pc, sp
+// and fp taken from the indexes given. False if desc is too short.
+bool kp_prstatus_regs(const uint8_t *desc, size_t len, unsigned nregs, unsigned pc,
+		      unsigned sp, unsigned fp, struct kp_regs *ret);
+
 // What kp_arch.create() is given: the memory and notes of the source, and
 // its VMCOREINFO (found or reconstructed), which may be NULL.
 struct kp_arch_input {

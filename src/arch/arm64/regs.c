@@ -8,7 +8,6 @@
 // struct elf_prstatus (include/uapi/linux/elfcore.h): pr_reg, here struct
 // user_pt_regs (arch/arm64/include/uapi/asm/ptrace.h: regs[31], sp, pc,
 // pstate), starts at byte 112.
-#define PRSTATUS_REG_OFFSET 112
 #define PRSTATUS_NREGS 34
 enum { REG_FP = 29, REG_SP = 31, REG_PC = 32 };
 
@@ -20,14 +19,5 @@ const char *const kp_arm64_reg_names[] = {
 
 bool kp_arm64_prstatus_regs(const uint8_t *desc, size_t len, struct kp_regs *ret)
 {
-	if (len < PRSTATUS_REG_OFFSET + PRSTATUS_NREGS * 8)
-		return false;
-	memset(ret, 0, sizeof(*ret));
-	ret->nregs = PRSTATUS_NREGS;
-	for (unsigned i = 0; i < PRSTATUS_NREGS; i++)
-		ret->r[i] = kp_le64(desc + PRSTATUS_REG_OFFSET + 8 * i);
-	ret->pc = ret->r[REG_PC];
-	ret->sp = ret->r[REG_SP];
-	ret->fp = ret->r[REG_FP];
-	return true;
+	return kp_prstatus_regs(desc, len, PRSTATUS_NREGS, REG_PC, REG_SP, REG_FP, ret);
 }

@@ -154,15 +154,5 @@ struct kp_error *kp_pgtable_translate(void *arg, uint64_t vaddr, uint64_t *paddr
 	struct kp_error *err = walk(pt, vaddr, &v);
 	if (err)
 		return err;
-	if (!v.present) {
-		const struct kp_vtop_step *last = &v.step[v.nsteps - 1];
-		return kp_error_fault(vaddr,
-				      "virtual address 0x%" PRIx64 " is not mapped (%s entry %u"
-				      " = 0x%" PRIx64 " in table 0x%" PRIx64 " not present)",
-				      vaddr, last->name, last->index, last->entry, last->table);
-	}
-	kp_ptcache_remember(pt->cache, vaddr, v.paddr, v.page_size);
-	*paddr_ret = v.paddr;
-	*size_ret = v.page_size - (vaddr & (v.page_size - 1));
-	return NULL;
+	return kp_ptcache_answer(pt->cache, &v, "present", paddr_ret, size_ret);
 }

@@ -7,7 +7,6 @@
 
 // struct elf_prstatus (include/uapi/linux/elfcore.h, unchanged since 2.6):
 // pr_reg, a struct user_regs_struct of 27 u64, starts at byte 112.
-#define PRSTATUS_REG_OFFSET 112
 #define PRSTATUS_NREGS 27
 enum { REG_RBP = 4, REG_RIP = 16, REG_RSP = 19 };
 
@@ -20,16 +19,7 @@ const char *const kp_x86_reg_names[] = {
 
 bool kp_x86_prstatus_regs(const uint8_t *desc, size_t len, struct kp_regs *ret)
 {
-	if (len < PRSTATUS_REG_OFFSET + PRSTATUS_NREGS * 8)
-		return false;
-	memset(ret, 0, sizeof(*ret));
-	ret->nregs = PRSTATUS_NREGS;
-	for (unsigned i = 0; i < PRSTATUS_NREGS; i++)
-		ret->r[i] = kp_le64(desc + PRSTATUS_REG_OFFSET + 8 * i);
-	ret->pc = ret->r[REG_RIP];
-	ret->sp = ret->r[REG_RSP];
-	ret->fp = ret->r[REG_RBP];
-	return true;
+	return kp_prstatus_regs(desc, len, PRSTATUS_NREGS, REG_RIP, REG_RSP, REG_RBP, ret);
 }
 
 // QEMUCPUState (QEMU target/i386/arch_dump.c, version 1): u32 version, u32
