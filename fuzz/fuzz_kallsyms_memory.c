@@ -41,6 +41,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			t.relative_base = base + h.relative_base % size;
 		}
 		err = kp_kallsyms_read_memory(mem, &t, st);
+		// The name index (kallsyms_index.c) over the same bytes.
+		struct kp_symtab *lazy;
+		if (!kp_symtab_create(&lazy)) {
+			struct kp_symbol sym;
+			if (fuzz_ok(kp_kallsyms_attach(mem, &t, lazy))) {
+				kp_symtab_find(lazy, "_text", &sym);
+				kp_symtab_find(lazy, "_end", &sym);
+				fuzz_drop(kp_symtab_by_address(lazy, 0xffffffff81000100ULL, &sym));
+			}
+			kp_symtab_destroy(lazy);
+		}
 	}
 	if (!err) {
 		struct kp_symbol sym;

@@ -14,6 +14,7 @@
 #include "symbols/symtab.h"
 #include "types/btf_load.h"
 #include "types/types.h"
+#include "util/bulk.h"
 #include "util/error.h"
 
 #define LIVE_BTF "/sys/kernel/btf/vmlinux"
@@ -92,19 +93,19 @@ static struct kp_error *from_memory(struct kp_memory *mem, struct kp_symtab *st,
 				       " __stop_BTF=0x%" PRIx64 "; pass --btf FILE",
 				       start.address, stop.address);
 	size_t size = stop.address - start.address;
-	void *buf = malloc(size);
+	void *buf = kp_bulk_alloc(size);
 	if (!buf)
 		return &kp_enomem;
 	struct kp_error *err = kp_memory_read(mem, KP_VIRT, start.address, buf, size);
 	if (err) {
-		free(buf);
+		kp_bulk_free(buf, size);
 		return kp_error_prefix(err, "no BTF: reading .BTF at 0x%" PRIx64 " (%zu bytes) "
 				       "(pass --btf FILE)", start.address, size);
 	}
 	char where[128];
 	snprintf(where, sizeof(where), ".BTF in memory at 0x%" PRIx64, start.address);
 	err = kp_btf_from_blob(buf, size, where, ret);
-	free(buf);
+	kp_bulk_free(buf, size);
 	if (!err) {
 		*start_ret = start.address;
 		*size_ret = size;

@@ -296,15 +296,11 @@ static uint64_t system_map_bias(struct kp_kernel *k)
 // '?' ones, which say nothing).
 static bool lacks_data_symbols(struct kp_kernel *k)
 {
-	size_t n = kp_symtab_count(k->symtab), data = 0, text = 0;
-	struct kp_symbol sym;
-	for (size_t i = 0; i < n && kp_symtab_at(k->symtab, i, &sym); i++) {
-		char t = sym.type | 0x20;
-		if (t == 't' || t == 'w')
-			text++;
-		else if (t == 'd' || t == 'b' || t == 'r' || t == 'v')
-			data++;
-	}
+	size_t count[256];
+	kp_symtab_count_types(k->symtab, count);
+	size_t text = count['t'] + count['T'] + count['w'] + count['W'];
+	size_t data = count['d'] + count['D'] + count['b'] + count['B'] + count['r'] +
+		      count['R'] + count['v'] + count['V'];
 	return text > 1000 && data * 200 < text;
 }
 
@@ -327,7 +323,7 @@ static struct kp_error *load_symbols(struct kp_kernel *k, const struct kp_open_o
 
 	struct kp_kallsyms_tables t;
 	if (!have_full && kp_kallsyms_tables_from_vmcoreinfo(k->vmcoreinfo, &t)) {
-		err = kp_kallsyms_read_memory(k->mem, &t, k->symtab);
+		err = kp_kallsyms_attach(k->mem, &t, k->symtab);
 		if (err)
 			return kp_error_prefix(err, "kallsyms tables in memory");
 		add_source_name(k, "kallsyms (memory)");
@@ -344,7 +340,7 @@ static struct kp_error *load_symbols(struct kp_kernel *k, const struct kp_open_o
 			start = stext;
 		err = kp_locate_kallsyms(k->mem, start, end, start, &t);
 		if (!err) {
-			err = kp_kallsyms_read_memory(k->mem, &t, k->symtab);
+			err = kp_kallsyms_attach(k->mem, &t, k->symtab);
 			if (err)
 				return kp_error_prefix(err, "kallsyms tables found in the image at 0x%" PRIx64,
 						       t.token_table);

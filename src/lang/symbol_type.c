@@ -157,35 +157,13 @@ static bool curated_resolve(struct kp_types *types, const char *spec, uint64_t s
 static bool enumerator(struct kp_kernel *k, struct kp_types *types, const char *name,
 		       struct kp_value **ret)
 {
-	struct btf *btf = kp_types_btf(types);
-	uint32_t n = btf__type_cnt(btf);
-	for (uint32_t i = 1; i < n; i++) {
-		const struct btf_type *t = btf__type_by_id(btf, i);
-		if (!t || !btf_is_any_enum(t))
-			continue;
-		for (uint32_t j = 0; j < btf_vlen(t); j++) {
-			uint32_t name_off;
-			uint64_t val;
-			if (btf_is_enum(t)) {
-				name_off = btf_enum(t)[j].name_off;
-				val = btf_kflag(t) ? (uint64_t)(int64_t)btf_enum(t)[j].val :
-					(uint32_t)btf_enum(t)[j].val;
-			} else {
-				name_off = btf_enum64(t)[j].name_off;
-				val = btf_enum64_value(&btf_enum64(t)[j]);
-			}
-			const char *s = btf__name_by_offset(btf, name_off);
-			if (s && strcmp(s, name) == 0) {
-				struct kp_error *err = kp_value_from_u64(k, i, val, ret);
-				if (err) {
-					kp_error_destroy(err);
-					return false;
-				}
-				return true;
-			}
-		}
-	}
-	return false;
+	uint32_t type;
+	uint64_t val;
+	if (!kp_types_enumerator(types, name, &type, &val))
+		return false;
+	struct kp_error *err = kp_value_from_u64(k, type, val, ret);
+	kp_error_destroy(err);
+	return !err;
 }
 
 // A function value: its BTF prototype, or "void (...)" when any_proto and
@@ -216,13 +194,15 @@ struct kp_error *kp_resolve_symbol(struct kp_kernel *k, const char *name, struct
 	if (err)
 		return err;
 	struct kp_symbol sym;
-	err = kp_symbol_by_name(k, name, &sym);
-	if (err) {
-		if (err->code == KP_ERR_NOT_FOUND && enumerator(k, types, name, ret)) {
-			kp_error_destroy(err);
+	// Names that are enumerators are common (WORKER_ID_LEN, TASK_COMM_LEN):
+	// the error for an unknown symbol, which suggests names from the
+	// whole table, only when it is neither.
+	if (!kp_symbol_find(k, name, &sym)) {
+		if (enumerator(k, types, name, ret))
 			return NULL;
-		}
-		return err;
+		err = kp_symbol_by_name(k, name, &sym);
+		if (err)
+			return err;
 	}
 	uint32_t type;
 	bool percpu;

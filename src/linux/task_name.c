@@ -18,7 +18,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/kernel.h"
 #include "linux/linux.h"
+#include "types/types.h"
 #include "util/error.h"
 
 #define PF_WQ_WORKER 0x00000020u	// include/linux/sched.h, unchanged since 2.6.36
@@ -47,11 +49,12 @@ void kp_lx_task_name_layout(struct kp_kernel *k, struct kp_lx_task_name_layout *
 		       member(k, wk, "desc", &l.worker_desc, &l.worker_desc_size) &&
 		       member(k, wk, "current_work", &l.worker_current_work, NULL) &&
 		       member(k, wk, "pool", &l.worker_pool, NULL);
-	struct kp_value *v = NULL;
-	struct kp_error *err = kp_eval(k, "WORKER_ID_LEN", &v);
-	bool id_len = !err;
-	kp_value_destroy(v);
-	kp_error_destroy(err);
+	// The enumerator WORKER_ID_LEN marks format_worker_id() (6.10, above).
+	struct kp_types *types;
+	uint32_t id_type;
+	uint64_t id_len_value;
+	bool id_len = kp_ok(kp_kernel_types(k, &types)) &&
+		      kp_types_enumerator(types, "WORKER_ID_LEN", &id_type, &id_len_value);
 	l.full_worker_id = id_len && l.has_worker &&
 			   member(k, wk, "id", &l.worker_id, NULL) &&
 			   member(k, wk, "rescue_wq", &l.worker_rescue_wq, NULL) &&

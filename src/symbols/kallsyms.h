@@ -45,6 +45,13 @@ struct kp_error *kp_kallsyms_read_memory(struct kp_memory *mem,
 					 const struct kp_kallsyms_tables *t,
 					 struct kp_symtab *st);
 
+// Adds the in-memory tables to st: as a source looked up lazily
+// (kallsyms_index.c) when st is empty and the tables are in address order,
+// as every kernel's are; else decoded whole, as kp_kallsyms_read_memory.
+// Corrupt tables are refused either way, with the same errors.
+struct kp_error *kp_kallsyms_attach(struct kp_memory *mem, const struct kp_kallsyms_tables *t,
+				    struct kp_symtab *st);
+
 // A finalized symbol table of one source: a kallsyms/System.map file (bias
 // added as for kp_kallsyms_parse_text), or the in-memory tables.
 struct kp_error *kp_symtab_from_file(const char *path, uint64_t bias, struct kp_symtab **ret);

@@ -14,6 +14,9 @@
 //   - builds one record per distinct lookup address, sizes precomputed.
 // Nothing here is quadratic: a fuzzed dump may hand us millions of
 // identical names or addresses.
+//
+// A lazy source (kp_symtab_add_lazy) stays outside all this until something
+// needs every symbol: by-name lookups merge its answer with the table's.
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,9 +32,6 @@
 // unknown and only the symbol's own address matches. Generous because kernel
 // data symbols (log buffers, page tables) can be a few MiB.
 #define MAX_SYMBOL_EXTENT (4ULL << 20)
-// Below this, "addresses" are per-CPU offsets or absolute values that would
-// match small integers; they can be looked up by name only.
-#define MIN_LOOKUP_ADDRESS 0x100000000ULL
 #define ARENA_CHUNK (64u * 1024)
 #define NO_ENTRY UINT32_MAX
 // Entries and names are indexed by uint32_t.
@@ -70,6 +70,7 @@ struct addr_rec {
 	uint64_t address;
 	uint64_t size;		// 0: extent unknown, exact matches only
 	uint32_t entry;
+	bool end;		// _end is here: the image ends, nothing extends past
 };
 
 struct kp_symtab {
@@ -93,6 +94,10 @@ struct kp_symtab {
 	uint16_t source;		// the source entries now come from
 	struct addr_rec *recs;	// one per distinct lookup address
 	size_t nrecs;
+
+	const struct kp_symtab_lazy_ops *lazy;	// NULL once loaded
+	void *lazy_ctx;
+	uint16_t lazy_source;
 };
 
 // FNV-1a, then a finalizer (murmur3's fmix32): FNV's low bits, which pick
@@ -154,6 +159,8 @@ void kp_symtab_destroy(struct kp_symtab *st)
 	free(st->entries);
 	free(st->pending);
 	free(st->recs);
+	if (st->lazy)
+		st->lazy->destroy(st->lazy_ctx);
 	free(st);
 }
 
@@ -299,9 +306,14 @@ static bool is_global(char type)
 }
 
 // Higher is preferred by name: core kernel over module, then global over local.
+static int score(const char *module, char type)
+{
+	return (module ? 0 : 2) + (is_global(type) ? 1 : 0);
+}
+
 static int name_score(const struct entry *e)
 {
-	return (e->module ? 0 : 2) + (is_global(e->type) ? 1 : 0);
+	return score(e->module, e->type);
 }
 
 void kp_symtab_next_source(struct kp_symtab *st)
@@ -353,7 +365,7 @@ struct kp_error *kp_symtab_add(struct kp_symtab *st, const char *name, size_t na
 
 static bool lookup_address_ok(const struct entry *e)
 {
-	return e->address >= MIN_LOOKUP_ADDRESS && e->type != 'A' && e->type != 'a';
+	return kp_symtab_addressable(e->address, e->type);
 }
 
 static bool has_prefix(const char *s, const char *prefix)
@@ -478,19 +490,20 @@ struct kp_error *kp_symtab_finalize(struct kp_symtab *st)
 			u->best = i;
 		if (!lookup_address_ok(e))
 			continue;
+		bool end = strcmp(u->str, "_end") == 0;
 		if (nrecs && recs[nrecs - 1].address == e->address) {
 			struct addr_rec *r = &recs[nrecs - 1];
 			if (address_score(st, e) > address_score(st, &st->entries[r->entry]))
 				r->entry = i;
+			r->end |= end;
 			continue;
 		}
-		recs[nrecs++] = (struct addr_rec){ .address = e->address, .entry = i };
+		recs[nrecs++] = (struct addr_rec){ .address = e->address, .entry = i, .end = end };
 	}
 	for (size_t i = 0; i < nrecs; i++) {
 		struct addr_rec *r = &recs[i];
 		uint64_t gap = i + 1 < nrecs ? recs[i + 1].address - r->address : 0;
-		if (gap > MAX_SYMBOL_EXTENT ||
-		    strcmp(st->unames[st->entries[r->entry].name].str, "_end") == 0)
+		if (gap > MAX_SYMBOL_EXTENT || r->end)
 			gap = 0;
 		r->size = gap;
 	}
@@ -509,12 +522,6 @@ struct kp_error *kp_symtab_finalize(struct kp_symtab *st)
 	st->nrecs = nrecs;
 	st->finalized = true;
 	return NULL;
-}
-
-size_t kp_symtab_count(struct kp_symtab *st)
-{
-	kp_symtab_finalize(st);	// drops duplicates; on ENOMEM counts them
-	return st->nentries;
 }
 
 static void fill(const struct kp_symtab *st, uint32_t idx, struct kp_symbol *ret)
@@ -543,7 +550,144 @@ static struct kp_error *unknown_symbol(const struct kp_symtab *st, const char *n
 	return kp_error_create(KP_ERR_NOT_FOUND, "unknown symbol '%s'%s", name, hint);
 }
 
+// ---------------------------------------------------------------- the lazy source
+
+struct kp_error *kp_symtab_add_lazy(struct kp_symtab *st, const struct kp_symtab_lazy_ops *ops,
+				    void *ctx)
+{
+	if (st->lazy || st->nentries) {
+		ops->destroy(ctx);
+		return kp_error_create(KP_ERR_INVALID,
+				       "a symbol source looked up lazily must be the first");
+	}
+	st->lazy = ops;
+	st->lazy_ctx = ctx;
+	st->lazy_source = st->source;
+	return NULL;
+}
+
+static void reverse(struct entry *e, size_t n)
+{
+	for (size_t i = 0; i < n / 2; i++) {
+		struct entry t = e[i];
+		e[i] = e[n - 1 - i];
+		e[n - 1 - i] = t;
+	}
+}
+
+// Adds every symbol of the lazy source, placed before those added so far
+// (it came first: ties in address keep the order of sources).
+static struct kp_error *load_lazy(struct kp_symtab *st)
+{
+	if (!st->lazy)
+		return NULL;
+	if (!intern_pending(st))
+		return &kp_enomem;
+	size_t before = st->nentries;
+	bool finalized = st->finalized;
+	uint16_t source = st->source;
+	st->source = st->lazy_source;
+	struct kp_error *err = st->lazy->load(st->lazy_ctx, st);
+	st->source = source;
+	if (!err && !intern_pending(st))
+		err = &kp_enomem;
+	if (err) {
+		st->nentries = before;
+		st->npending = 0;
+		st->finalized = finalized;
+		return err;
+	}
+	reverse(st->entries, before);
+	reverse(st->entries + before, st->nentries - before);
+	reverse(st->entries, st->nentries);
+	st->lazy->destroy(st->lazy_ctx);
+	st->lazy = NULL;
+	st->lazy_ctx = NULL;
+	st->finalized = false;
+	return NULL;
+}
+
+// Every symbol in the table, sorted and indexed.
+static struct kp_error *complete(struct kp_symtab *st)
+{
+	struct kp_error *err = load_lazy(st);
+	return err ? err : kp_symtab_finalize(st);
+}
+
+size_t kp_symtab_count(struct kp_symtab *st)
+{
+	struct kp_error *err = complete(st);	// drops duplicates; on error counts them
+	kp_error_destroy(err);
+	return st->nentries;
+}
+
+bool kp_symtab_empty(const struct kp_symtab *st)
+{
+	return !st->nentries && !st->lazy;
+}
+
+bool kp_symtab_loaded(const struct kp_symtab *st)
+{
+	return !st->lazy;
+}
+
+void kp_symtab_count_types(struct kp_symtab *st, size_t count[256])
+{
+	memset(count, 0, 256 * sizeof(*count));
+	if (st->lazy)
+		st->lazy->count_types(st->lazy_ctx, count);
+	for (size_t i = 0; i < st->nentries; i++)
+		count[(unsigned char)st->entries[i].type]++;
+}
+
 // ---------------------------------------------------------------- lookups
+
+// The table's own pick for name (the lazy source aside).
+static bool find_own(struct kp_symtab *st, const char *name, size_t len, uint32_t *ret)
+{
+	if (!st->nunames)
+		return false;
+	size_t j = name_slot(st, name, len, hash_name(name, len));
+	uint32_t s = (uint32_t)st->name_slots[j];
+	if (!s || st->unames[s - 1].best == NO_ENTRY)
+		return false;
+	*ret = st->unames[s - 1].best;
+	return true;
+}
+
+// The first record at an address above address, or nrecs.
+static size_t rec_above(const struct kp_symtab *st, uint64_t address)
+{
+	size_t lo = 0, hi = st->nrecs;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (st->recs[mid].address <= address)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+// finalize's size of a symbol at address, over the table and the lazy source.
+static uint64_t merged_size(struct kp_symtab *st, uint64_t address, char type)
+{
+	if (!kp_symtab_addressable(address, type))
+		return 0;
+	uint64_t next = st->lazy->next_address(st->lazy_ctx, address);
+	size_t r = rec_above(st, address);
+	if (r < st->nrecs && (!next || st->recs[r].address < next))
+		next = st->recs[r].address;
+	if (!next || next - address > MAX_SYMBOL_EXTENT)
+		return 0;
+	if (r > 0 && st->recs[r - 1].address == address && st->recs[r - 1].end)
+		return 0;
+	struct kp_symbol end;
+	if (st->lazy->find(st->lazy_ctx, "_end", &end) > 0 && end.address == address &&
+	    kp_symtab_addressable(end.address, end.type))
+		return 0;
+	return next - address;
+}
 
 bool kp_symtab_find(struct kp_symtab *st, const char *name, struct kp_symbol *ret)
 {
@@ -552,14 +696,43 @@ bool kp_symtab_find(struct kp_symtab *st, const char *name, struct kp_symbol *re
 		kp_error_destroy(err);
 		return false;
 	}
-	if (!st->nunames)
-		return false;
 	size_t len = strlen(name);
-	size_t j = name_slot(st, name, len, hash_name(name, len));
-	uint32_t s = (uint32_t)st->name_slots[j];
-	if (!s || st->unames[s - 1].best == NO_ENTRY)
+	uint32_t own_idx;
+	bool own = find_own(st, name, len, &own_idx);
+	if (!st->lazy) {
+		if (own)
+			fill(st, own_idx, ret);
+		return own;
+	}
+	struct kp_symbol best, lazy;
+	int found = st->lazy->find(st->lazy_ctx, name, &lazy);
+	if (found < 0) {
+		if ((err = complete(st))) {
+			kp_error_destroy(err);
+			return false;
+		}
+		return kp_symtab_find(st, name, ret);
+	}
+	if (own)
+		fill(st, own_idx, &best);
+	if (found) {
+		// Same address: the same symbol, first seen in the lazy source.
+		int ls = score(NULL, lazy.type), os = own ? score(best.module, best.type) : -1;
+		if (!own || lazy.address == best.address || ls > os ||
+		    (ls == os && lazy.address < best.address)) {
+			uint32_t u;
+			if ((err = intern(st, lazy.name, len, &u))) {
+				kp_error_destroy(err);
+				return false;
+			}
+			best = (struct kp_symbol){ .name = st->unames[u].str, .address = lazy.address,
+						   .type = lazy.type };
+		}
+	} else if (!own) {
 		return false;
-	fill(st, st->unames[s - 1].best, ret);
+	}
+	best.size = merged_size(st, best.address, best.type);
+	*ret = best;
 	return true;
 }
 
@@ -571,24 +744,20 @@ struct kp_error *kp_symtab_by_name(struct kp_symtab *st, const char *name,
 		return err;
 	if (kp_symtab_find(st, name, ret))
 		return NULL;
+	// Suggestions come from every name.
+	if ((err = complete(st)))
+		return err;
 	return unknown_symbol(st, name);
 }
 
 struct kp_error *kp_symtab_by_address(struct kp_symtab *st, uint64_t address,
 				      struct kp_symbol *ret)
 {
-	struct kp_error *err = kp_symtab_finalize(st);
+	struct kp_error *err = complete(st);
 	if (err)
 		return err;
 	// Last record at or below address.
-	size_t lo = 0, hi = st->nrecs;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (st->recs[mid].address <= address)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = rec_above(st, address);
 	if (lo == 0)
 		return &kp_not_found;
 	const struct addr_rec *r = &st->recs[lo - 1];
@@ -601,8 +770,11 @@ struct kp_error *kp_symtab_by_address(struct kp_symtab *st, uint64_t address,
 
 bool kp_symtab_at(struct kp_symtab *st, size_t i, struct kp_symbol *ret)
 {
-	if (kp_symtab_finalize(st) || i >= st->nentries)
+	struct kp_error *err = complete(st);
+	if (err || i >= st->nentries) {
+		kp_error_destroy(err);
 		return false;
+	}
 	fill(st, i, ret);
 	return true;
 }

@@ -23,6 +23,10 @@ struct kp_error *kp_symtab_reserve(struct kp_symtab *st, size_t count);
 // Sorts and indexes; lookups finalize implicitly when needed.
 struct kp_error *kp_symtab_finalize(struct kp_symtab *st);
 size_t kp_symtab_count(struct kp_symtab *st);
+// Whether no symbol has been added (cheap: loads nothing).
+bool kp_symtab_empty(const struct kp_symtab *st);
+// Whether every source is in the table (no lazy source left unloaded).
+bool kp_symtab_loaded(const struct kp_symtab *st);
 // Cheap lookup for optional symbols: no suggestions are built. False if unknown.
 bool kp_symtab_find(struct kp_symtab *st, const char *name, struct kp_symbol *ret);
 // Prefers core-kernel over module and global over local symbols for a name.
@@ -35,5 +39,43 @@ struct kp_error *kp_symtab_by_address(struct kp_symtab *st, uint64_t address,
 				      struct kp_symbol *ret);
 // Symbol i in address order (after finalize).
 bool kp_symtab_at(struct kp_symtab *st, size_t i, struct kp_symbol *ret);
+// count[c] = number of symbols of type letter c (a source counted whole,
+// duplicates between sources included: for heuristics).
+void kp_symtab_count_types(struct kp_symtab *st, size_t count[256]);
+
+// Below this, "addresses" are per-CPU offsets or absolute values that would
+// match small integers: such symbols, and those of type A, are found by name
+// only, and address lookups never return them.
+#define KP_SYMTAB_MIN_ADDRESS 0x100000000ULL
+static inline bool kp_symtab_addressable(uint64_t address, char type)
+{
+	return address >= KP_SYMTAB_MIN_ADDRESS && type != 'A' && type != 'a';
+}
+
+// A source that looks a name up without building its whole table (the
+// kernel's compressed kallsyms in memory: kallsyms_index.c), so that the
+// first answer does not pay for 150k symbols. by-name lookups consult it
+// beside the symbols added the usual way; whatever needs every symbol
+// (address lookups, iteration, counts, suggestions for an unknown name)
+// first loads all of it into the table, in its place as the first source.
+struct kp_symtab_lazy_ops {
+	// The symbol the source would give by name (global over local, then
+	// the lowest address, then the first listed); ret->name valid until
+	// the next call; size and module not set. 1 found, 0 none, -1 when
+	// the source would rather be loaded whole (a name repeated so often
+	// that looking it up is as costly as loading).
+	int (*find)(void *ctx, const char *name, struct kp_symbol *ret);
+	// The lowest address above address of one of its symbols that is
+	// kp_symtab_addressable(), 0 if none.
+	uint64_t (*next_address)(void *ctx, uint64_t address);
+	void (*count_types)(void *ctx, size_t count[256]);
+	// Adds every symbol with kp_symtab_add; adds nothing on error.
+	struct kp_error *(*load)(void *ctx, struct kp_symtab *st);
+	void (*destroy)(void *ctx);
+};
+// Only as the first source of an empty table. The table owns ctx from the
+// call on (destroyed on error too).
+struct kp_error *kp_symtab_add_lazy(struct kp_symtab *st, const struct kp_symtab_lazy_ops *ops,
+				    void *ctx);
 
 #endif

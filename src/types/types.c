@@ -331,3 +331,34 @@ void kp_types_layout_store(struct kp_types *t, const char *type, const char *mem
 	slot->offset = offset;
 	slot->size = size;
 }
+
+bool kp_types_enumerator(struct kp_types *t, const char *name, uint32_t *type_ret,
+			 uint64_t *value_ret)
+{
+	struct btf *btf = t->work;
+	uint32_t n = btf__type_cnt(btf);
+	for (uint32_t i = 1; i < n; i++) {
+		const struct btf_type *bt = btf__type_by_id(btf, i);
+		if (!bt || !btf_is_any_enum(bt))
+			continue;
+		for (uint32_t j = 0; j < btf_vlen(bt); j++) {
+			uint32_t name_off;
+			uint64_t val;
+			if (btf_is_enum(bt)) {
+				name_off = btf_enum(bt)[j].name_off;
+				val = btf_kflag(bt) ? (uint64_t)(int64_t)btf_enum(bt)[j].val :
+					(uint32_t)btf_enum(bt)[j].val;
+			} else {
+				name_off = btf_enum64(bt)[j].name_off;
+				val = btf_enum64_value(&btf_enum64(bt)[j]);
+			}
+			const char *s = btf__name_by_offset(btf, name_off);
+			if (s && strcmp(s, name) == 0) {
+				*type_ret = i;
+				*value_ret = val;
+				return true;
+			}
+		}
+	}
+	return false;
+}

@@ -354,6 +354,11 @@ static void expect_corrupt(const struct gen *g, void (*mutate)(struct kp_mkkalls
 	CHECK_ERR(kp_kallsyms_read_memory(mem, &k.tables, st), code, want);
 	CHECK_U64(kp_symtab_count(st), 0);	// nothing half-loaded
 	kp_symtab_destroy(st);
+	// The name index refuses them alike.
+	st = new_symtab();
+	CHECK_ERR(kp_kallsyms_attach(mem, &k.tables, st), code, want);
+	CHECK(kp_symtab_empty(st));
+	kp_symtab_destroy(st);
 	kp_memory_destroy(mem);
 	kp_mkkallsyms_deinit(&k);
 }
@@ -512,6 +517,194 @@ TEST(memory_fuzzed_tables)
 	gen_free(&g);
 }
 
+// The symbols a table gives by name, from st and from ref (decoded whole).
+static void check_same_by_name(struct kp_symtab *st, struct kp_symtab *ref, const char *name)
+{
+	struct kp_symbol a, b;
+	bool fa = kp_symtab_find(st, name, &a), fb = kp_symtab_find(ref, name, &b);
+	if (fa != fb) {
+		FAILF("'%.40s': found %d by the index, %d by the whole table", name, fa, fb);
+		return;
+	}
+	if (fa && (strcmp(a.name, b.name) || a.address != b.address || a.type != b.type ||
+		   a.size != b.size || a.module != b.module))
+		FAILF("'%.40s': index 0x%" PRIx64 " %c size %" PRIu64 ", whole table 0x%" PRIx64
+		      " %c size %" PRIu64, name, a.address, a.type, a.size, b.address, b.type,
+		      b.size);
+}
+
+// A second source as VMCOREINFO and System.map add them: duplicates of
+// kallsyms symbols ('?' and real types), a new name, a global twin of a
+// local kallsyms name elsewhere, and _end.
+static void add_second_source(struct kp_symtab *st, const struct gen *g)
+{
+	kp_symtab_next_source(st);
+	CHECK_OK(kp_symtab_add(st, g->syms[30].name, strlen(g->syms[30].name),
+			       g->syms[30].address, '?', NULL));
+	CHECK_OK(kp_symtab_add(st, g->syms[31].name, strlen(g->syms[31].name),
+			       g->syms[31].address, 'D', NULL));
+	CHECK_OK(kp_symtab_add(st, "only_in_vmcoreinfo", 18, g->syms[40].address + 8, '?', NULL));
+	for (size_t i = 20; i < g->n; i++) {
+		if (g->syms[i].type == 't') {
+			CHECK_OK(kp_symtab_add(st, g->syms[i].name, strlen(g->syms[i].name),
+					       g->syms[g->n - 1].address + 0x100, 'T', NULL));
+			break;
+		}
+	}
+	CHECK_OK(kp_symtab_add(st, "_end", 4, g->syms[g->n - 1].address + 0x40, 'B', NULL));
+}
+
+// Lookups by name through the lazy index equal those of the table decoded
+// whole, in every address encoding, with and without a second source, and
+// the index loads nothing until an address lookup needs the whole table.
+TEST(memory_name_index_matches_whole_table)
+{
+	static const unsigned layouts[] = {
+		0, KP_MKKALLSYMS_SEQS, KP_MKKALLSYMS_TABLES_LAST, KP_MKKALLSYMS_PC_RELATIVE,
+		KP_MKKALLSYMS_NO_PERCPU, KP_MKKALLSYMS_ABSOLUTE,
+	};
+	for (size_t l = 0; l < sizeof(layouts) / sizeof(layouts[0]); l++) {
+		struct gen g;
+		if (!gen_symbols(&g, 3000, 21 + l))
+			return;
+		if (layouts[l] & (KP_MKKALLSYMS_PC_RELATIVE | KP_MKKALLSYMS_NO_PERCPU |
+				  KP_MKKALLSYMS_ABSOLUTE)) {
+			for (size_t i = 0; i < 20; i++)
+				g.syms[i].address += 0xffffffff80000000;
+		}
+		// Names shared by symbols at other addresses, local and global.
+		for (size_t i = 120; i < g.n; i += 113) {
+			g.syms[i].name = g.syms[i - 7].name;
+			g.syms[i].type = i % 2 ? 't' : 'T';
+		}
+		struct kp_mkkallsyms k;
+		CHECK_OK(kp_mkkallsyms_build(g.syms, g.n, TABLES_BASE, layouts[l], &k));
+		struct kp_memory *mem = memory_over(&k, k.size);
+		for (int second = 0; second < 2; second++) {
+			struct kp_symtab *st = new_symtab(), *ref = new_symtab();
+			CHECK_OK(kp_kallsyms_attach(mem, &k.tables, st));
+			CHECK_OK(kp_kallsyms_read_memory(mem, &k.tables, ref));
+			if (second) {
+				add_second_source(st, &g);
+				add_second_source(ref, &g);
+			}
+			for (size_t i = 0; i < g.n; i++)
+				check_same_by_name(st, ref, g.syms[i].name);
+			check_same_by_name(st, ref, "only_in_vmcoreinfo");
+			check_same_by_name(st, ref, "_end");
+			check_same_by_name(st, ref, "no_such_symbol");
+			CHECK(!kp_symtab_loaded(st));
+			size_t types[256];
+			kp_symtab_count_types(st, types);
+			CHECK_U64(types['T'] + types['t'] + types['D'] + types['d'] + types['B'] +
+				  types['b'] + types['R'] + types['r'] + types['A'],
+				  g.n + (second ? 3 : 0));
+			CHECK(!kp_symtab_loaded(st));
+			// Address lookups load the whole table, which then
+			// answers as the reference does.
+			for (size_t i = 20; i < g.n; i += 37) {
+				struct kp_symbol a, b;
+				uint64_t at = g.syms[i].address + 3;
+				bool fa = kp_ok(kp_symtab_by_address(st, at, &a));
+				bool fb = kp_ok(kp_symtab_by_address(ref, at, &b));
+				CHECK(fa == fb);
+				if (fa && fb)
+					CHECK(!strcmp(a.name, b.name) && a.size == b.size);
+			}
+			CHECK(kp_symtab_loaded(st));
+			CHECK_U64(kp_symtab_count(st), kp_symtab_count(ref));
+			for (size_t i = 0; i < g.n; i += 7)
+				check_same_by_name(st, ref, g.syms[i].name);
+			kp_symtab_destroy(st);
+			kp_symtab_destroy(ref);
+		}
+		kp_memory_destroy(mem);
+		kp_mkkallsyms_deinit(&k);
+		gen_free(&g);
+	}
+}
+
+// Tables out of address order are decoded whole: same answers.
+TEST(memory_unsorted_tables_decoded_whole)
+{
+	struct gen g;
+	if (!gen_symbols(&g, 500, 31))
+		return;
+	struct kp_mkkallsyms k;
+	CHECK_OK(kp_mkkallsyms_build(g.syms, g.n, TABLES_BASE, 0, &k));
+	uint8_t *off = k.buf + kp_mkkallsyms_off(&k, k.tables.offsets);
+	uint8_t t[4];
+	memcpy(t, off + 4 * 100, 4);
+	memcpy(off + 4 * 100, off + 4 * 300, 4);
+	memcpy(off + 4 * 300, t, 4);
+	struct kp_memory *mem = memory_over(&k, k.size);
+	struct kp_symtab *st = new_symtab();
+	CHECK_OK(kp_kallsyms_attach(mem, &k.tables, st));
+	CHECK(kp_symtab_loaded(st));
+	struct kp_symbol sym;
+	CHECK_OK(kp_symtab_by_name(st, g.syms[100].name, &sym));
+	CHECK_U64(sym.address, g.syms[300].address);
+	kp_symtab_destroy(st);
+	kp_memory_destroy(mem);
+	kp_mkkallsyms_deinit(&k);
+	gen_free(&g);
+}
+
+// One name repeated 100k times: no quadratic index build, no chain decoded
+// again at each lookup (the whole table takes over).
+TEST(memory_name_index_repeated_name)
+{
+	enum { N = 100000 };
+	struct kp_mkkallsyms_sym *syms = calloc(N, sizeof(*syms));
+	if (!syms) {
+		FAILF("out of memory");
+		return;
+	}
+	for (size_t i = 0; i < N; i++)
+		syms[i] = (struct kp_mkkallsyms_sym){ "same", 't', 0xffffffff81000000 + 16 * i };
+	syms[N - 1].name = "other";
+	struct kp_mkkallsyms k;
+	CHECK_OK(kp_mkkallsyms_build(syms, N, TABLES_BASE, KP_MKKALLSYMS_FEW_TOKENS, &k));
+	struct kp_memory *mem = memory_over(&k, k.size);
+	struct kp_symtab *st = new_symtab();
+	double t0 = now_ms();
+	CHECK_OK(kp_kallsyms_attach(mem, &k.tables, st));
+	struct kp_symbol sym;
+	CHECK(kp_symtab_find(st, "other", &sym));
+	for (int i = 0; i < 50; i++) {
+		CHECK(kp_symtab_find(st, "same", &sym));
+		CHECK_U64(sym.address, 0xffffffff81000000);
+	}
+	CHECK(kp_symtab_loaded(st));
+	double t1 = now_ms();
+	printf("  100k symbols of one name, 50 lookups: %.1f ms\n", t1 - t0);
+	CHECK(t1 - t0 < 1000);
+	kp_symtab_destroy(st);
+	kp_memory_destroy(mem);
+	kp_mkkallsyms_deinit(&k);
+
+	// 400 of one name among distinct ones: the index is built, and a
+	// lookup of that name hands over to the whole table.
+	static char names[N][16];
+	for (size_t i = 0; i < N; i++) {
+		snprintf(names[i], sizeof(names[i]), "f%zu", i);
+		syms[i].name = i % 250 == 3 ? "rep" : names[i];
+	}
+	CHECK_OK(kp_mkkallsyms_build(syms, N, TABLES_BASE, KP_MKKALLSYMS_FEW_TOKENS, &k));
+	mem = memory_over(&k, k.size);
+	st = new_symtab();
+	CHECK_OK(kp_kallsyms_attach(mem, &k.tables, st));
+	CHECK(kp_symtab_find(st, "f100", &sym));
+	CHECK(!kp_symtab_loaded(st));
+	CHECK(kp_symtab_find(st, "rep", &sym));
+	CHECK_U64(sym.address, 0xffffffff81000000 + 16 * 3);
+	CHECK(kp_symtab_loaded(st));
+	kp_symtab_destroy(st);
+	kp_memory_destroy(mem);
+	kp_mkkallsyms_deinit(&k);
+	free(syms);
+}
+
 TEST(memory_decode_speed_150k)
 {
 	struct gen g;
@@ -547,6 +740,9 @@ int main(void)
 	RUN(memory_record_formats);
 	RUN(memory_corrupt_tables);
 	RUN(memory_fuzzed_tables);
+	RUN(memory_name_index_matches_whole_table);
+	RUN(memory_unsorted_tables_decoded_whole);
+	RUN(memory_name_index_repeated_name);
 	RUN(memory_decode_speed_150k);
 	return TEST_SUMMARY();
 }

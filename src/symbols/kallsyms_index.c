@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: MIT
+// The kernel's kallsyms tables in memory as a lazy symbol source
+// (kp_symtab_add_lazy): a question such as `print jiffies` needs a handful
+// of names, not a table of ~150k decoded symbols (~30 MB of heap touched,
+// most of a first answer's time in page faults: bench/README.md).
+//
+// One pass over kallsyms_names checks every record (the same rules and
+// errors as the full decode) and keeps per symbol only where its record
+// starts, its type letter and a slot in a hash of its name: about 10 bytes
+// a symbol. The hash is polynomial, h = h * MULT + c, so that a token's
+// share is computed once per token (h = h * MULT^len + hash(token)) and a
+// record costs a multiply-add per token instead of a decode. A name lookup decodes the records of its hash
+// chain; addresses are read from kallsyms_offsets when asked for, by
+// binary search since the tables are in address order (checked here; the
+// table is decoded whole otherwise, and when names collide too much).
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/memory.h"
+#include "symbols/kallsyms_memory.h"
+#include "util/bulk.h"
+#include "util/error.h"
+
+// A slot: a tag of the name's hash above the symbol's index + 1.
+#define INDEX_BITS 22
+#define INDEX_MASK ((1u << INDEX_BITS) - 1)
+_Static_assert(KP_KALLSYMS_MAX_SYMS < INDEX_MASK, "symbol index must fit a slot");
+#define ADDR_CHUNK 512u
+#define MULT 0x01000193u	// odd; FNV's prime
+// A lookup that meets more symbols of its name (or its hash tag) than this
+// hands over to the whole table, whose cost does not grow with repetition.
+#define MAX_CHAIN_HITS 256
+// Building gives up past this many probes per symbol on average (a good
+// hash at load 2/3 needs about 2): linear probing of one repeated name is
+// quadratic.
+#define PROBE_BUDGET 16
+
+struct token_hash {
+	uint32_t h, pow;	// hash of the token's characters, MULT^length
+};
+
+struct index {
+	struct kp_kallsyms_reader r;
+	uint32_t *record;	// offset in kallsyms_names of record i
+	uint8_t *types;		// type letter of symbol i
+	uint32_t *slots;	// 0 = empty
+	uint32_t cap, mask;
+	char name[KP_KALLSYMS_MAX_NAME + 2];	// the last name found
+	// Per token code: whole, and without its first character (the type
+	// letter when the token starts a record); whether every character is
+	// printable.
+	struct token_hash whole[256], tail[256];
+	bool printable[256];
+};
+
+// murmur3's fmix32: spreads the polynomial's value over the low bits that
+// pick a slot and the high ones kept as a tag.
+static uint32_t finish(uint32_t h)
+{
+	h ^= h >> 16;
+	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35u;
+	h ^= h >> 16;
+	return h;
+}
+
+static uint32_t hash_name(const char *s, size_t len)
+{
+	uint32_t h = 0;
+	for (size_t i = 0; i < len; i++)
+		h = h * MULT + (unsigned char)s[i];
+	return finish(h);
+}
+
+static void index_destroy(void *ctx)
+{
+	struct index *x = ctx;
+	kp_kallsyms_reader_close(&x->r);
+	kp_bulk_free(x->record, (size_t)x->r.n * sizeof(*x->record));
+	kp_bulk_free(x->types, x->r.n);
+	kp_bulk_free(x->slots, (size_t)x->cap * sizeof(*x->slots));
+	free(x);
+}
+
+static bool address_of(struct index *x, uint32_t i, uint64_t *ret)
+{
+	struct kp_error *err = kp_kallsyms_reader_addresses(&x->r, i, 1, ret);
+	kp_error_destroy(err);
+	return !err;
+}
+
+static int find(void *ctx, const char *name, struct kp_symbol *ret)
+{
+	struct index *x = ctx;
+	size_t len = strlen(name);
+	if (len > KP_KALLSYMS_MAX_NAME)
+		return 0;
+	unsigned hits = 0;
+	uint32_t h = hash_name(name, len), tag = h >> INDEX_BITS;
+	bool found = false;
+	uint64_t best_addr = 0;
+	char best_type = 0;
+	char buf[KP_KALLSYMS_MAX_NAME + 2];
+	for (uint32_t j = h & x->mask; x->slots[j]; j = (j + 1) & x->mask) {
+		uint32_t s = x->slots[j];
+		if (s >> INDEX_BITS != tag)
+			continue;
+		if (++hits > MAX_CHAIN_HITS)
+			return -1;
+		uint32_t i = (s & INDEX_MASK) - 1;
+		uint64_t pos = x->record[i], addr;
+		size_t got;
+		struct kp_error *err = kp_kallsyms_reader_record(&x->r, i, &pos, buf, &got);
+		if (err) {
+			kp_error_destroy(err);
+			continue;
+		}
+		if (got != len + 1 || memcmp(buf + 1, name, len) || !address_of(x, i, &addr))
+			continue;
+		// Global over local, then the lowest address; the chain holds
+		// a name's symbols in index (= address) order.
+		bool global = buf[0] >= 'A' && buf[0] <= 'Z';
+		bool best_global = best_type >= 'A' && best_type <= 'Z';
+		if (!found || (global && !best_global) ||
+		    (global == best_global && addr < best_addr)) {
+			found = true;
+			best_addr = addr;
+			best_type = buf[0];
+		}
+	}
+	if (!found)
+		return 0;
+	memcpy(x->name, name, len + 1);
+	*ret = (struct kp_symbol){ .name = x->name, .address = best_addr, .type = best_type };
+	return 1;
+}
+
+static uint64_t next_address(void *ctx, uint64_t address)
+{
+	struct index *x = ctx;
+	// The first symbol above address.
+	uint32_t lo = 0, hi = x->r.n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		uint64_t a;
+		if (!address_of(x, mid, &a))
+			return 0;
+		if (a <= address)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (uint64_t a; lo < x->r.n && address_of(x, lo, &a); lo++) {
+		if (kp_symtab_addressable(a, x->types[lo]))
+			return a;
+	}
+	return 0;
+}
+
+static void count_types(void *ctx, size_t count[256])
+{
+	struct index *x = ctx;
+	for (uint32_t i = 0; i < x->r.n; i++)
+		count[x->types[i]]++;
+}
+
+static struct kp_error *load(void *ctx, struct kp_symtab *st)
+{
+	struct index *x = ctx;
+	return kp_kallsyms_read_memory(x->r.mem, &x->r.t, st);
+}
+
+static const struct kp_symtab_lazy_ops index_ops = {
+	.find = find,
+	.next_address = next_address,
+	.count_types = count_types,
+	.load = load,
+	.destroy = index_destroy,
+};
+
+// Whether the addresses never decrease.
+static struct kp_error *sorted(struct kp_kallsyms_reader *r, bool *ret)
+{
+	uint64_t a[ADDR_CHUNK], last = 0;
+	for (uint32_t i = 0; i < r->n; i += ADDR_CHUNK) {
+		uint32_t k = r->n - i < ADDR_CHUNK ? r->n - i : ADDR_CHUNK;
+		struct kp_error *err = kp_kallsyms_reader_addresses(r, i, k, a);
+		if (err)
+			return err;
+		for (uint32_t j = 0; j < k; last = a[j++]) {
+			if (a[j] < last) {
+				*ret = false;
+				return NULL;
+			}
+		}
+	}
+	*ret = true;
+	return NULL;
+}
+
+static void hash_tokens(struct index *x)
+{
+	const struct kp_kallsyms_reader *r = &x->r;
+	for (int t = 0; t < 256; t++) {
+		const char *str = r->tokens + r->index[t];
+		struct token_hash w = { 0, 1 }, tl = { 0, 1 };
+		x->printable[t] = true;
+		for (size_t k = 0; k < r->toklen[t]; k++) {
+			unsigned char c = str[k];
+			x->printable[t] &= c > 0x20 && c < 0x7f;
+			w.h = w.h * MULT + c;
+			w.pow *= MULT;
+			if (k) {
+				tl.h = tl.h * MULT + c;
+				tl.pow *= MULT;
+			}
+		}
+		x->whole[t] = w;
+		x->tail[t] = tl;
+	}
+}
+
+// *clustered: the names collide so much (one name repeated, or names
+// made to collide) that the index would cost more than the whole table.
+static struct kp_error *build(struct index *x, bool *clustered)
+{
+	uint64_t probes = 0;
+	*clustered = false;
+	uint32_t n = x->r.n, cap = 1024;
+	while (cap < n + n / 2)
+		cap *= 2;
+	x->record = kp_bulk_alloc((size_t)n * sizeof(*x->record));
+	x->types = kp_bulk_alloc(n);
+	x->slots = kp_bulk_alloc((size_t)cap * sizeof(*x->slots));
+	x->cap = cap;
+	if (!x->record || !x->types || !x->slots)
+		return &kp_enomem;
+	x->mask = cap - 1;
+	hash_tokens(x);
+	const struct kp_kallsyms_reader *r = &x->r;
+	uint64_t pos = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (pos > UINT32_MAX)
+			return kp_error_create(KP_ERR_FORMAT,
+					       "kallsyms_names at 0x%" PRIx64 ": symbol %" PRIu32 " starts past 4 GiB",
+					       r->t.names, i);
+		uint64_t rec = pos;
+		const uint8_t *tok;
+		size_t ntok;
+		struct kp_error *err = kp_kallsyms_reader_tokens(&x->r, i, &pos, &tok, &ntok);
+		if (err)
+			return err;
+		// The name is the expansion after its first character.
+		uint32_t h = 0;
+		size_t out = 0;
+		bool ok = true;
+		char type = 0;
+		for (size_t k = 0; k < ntok; k++) {
+			uint8_t t = tok[k];
+			size_t tl = r->toklen[t];
+			if (!tl)
+				continue;
+			const struct token_hash *th = out ? &x->whole[t] : &x->tail[t];
+			if (!out)
+				type = r->tokens[r->index[t]];
+			h = h * th->pow + th->h;
+			ok &= x->printable[t];
+			out += tl;
+		}
+		if (!ok || out < 2 || out > KP_KALLSYMS_MAX_NAME + 1) {
+			// Broken: the full decode names what is wrong.
+			char name[KP_KALLSYMS_MAX_NAME + 2];
+			size_t len;
+			err = kp_kallsyms_reader_record(&x->r, i, &rec, name, &len);
+			return err ? err : kp_error_create(KP_ERR_FORMAT,
+							   "kallsyms_names: symbol %" PRIu32 " is malformed", i);
+		}
+		x->record[i] = rec;
+		x->types[i] = type;
+		h = finish(h);
+		uint32_t j = h & x->mask;
+		for (; x->slots[j]; j = (j + 1) & x->mask) {
+			if (++probes > PROBE_BUDGET * (uint64_t)n) {
+				*clustered = true;
+				return NULL;
+			}
+		}
+		x->slots[j] = (h >> INDEX_BITS) << INDEX_BITS | (i + 1);
+	}
+	return NULL;
+}
+
+struct kp_error *kp_kallsyms_attach(struct kp_memory *mem, const struct kp_kallsyms_tables *t,
+				    struct kp_symtab *st)
+{
+	if (!kp_symtab_empty(st))
+		return kp_kallsyms_read_memory(mem, t, st);
+	struct index *x = calloc(1, sizeof(*x));
+	if (!x)
+		return &kp_enomem;
+	struct kp_error *err = kp_kallsyms_reader_open(mem, t, &x->r);
+	if (err) {
+		free(x);
+		return err;
+	}
+	bool in_order, clustered = false;
+	if ((err = sorted(&x->r, &in_order)) || (in_order && (err = build(x, &clustered)))) {
+		index_destroy(x);
+		return err;
+	}
+	if (!in_order || clustered) {
+		index_destroy(x);
+		return kp_kallsyms_read_memory(mem, t, st);
+	}
+	return kp_symtab_add_lazy(st, &index_ops, x);
+}
