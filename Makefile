@@ -187,6 +187,7 @@ fuzz:
 bench:
 	@scripts/install-deps bench
 	$(MAKE) all
+	scripts/cross-build arm64
 	bench/run
 
 clean:
