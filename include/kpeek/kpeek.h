@@ -45,9 +45,9 @@ extern "C" {
 // ---------------------------------------------------------------- version
 
 #define KPEEK_VERSION_MAJOR 0
-#define KPEEK_VERSION_MINOR 2
+#define KPEEK_VERSION_MINOR 3
 #define KPEEK_VERSION_PATCH 0
-#define KPEEK_VERSION_STRING "0.2.0"
+#define KPEEK_VERSION_STRING "0.3.0"
 
 // The version of the library loaded at run time ("0.2.0"), which may be
 // newer than the KPEEK_VERSION_* the caller was compiled with.
@@ -438,6 +438,33 @@ struct kp_loadavg {
 KP_API struct kp_error *kp_loadavg(struct kp_kernel *kernel, struct kp_loadavg *ret);
 // "0.42" as /proc/loadavg prints avenrun[i] (LOAD_INT.LOAD_FRAC).
 KP_API void kp_loadavg_format(uint64_t avenrun, char buf[16]);
+
+// ---------------------------------------------------------------- panic
+
+// Why the kernel stopped, as crash's `sys` and the kernel's own console
+// tell it: from panic_cpu, the printk ring, the run queue of the panicking
+// CPU, tainted_mask and VMCOREINFO's CRASHTIME.
+struct kp_panic {
+	size_t sz;		// sizeof(struct kp_panic): use KP_INIT()
+	bool panicked;		// panic_cpu names a CPU
+	int cpu;		// the panicking CPU, -1 if none
+	// "Kernel panic - not syncing: ..." (the last such record), "" if the
+	// ring has none; oops: the record that led to it ("BUG: ...",
+	// "Oops: ...", "sysrq: Trigger a crash"), "" if none.
+	char message[256];
+	char oops[256];
+	uint64_t ts_nsec;	// printk time of message, 0 if none
+	uint32_t caller_id;	// printk caller of message (task id, or CPU | 1 << 31)
+	bool has_task;		// the task current on cpu
+	uint64_t task;
+	int32_t pid;
+	char comm[16];
+	uint64_t tainted_mask;
+	char taint[72];		// "Not tainted" or "Tainted: G   W", as print_tainted()
+	bool has_crash_time;	// VMCOREINFO CRASHTIME (kdump vmcores)
+	int64_t crash_time;	// seconds since the epoch
+};
+KP_API struct kp_error *kp_panic_get(struct kp_kernel *kernel, struct kp_panic *ret);
 
 // ---------------------------------------------------------------- kernel log
 

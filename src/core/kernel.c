@@ -58,6 +58,13 @@ struct kp_kernel {
 	struct kp_types *types;
 	struct kp_error *types_error;		// remembered failure of the first load
 	char *btf_path;				// --btf override
+
+	// Symbols a higher layer reads when a lookup first needs them (module
+	// symbols out of memory: linux/open.c). Not when a kallsyms text
+	// (/proc/kallsyms, --kallsyms) gave them already.
+	kp_kernel_late_symbols_fn *late_symbols;
+	const char *late_name;
+	bool late_done, text_symbols;
 };
 
 static const struct kp_source_ops *const source_ops[] = {
@@ -211,6 +218,8 @@ static struct kp_error *check_cpu_notes(struct kp_kernel *k, const char *path)
 
 // ---------------------------------------------------------------- symbols
 
+static bool late_symbols(struct kp_kernel *k);
+
 // Called after each source of symbols: the next one is another source.
 static void add_source_name(struct kp_kernel *k, const char *name)
 {
@@ -230,8 +239,10 @@ static struct kp_error *load_text_symbols(struct kp_kernel *k, const char *path,
 		return err;
 	err = kp_kallsyms_parse_text(text, len, bias, path, k->symtab);
 	free(text);
-	if (!err)
+	if (!err) {
 		add_source_name(k, name);
+		k->text_symbols = true;
+	}
 	return err;
 }
 
@@ -480,7 +491,8 @@ static struct kp_error *kernel_open(struct kp_kernel *k, const struct kp_open_op
 	return NULL;
 }
 
-struct kp_error *kp_kernel_open(const struct kp_open_options *user_opts, struct kp_kernel **ret)
+struct kp_error *kp_kernel_open_core(const struct kp_open_options *user_opts,
+				     struct kp_kernel **ret)
 {
 	struct kp_open_options opts;
 	struct kp_error *err = kp_opts_copy(user_opts, &opts, sizeof(opts), "kp_open_options");
@@ -675,6 +687,7 @@ const char *kp_version(void)
 
 void kp_kernel_get_info(struct kp_kernel *k, struct kp_kernel_info *ret)
 {
+	late_symbols(k);	// the count and sources include them
 	struct kp_kernel_info info = {
 		.sz = sizeof(info),
 		.path = k->file ? k->file->path : "(synthetic)",
@@ -782,8 +795,45 @@ struct kp_error *kp_vtop(struct kp_kernel *k, uint64_t vaddr, struct kp_vtop *re
 	return NULL;
 }
 
+void kp_kernel_set_late_symbols(struct kp_kernel *k, kp_kernel_late_symbols_fn *fn,
+				const char *name)
+{
+	if (k->text_symbols)
+		return;
+	k->late_symbols = fn;
+	k->late_name = name;
+}
+
+// Loads the late symbols once. A failure leaves the other symbols as they
+// were: lookups then miss what only the late source has, and the list of
+// symbol sources (info) says so.
+static bool late_symbols(struct kp_kernel *k)
+{
+	if (!k->late_symbols || k->late_done)
+		return false;
+	k->late_done = true;
+	kp_symtab_next_source(k->symtab);
+	size_t added = 0;
+	struct kp_error *err = k->late_symbols(k, k->symtab, &added);
+	if (err) {
+		// A kernel whose types describe no module symbols has none to
+		// list; a list that cannot be found or read is said.
+		enum kp_error_code code = err->code;
+		kp_error_destroy(err);
+		if (added)
+			add_source_name(k, "module symbols (incomplete)");
+		else if (code != KP_ERR_UNSUPPORTED)
+			add_source_name(k, "(module symbols unreadable)");
+		return added > 0;
+	}
+	add_source_name(k, k->late_name);
+	return added > 0;
+}
+
 struct kp_error *kp_symbol_by_name(struct kp_kernel *k, const char *name, struct kp_symbol *ret)
 {
+	if (kp_symbol_find(k, name, ret))
+		return NULL;
 	struct kp_error *err = kp_symtab_by_name(k->symtab, name, ret);
 	if (err && err->code == KP_ERR_NOT_FOUND && k->no_data_symbols) {
 		struct kp_error *why = err;
@@ -795,15 +845,27 @@ struct kp_error *kp_symbol_by_name(struct kp_kernel *k, const char *name, struct
 	return err;
 }
 
-
 bool kp_symbol_find(struct kp_kernel *k, const char *name, struct kp_symbol *ret)
 {
-	return kp_symtab_find(k->symtab, name, ret);
+	// The core kernel's symbol wins over a module's of the same name:
+	// modules are read only for names the kernel does not have.
+	if (kp_symtab_find(k->symtab, name, ret))
+		return true;
+	return late_symbols(k) && kp_symtab_find(k->symtab, name, ret);
+}
+
+bool kp_kernel_symbol_at(struct kp_kernel *k, uint64_t address, struct kp_symbol *ret)
+{
+	if (kp_ok(kp_symtab_by_address(k->symtab, address, ret)))
+		return true;
+	return late_symbols(k) && kp_ok(kp_symtab_by_address(k->symtab, address, ret));
 }
 
 struct kp_error *kp_symbol_by_address(struct kp_kernel *k, uint64_t address,
 				      struct kp_symbol *ret)
 {
+	if (kp_kernel_symbol_at(k, address, ret))
+		return NULL;
 	struct kp_error *err = kp_symtab_by_address(k->symtab, address, ret);
 	if (err == &kp_not_found)
 		return kp_error_create(KP_ERR_NOT_FOUND, "no symbol at 0x%" PRIx64, address);
@@ -813,7 +875,7 @@ struct kp_error *kp_symbol_by_address(struct kp_kernel *k, uint64_t address,
 bool kp_symbolize(struct kp_kernel *k, uint64_t address, char *buf, size_t size)
 {
 	struct kp_symbol sym;
-	if (!kp_ok(kp_symtab_by_address(k->symtab, address, &sym)))
+	if (!kp_kernel_symbol_at(k, address, &sym))
 		return false;
 	int n;
 	if (sym.size)
@@ -834,6 +896,7 @@ struct kp_symbol_iter {
 
 struct kp_error *kp_symbol_iter_create(struct kp_kernel *k, struct kp_symbol_iter **ret)
 {
+	late_symbols(k);
 	struct kp_error *err = kp_symtab_finalize(k->symtab);
 	if (err)
 		return err;

@@ -44,6 +44,21 @@ size_t kp_kernel_read_partial(struct kp_kernel *kernel, uint64_t address, void *
 // which CPUs exist.
 struct kp_error *kp_kernel_check_cpu(struct kp_kernel *kernel, uint64_t cpu);
 
+// kp_kernel_open() without what the layers above add (linux/open.c).
+struct kp_error *kp_kernel_open_core(const struct kp_open_options *opts,
+				     struct kp_kernel **ret);
+
+// Symbols a higher layer adds to st when a lookup first misses (module
+// symbols read out of memory), *added how many; name says what they are in
+// info's list of symbol sources. Ignored when a kallsyms text gave the
+// symbols. On failure the symbols added stay; the source list says so.
+typedef struct kp_error *kp_kernel_late_symbols_fn(struct kp_kernel *kernel,
+						   struct kp_symtab *st, size_t *added);
+void kp_kernel_set_late_symbols(struct kp_kernel *kernel, kp_kernel_late_symbols_fn *fn,
+				const char *name);
+// An address lookup without an error to build (NULL-free hot paths).
+bool kp_kernel_symbol_at(struct kp_kernel *kernel, uint64_t address, struct kp_symbol *ret);
+
 // A kernel handle over parts a caller built (unit tests, fuzzers): it takes
 // mem and st (destroyed with the handle, also on failure), uses arch with
 // no VMCOREINFO and no CPU notes, and BTF from btf_path (NULL: from the

@@ -91,7 +91,7 @@ static void put_symbol(struct fmt *f, uint64_t address)
 	// number or a per-CPU offset that would symbolize to nonsense.
 	if ((f->flags & KP_FORMAT_NO_SYMBOLS) || f->json ||
 	    !kp_kernel_is_kernel_address(f->kernel, address) ||
-	    !kp_ok(kp_symtab_by_address(kp_kernel_symtab(f->kernel), address, &sym)))
+	    !kp_kernel_symbol_at(f->kernel, address, &sym))
 		return;
 	uint64_t off = address - sym.address;
 	if (address < sym.address || (sym.size ? off >= sym.size : off != 0))

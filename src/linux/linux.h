@@ -199,4 +199,13 @@ struct kp_error *kp_lx_printk_iter_create(struct kp_kernel *kernel,
 					  struct kp_printk_iter **ret);
 
 
+// ---------------------------------------------------------------- module symbols
+
+// The symbols of every loaded module, as /proc/kallsyms lists them (each
+// module's kallsyms symtab, strtab and typetab; upper case for what the
+// module exports), added to st with the module's name; *added: how many.
+struct kp_symtab;
+struct kp_error *kp_lx_module_symbols(struct kp_kernel *kernel, struct kp_symtab *st,
+				      size_t *added);
+
 #endif

@@ -71,7 +71,7 @@ static uint64_t sym_size(struct kp_kernel *k, const struct kp_symbol *sym)
 	if (sym->size)
 		return sym->size;
 	struct kp_symbol s;
-	return kp_ok(kp_symtab_by_address(kp_kernel_symtab(k), sym->address, &s)) ? s.size : 0;
+	return kp_kernel_symbol_at(k, sym->address, &s) ? s.size : 0;
 }
 
 static struct entry *add(struct kp_syscall_iter *it, const char *table, unsigned nr,
@@ -91,7 +91,7 @@ static struct entry *add(struct kp_syscall_iter *it, const char *table, unsigned
 static void classify(struct kp_syscall_iter *it, struct entry *en)
 {
 	struct kp_syscall_entry *e = &en->e;
-	if (!kp_ok(kp_symtab_by_address(kp_kernel_symtab(it->k), e->target, &e->sym)))
+	if (!kp_kernel_symbol_at(it->k, e->target, &e->sym))
 		memset(&e->sym, 0, sizeof(e->sym));
 	bool in_text = e->target >= it->stext && e->target < it->etext;
 	const char *mod = e->sym.name && e->sym.module ? e->sym.module : module_at(it, e->target);
@@ -152,7 +152,7 @@ static void on_call(uint64_t target, uint64_t at, void *arg)
 	if (it->err)
 		return;
 	struct kp_symbol t;
-	bool at_symbol = kp_ok(kp_symtab_by_address(kp_kernel_symtab(it->k), target, &t)) && t.address == target;
+	bool at_symbol = kp_kernel_symbol_at(it->k, target, &t) && t.address == target;
 	bool in_text = target >= it->stext && target < it->etext;
 	const char *mod = at_symbol && t.module ? t.module : NULL;
 	// Without module symbols: a 16-byte aligned target (function

@@ -10,6 +10,9 @@
 #include "test.h"
 #include "collect.h"
 #include "../gen/mkbtf.h"
+#include "core/kernel.h"
+#include "linux/linux.h"
+#include "symbols/symtab.h"
 
 struct ids {
 	int int_, uint, ulong, char_, u8, u16, u64, s64, ptr, list, atomic_long, atomic;
@@ -99,11 +102,36 @@ static void *build_btf(bool mem, size_t *size_ret)
 		FIELD(b, "size", t.uint, 8);
 		FIELD(b, "text_size", t.uint, 12);
 	}
+	// Module symbols (module_symbols.c): kallsyms, exports.
+	int mk = btf__add_struct(b, "mod_kallsyms", 32);
+	must(mk);
+	FIELD(b, "symtab", t.ptr, 0);
+	FIELD(b, "num_symtab", t.uint, 8);
+	FIELD(b, "strtab", t.ptr, 16);
+	FIELD(b, "typetab", t.ptr, 24);
+	must(btf__add_struct(b, "elf64_sym", 24));
+	FIELD(b, "st_name", t.uint, 0);
+	FIELD(b, "st_info", t.u8, 4);
+	FIELD(b, "st_other", t.u8, 5);
+	FIELD(b, "st_shndx", t.u16, 6);
+	FIELD(b, "st_value", t.u64, 8);
+	FIELD(b, "st_size", t.u64, 16);
+	int ks = btf__add_struct(b, "kernel_symbol", 12);
+	must(ks);
+	FIELD(b, "value_offset", t.int_, 0);
+	FIELD(b, "name_offset", t.int_, 4);
+	FIELD(b, "namespace_offset", t.int_, 8);
+	int mk_ptr = btf__add_ptr(b, mk), ks_ptr = btf__add_ptr(b, ks);
+	must(mk_ptr);
+	must(ks_ptr);
 	int mem_arr = mem ? array(b, layout, 7, t.int_) : 0;
 	must(btf__add_struct(b, "module", 512));
 	FIELD(b, "state", ms, 0);
 	FIELD(b, "list", t.list, 8);
 	FIELD(b, "name", name, 24);
+	FIELD(b, "kallsyms", mk_ptr, 400);
+	FIELD(b, "syms", ks_ptr, 416);
+	FIELD(b, "num_syms", t.uint, 424);
 	if (mem) {
 		FIELD(b, "mem", mem_arr, 80);	// 7 * 32 = 224 bytes
 	} else {
@@ -146,8 +174,25 @@ static void *build_btf(bool mem, size_t *size_ret)
 	must(btf__add_field(b, "level", t.u8, 19 * 8 + 5, 3));
 	FIELD(b, "caller_id", t.uint, 20);
 
-	must(btf__add_struct(b, "rq", 64));
+	int task_ptr = btf__add_ptr(b, btf__find_by_name_kind(b, "task_struct", BTF_KIND_STRUCT));
+	must(task_ptr);
+	int rq = btf__add_struct(b, "rq", 64);
+	must(rq);
 	FIELD(b, "nr_running", t.uint, 4);
+	FIELD(b, "curr", task_ptr, 8);
+	// A per-CPU variable as vmlinux BTF has them.
+	int rq_var = btf__add_var(b, "runqueues", BTF_VAR_GLOBAL_ALLOCATED, rq);
+	must(rq_var);
+	must(btf__add_datasec(b, ".data..percpu", 0x100));
+	must(btf__add_datasec_var_info(b, rq_var, 0x40, 64));
+	// panic (panic.c): atomic_t panic_cpu, the taint_flags table.
+	must(btf__add_struct(b, "taint_flag", 3));
+	FIELD(b, "c_true", t.char_, 0);
+	FIELD(b, "c_false", t.char_, 1);
+	FIELD(b, "module", t.u8, 2);
+	int tf = btf__add_enum(b, NULL, 4);
+	must(tf);
+	must(btf__add_enum_value(b, "TAINT_FLAGS_COUNT", 10));
 	int idr = btf__add_struct(b, "idr", 24);
 	must(idr);
 	FIELD(b, "idr_base", t.uint, 16);
@@ -171,6 +216,7 @@ static void *build_btf(bool mem, size_t *size_ret)
 #define SIG(i) A(0x2000 + 0x40 * (i))
 #define MOD(i) A(0x3000 + 0x200 * (i))
 #define MODULES A(0x2f00)
+#define MOD_TEXT 0xffffffffc0000000ULL
 
 static void list_link(struct kp_kernel *k, const uint64_t *nodes, int n)
 {
@@ -193,6 +239,8 @@ static void task(struct kp_kernel *k, int i, int pid, int tgid, int parent, uint
 	mkk_put(k, t + 104, comm, strlen(comm) + 1);
 	mkk_put_u64(k, t + 120, SIG(tgid == pid ? i : parent));
 }
+
+static void printk_records(struct kp_kernel *k, const char *const texts[2]);
 
 static struct kp_kernel *scene(bool mem)
 {
@@ -227,6 +275,37 @@ static struct kp_kernel *scene(bool mem)
 	}
 	uint64_t ml[] = {MODULES, MOD(0) + 8, MOD(1) + 8};
 	list_link(k, ml, 3);
+	// virtio_net's symbols: a nameless one, a local function, one it
+	// exports, and data whose name it exports at another address.
+	uint64_t mk = A(0x7000), symtab = A(0x7100), strtab = A(0x7200), typetab = A(0x7300),
+		 exports = A(0x7400);
+	static const char strs[] = "\0vn_probe\0vn_exported\0vn_data";
+	const uint32_t st_name[] = {0, 1, 10, 22};
+	const uint64_t value[] = {0, MOD_TEXT + 0x100, MOD_TEXT + 0x200, MOD_TEXT + 0x2000};
+	mkk_put_u64(k, MOD(0) + 400, mk);
+	mkk_put_u64(k, mk, symtab);
+	mkk_put_u32(k, mk + 8, 4);
+	mkk_put_u64(k, mk + 16, strtab);
+	mkk_put_u64(k, mk + 24, typetab);
+	for (int i = 0; i < 4; i++) {
+		mkk_put_u32(k, symtab + 24 * (uint64_t)i, st_name[i]);
+		mkk_put_u64(k, symtab + 24 * (uint64_t)i + 8, value[i]);
+	}
+	mkk_put(k, strtab, strs, sizeof(strs));
+	mkk_put(k, typetab, "?ttd", 4);
+	// Exports, PREL32: vn_exported at its address, vn_data elsewhere.
+	mkk_put_u64(k, MOD(0) + 416, exports);
+	mkk_put_u32(k, MOD(0) + 424, 2);
+	const uint64_t ev[] = {value[2], value[3] + 8}, en[] = {strtab + 10, strtab + 22};
+	for (uint64_t i = 0; i < 2; i++) {
+		uint64_t at = exports + 12 * i;
+		mkk_put_u32(k, at, (uint32_t)(ev[i] - at));
+		mkk_put_u32(k, at + 4, (uint32_t)(en[i] - (at + 4)));
+	}
+	// e1000's table is corrupt: it loses its own symbols only.
+	mkk_put_u64(k, MOD(1) + 400, A(0x7800));
+	mkk_put_u64(k, A(0x7800), A(0x7900));
+	mkk_put_u32(k, A(0x7800) + 8, 0x40000000);
 	// loadavg: avenrun, nr_threads, init_pid_ns, one online CPU's rq.
 	mkk_symbol(k, "avenrun", A(0x4000), 'D');
 	mkk_put_u64(k, A(0x4000), 2048 + 1024);	// 1.50
@@ -258,6 +337,14 @@ static struct kp_kernel *scene(bool mem)
 	mkk_put_u32(k, rb + 48, 6);
 	mkk_put_u64(k, rb + 56, data);
 	const char *texts[] = {"hello", "world\nline2"};
+	printk_records(k, texts);
+	return k;
+}
+
+// The two records of the printk ring (64 bytes of text in all).
+static void printk_records(struct kp_kernel *k, const char *const texts[2])
+{
+	uint64_t descs = A(0x6100), infos = A(0x6200), data = A(0x6400);
 	uint64_t lpos = 0;
 	for (uint64_t id = 0; id < 2; id++) {
 		size_t len = strlen(texts[id]);
@@ -275,7 +362,6 @@ static struct kp_kernel *scene(bool mem)
 		uint8_t fl = (uint8_t)((id ? 3 : 6) << 5 | 2);
 		mkk_put(k, infos + 88 * id + 19, &fl, 1);
 	}
-	return k;
 }
 
 TEST(tasks_through_btf)
@@ -325,6 +411,91 @@ TEST(modules_through_btf_both_layouts)
 		free(m);
 		mkk_destroy(k);
 	}
+}
+
+TEST(module_symbols_as_proc_kallsyms)
+{
+	for (int mem = 0; mem < 2; mem++) {
+		struct kp_kernel *k = scene(mem);
+		struct kp_symtab *st = NULL;
+		size_t added = 0;
+		CHECK_OK(kp_symtab_create(&st));
+		CHECK_ERR(kp_lx_module_symbols(k, st, &added), KP_ERR_FORMAT,
+			  "module e1000 (struct module at 0x");
+		CHECK_U64(added, 3);
+		static const struct { const char *name; uint64_t value; char type; } want[] = {
+			{ "vn_probe", MOD_TEXT + 0x100, 't' },
+			{ "vn_exported", MOD_TEXT + 0x200, 'T' },
+			{ "vn_data", MOD_TEXT + 0x2000, 'd' },
+		};
+		for (int i = 0; i < 3; i++) {
+			struct kp_symbol sym;
+			CHECK_OK(kp_symtab_by_name(st, want[i].name, &sym));
+			CHECK_U64(sym.address, want[i].value);
+			CHECK(sym.type == want[i].type);
+			CHECK_STR(sym.module, "virtio_net");
+		}
+		CHECK_U64(kp_symtab_count(st), 3);
+		kp_symtab_destroy(st);
+
+		// Through the kernel handle: read when a name or address misses.
+		kp_kernel_set_late_symbols(k, kp_lx_module_symbols, "module symbols (memory)");
+		struct kp_symbol sym;
+		CHECK_OK(kp_symbol_by_name(k, "avenrun", &sym));
+		CHECK(sym.module == NULL);
+		CHECK_OK(kp_symbol_by_address(k, MOD_TEXT + 0x104, &sym));
+		CHECK_STR(sym.name, "vn_probe");
+		CHECK_STR(sym.module, "virtio_net");
+		CHECK_OK(kp_symbol_by_name(k, "vn_exported", &sym));
+		CHECK(sym.type == 'T');
+		char buf[128];
+		CHECK(kp_symbolize(k, MOD_TEXT + 0x208, buf, sizeof(buf)));
+		CHECK_STR(buf, "vn_exported+0x8/0x1e00 [virtio_net]");
+		mkk_destroy(k);
+	}
+}
+
+// panic_cpu, the panic record and the one before it, the task current on
+// the panicking CPU, the taint letters as print_tainted() writes them.
+TEST(panic_summary)
+{
+	struct kp_kernel *k = scene(false);
+	KP_INIT(kp_panic, p);
+	// Not yet panicked: panic_cpu -1, no panic record.
+	mkk_symbol(k, "panic_cpu", A(0x4400), 'D');
+	mkk_put_u32(k, A(0x4400), (uint32_t)-1);
+	mkk_symbol(k, "tainted_mask", A(0x4408), 'D');
+	CHECK_OK(kp_panic_get(k, &p));
+	CHECK(!p.panicked && p.cpu == -1 && !p.message[0] && !p.has_task);
+	CHECK_STR(p.taint, "Not tainted");
+
+	// CPU 2 panics in init after a BUG; W is set.
+	mkk_put_u32(k, A(0x4400), 2);
+	mkk_put_u64(k, A(0x5000 + 0x200) + 0x40 + 8, TASK(1));	// per_cpu(runqueues, 2).curr
+	static const char *const texts[2] = {"BUG: x", "Kernel panic - not syncing: Fatal"};
+	printk_records(k, texts);
+	mkk_put_u64(k, A(0x4408), 1u << 9);
+	mkk_symbol(k, "taint_flags", A(0x4480), 'R');
+	for (int i = 0; i < 10; i++) {
+		char e[3] = { "PFSRMBUDAW"[i], i ? ' ' : 'G', 0 };
+		mkk_put(k, A(0x4480) + 3 * (uint64_t)i, e, 3);
+	}
+	CHECK_OK(kp_panic_get(k, &p));
+	CHECK(p.panicked);
+	CHECK_U64(p.cpu, 2);
+	CHECK_STR(p.message, "Kernel panic - not syncing: Fatal");
+	CHECK_STR(p.oops, "BUG: x");
+	CHECK_U64(p.ts_nsec, 2000005000);
+	CHECK(p.has_task);
+	CHECK_U64(p.task, TASK(1));
+	CHECK_U64(p.pid, 1);
+	CHECK_STR(p.comm, "init");
+	CHECK_STR(p.taint, "Tainted: G        W");
+
+	// A panic_cpu that names no CPU of this kernel is corrupt.
+	mkk_put_u32(k, A(0x4400), 7);
+	CHECK_ERR(kp_panic_get(k, &p), KP_ERR_INVALID, "panic_cpu is 7");
+	mkk_destroy(k);
 }
 
 TEST(loadavg_through_btf)
@@ -478,6 +649,8 @@ int main(void)
 {
 	RUN(tasks_through_btf);
 	RUN(modules_through_btf_both_layouts);
+	RUN(module_symbols_as_proc_kallsyms);
+	RUN(panic_summary);
 	RUN(loadavg_through_btf);
 	RUN(printk_through_btf_with_bitfields);
 	RUN(printk_corrupt_ring_is_an_error_naming_where);

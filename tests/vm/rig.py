@@ -254,6 +254,28 @@ class Guest:
             pass
         return read_out_disk(self.out_img)
 
+    def panic(self, path, timeout=180):
+        """/init's panic: its files onto the output disk, then sysrq-c. Once
+        the console says the panic ended, the stopped guest is dumped (ELF)
+        to path. Returns (files, console text of the panic) or raises
+        RigError."""
+        if self.dead:
+            raise RigError("panic: %s" % self.dead)
+        if self.cmdsock is None:
+            self.cmdsock = self._connect(self.cmd_path)
+        self.cmdsock.sendall(b"panic ;;\n")
+        if not self.wait_for("end Kernel panic", timeout):
+            raise RigError("panic: no end of the kernel panic on the console (%s)" % self.dead)
+        self.hmp("stop")
+        _, err = self.dump(path)
+        if err:
+            raise RigError("panic: dump: %s" % err)
+        text = self.text()
+        start = text.rfind("Kernel panic - not syncing")
+        # From the record that started it: the last lines before the panic.
+        files = read_out_disk(self.out_img)
+        return files, text[max(0, start - 4000):]
+
     def stop(self):
         """Powers the guest off: the monitor, else SIGKILL."""
         try:

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: MIT
+// kpeek panic: why the kernel stopped (crash's `sys` panic lines).
+#include <inttypes.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "output.h"
+
+static void usage(void)
+{
+	printf("Usage: kpeek [-c CORE] panic [--json]\n"
+	       "Says why the kernel stopped: the panic message and the record that led\n"
+	       "to it (\"BUG: ...\", \"Oops: ...\", \"sysrq: Trigger a crash\") from the kernel\n"
+	       "log, the panicking CPU (panic_cpu), the task current on it, the printk\n"
+	       "time of the panic (seconds since boot), the crash time of a kdump vmcore\n"
+	       "(VMCOREINFO CRASHTIME) and the taint flags as the kernel prints them.\n"
+	       "A kernel that did not panic is said to be running (exit 0).\n"
+	       "\n"
+	       "Options:\n"
+	       "  -j, --json   {\"panicked\", \"cpu\", \"message\", \"oops\", \"uptime\",\n"
+	       "               \"crash_time\", \"task\": {\"address\", \"pid\", \"comm\"},\n"
+	       "               \"taint\", \"tainted_mask\"}\n"
+	       "  -h, --help   show this help\n"
+	       "\n"
+	       "Examples:\n"
+	       "  kpeek -c vmcore panic\n"
+	       "  kpeek -c vmcore panic --json\n");
+}
+
+int cmd_panic(struct cli *cli, int argc, char **argv)
+{
+	int opt_status = cli_json_help_options(cli, "panic", argc, argv, usage);
+	if (opt_status >= 0)
+		return opt_status;
+	if (optind < argc)
+		return cli_usage_error("panic", "unexpected argument '%s'", argv[optind]);
+	struct kp_kernel *k = cli_kernel(cli);
+	if (!k)
+		return 1;
+	KP_INIT(kp_panic, p);
+	struct kp_error *err = kp_panic_get(k, &p);
+	if (err)
+		return cli_error(err);
+	char uptime[32] = "", when[64] = "";
+	if (p.message[0])
+		snprintf(uptime, sizeof(uptime), "%" PRIu64 ".%06" PRIu64, p.ts_nsec / 1000000000,
+			 p.ts_nsec % 1000000000 / 1000);
+	if (p.has_crash_time) {
+		time_t t = (time_t)p.crash_time;
+		struct tm tm;
+		if (gmtime_r(&t, &tm))
+			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+	}
+	struct out *o = out_create(cli->json);
+	if (out_is_json(o)) {
+		out_kv_bool(o, "panicked", p.panicked);
+		if (p.panicked)
+			out_kv_int(o, "cpu", p.cpu);
+		else
+			out_kv_str(o, "cpu", NULL);
+		out_kv_str(o, "message", p.message[0] ? p.message : NULL);
+		out_kv_str(o, "oops", p.oops[0] ? p.oops : NULL);
+		out_kv_json(o, "uptime", uptime[0] ? uptime : "null", NULL);
+		if (p.has_crash_time)
+			out_kv_int(o, "crash_time", p.crash_time);
+		else
+			out_kv_str(o, "crash_time", NULL);
+		if (p.has_task) {
+			out_begin_object(o, "task");
+			out_kv_hex(o, "address", p.task);
+			out_kv_int(o, "pid", p.pid);
+			out_kv_str(o, "comm", p.comm);
+			out_end_object(o);
+		} else {
+			out_kv_str(o, "task", NULL);
+		}
+		out_kv_str(o, "taint", p.taint);
+		out_kv_hex(o, "tainted_mask", p.tainted_mask);
+	} else if (!p.panicked && !p.message[0]) {
+		out_text(o, "no panic: panic_cpu is unset and the kernel log has no panic message\n");
+		out_text(o, "taint:      %s\n", p.taint);
+	} else {
+		out_text(o, "panic:      %s\n", p.message[0] ? p.message : "(no panic message in the kernel log)");
+		if (p.oops[0])
+			out_text(o, "oops:       %s\n", p.oops);
+		if (p.panicked)
+			out_text(o, "cpu:        %d\n", p.cpu);
+		else
+			out_text(o, "cpu:        unknown (panic_cpu is unset)\n");
+		if (p.has_task)
+			out_text(o, "task:       PID %d (%s) at 0x%" PRIx64 "\n", p.pid, p.comm, p.task);
+		if (uptime[0])
+			out_text(o, "uptime:     %s s (printk time of the panic message)\n", uptime);
+		out_text(o, "crash time: %s\n", when[0] ? when : "unknown (no CRASHTIME in VMCOREINFO: not a kdump vmcore)");
+		out_text(o, "taint:      %s\n", p.taint);
+	}
+	out_destroy(o);
+	return 0;
+}

@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: MIT
+// The symbols of loaded modules, read out of memory the way /proc/kallsyms
+// lists them (kernel/module/kallsyms.c, module_get_kallsym(); 5.10:
+// kernel/module.c):
+//
+//   struct module.kallsyms -> struct mod_kallsyms { Elf_Sym *symtab;
+//     unsigned int num_symtab; char *strtab; char *typetab; }
+//     (typetab since 5.0, "kallsyms: store type information in its own
+//     array"; after init the pointer is &mod->core_kallsyms, the symbols
+//     that outlive the module's init sections);
+//   symbol i: name strtab + symtab[i].st_name, value symtab[i].st_value,
+//     type typetab[i] (nm's letter in lower case), upper case when the
+//     module exports the name at that value in mod->syms[num_syms]
+//     (is_exported()); symbols without a name are not listed.
+//
+// Layouts come from BTF; Elf64_Sym falls back to the ELF ABI's (it is a
+// file format, not a kernel structure) when BTF lacks struct elf64_sym.
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/kernel.h"
+#include "linux/linux.h"
+#include "symbols/symtab.h"
+#include "util/error.h"
+#include "util/le.h"
+
+// Bounds for corrupt dumps: the largest Debian modules have ~10k symbols.
+#define MAX_MODULE_SYMBOLS (1u << 20)
+#define MAX_MODULE_EXPORTS (1u << 16)
+#define MAX_STRTAB (64u << 20)
+#define KSYM_NAME_LEN 512	// include/linux/kallsyms.h, 6.1+ (128 before)
+
+struct layout {
+	struct kp_lx_module_layout mod;
+	uint64_t kallsyms;			// struct module
+	uint64_t syms, num_syms;
+	bool has_exports;
+	uint64_t ks_symtab, ks_num, ks_strtab, ks_typetab;	// struct mod_kallsyms
+	uint64_t sym_size, st_name, st_value;	// Elf64_Sym
+	uint64_t ksym_size, ksym_value, ksym_name;	// struct kernel_symbol
+	bool ksym_prel;		// value_offset/name_offset relative to themselves
+};
+
+struct export {
+	uint64_t value;
+	char *name;
+};
+
+// KP_ERR_UNSUPPORTED when BTF does not describe module symbols (a kernel
+// without CONFIG_MODULES or CONFIG_KALLSYMS).
+static struct kp_error *get_layout(struct kp_kernel *k, struct layout *l)
+{
+	static const char mk[] = "struct mod_kallsyms";
+	struct kp_error *err = kp_lx_module_layout(k, &l->mod);
+	if (err) {
+		struct kp_error *why = err;
+		err = kp_error_create(KP_ERR_UNSUPPORTED, "module symbols: %s", why->message);
+		kp_error_destroy(why);
+		return err;
+	}
+	if ((err = kp_member_offset(k, "struct module", "kallsyms", &l->kallsyms, NULL)) ||
+	    (err = kp_member_offset(k, mk, "symtab", &l->ks_symtab, NULL)) ||
+	    (err = kp_member_offset(k, mk, "num_symtab", &l->ks_num, NULL)) ||
+	    (err = kp_member_offset(k, mk, "strtab", &l->ks_strtab, NULL)) ||
+	    (err = kp_member_offset(k, mk, "typetab", &l->ks_typetab, NULL))) {
+		struct kp_error *why = err;
+		err = kp_error_create(KP_ERR_UNSUPPORTED, "module symbols: %s", why->message);
+		kp_error_destroy(why);
+		return err;
+	}
+	if (!kp_ok(kp_type_size(k, "struct elf64_sym", &l->sym_size)) ||
+	    !kp_lx_has_member(k, "struct elf64_sym", "st_name", &l->st_name, NULL) ||
+	    !kp_lx_has_member(k, "struct elf64_sym", "st_value", &l->st_value, NULL)) {
+		l->sym_size = 24;	// ELF-64 Object File Format, Symbol Table
+		l->st_name = 0;
+		l->st_value = 8;
+	}
+	if (l->sym_size < 16 || l->sym_size > 64 || l->st_name + 4 > l->sym_size ||
+	    l->st_value + 8 > l->sym_size)
+		return kp_error_create(KP_ERR_UNSUPPORTED, "struct elf64_sym of %" PRIu64 " bytes",
+				       l->sym_size);
+	static const char ks[] = "struct kernel_symbol";
+	l->has_exports = kp_lx_has_member(k, "struct module", "syms", &l->syms, NULL) &&
+			 kp_lx_has_member(k, "struct module", "num_syms", &l->num_syms, NULL) &&
+			 kp_ok(kp_type_size(k, ks, &l->ksym_size)) && l->ksym_size <= 64;
+	if (l->has_exports) {
+		// CONFIG_HAVE_ARCH_PREL32_RELOCATIONS (x86-64, arm64): 32-bit
+		// offsets from the fields themselves.
+		l->ksym_prel = kp_lx_has_member(k, ks, "value_offset", &l->ksym_value, NULL) &&
+			       kp_lx_has_member(k, ks, "name_offset", &l->ksym_name, NULL);
+		if (!l->ksym_prel)
+			l->has_exports = kp_lx_has_member(k, ks, "value", &l->ksym_value, NULL) &&
+					 kp_lx_has_member(k, ks, "name", &l->ksym_name, NULL);
+	}
+	return NULL;
+}
+
+static int cmp_export(const void *a, const void *b)
+{
+	const struct export *x = a, *y = b;
+	return x->value < y->value ? -1 : x->value > y->value;
+}
+
+static void free_exports(struct export *e, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(e[i].name);
+	free(e);
+}
+
+// The module's exports (mod->syms), sorted by value.
+static struct kp_error *read_exports(struct kp_kernel *k, const struct layout *l, uint64_t mod,
+				     const char *name, struct export **ret, size_t *n_ret)
+{
+	*ret = NULL;
+	*n_ret = 0;
+	if (!l->has_exports)
+		return NULL;
+	uint64_t syms;
+	uint32_t n;
+	struct kp_error *err;
+	if ((err = kp_read_u64(k, mod + l->syms, &syms)) ||
+	    (err = kp_read_u32(k, mod + l->num_syms, &n)))
+		return err;
+	if (!n)
+		return NULL;
+	if (n > MAX_MODULE_EXPORTS)
+		return kp_error_create(KP_ERR_FORMAT, "module %s: %" PRIu32 " exports (corrupt?)",
+				       name, n);
+	uint8_t *raw = malloc((size_t)n * l->ksym_size);
+	struct export *e = calloc(n, sizeof(*e));
+	if (!raw || !e) {
+		free(raw);
+		free(e);
+		return &kp_enomem;
+	}
+	if ((err = kp_read(k, KP_VIRT, syms, raw, (size_t)n * l->ksym_size)))
+		goto fail;
+	for (uint32_t i = 0; i < n; i++) {
+		const uint8_t *ks = raw + (size_t)i * l->ksym_size;
+		uint64_t at = syms + (uint64_t)i * l->ksym_size, name_addr;
+		if (l->ksym_prel) {
+			e[i].value = at + l->ksym_value + (int64_t)(int32_t)kp_le32(ks + l->ksym_value);
+			name_addr = at + l->ksym_name + (int64_t)(int32_t)kp_le32(ks + l->ksym_name);
+		} else {
+			e[i].value = kp_le64(ks + l->ksym_value);
+			name_addr = kp_le64(ks + l->ksym_name);
+		}
+		char buf[KSYM_NAME_LEN];
+		if ((err = kp_read_cstr(k, name_addr, buf, sizeof(buf))))
+			goto fail;
+		if (!(e[i].name = strdup(buf))) {
+			err = &kp_enomem;
+			goto fail;
+		}
+	}
+	free(raw);
+	qsort(e, n, sizeof(*e), cmp_export);
+	*ret = e;
+	*n_ret = n;
+	return NULL;
+fail:
+	free(raw);
+	free_exports(e, n);
+	return kp_error_prefix(err, "module %s: exported symbols at 0x%" PRIx64, name, syms);
+}
+
+static bool exported(const struct export *e, size_t n, const char *name, uint64_t value)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (e[mid].value < value)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && e[lo].value == value; lo++)
+		if (!strcmp(e[lo].name, name))
+			return true;
+	return false;
+}
+
+// One module's symbols into st.
+static struct kp_error *module_symbols(struct kp_kernel *k, const struct layout *l,
+				       const struct kp_module *m, struct kp_symtab *st,
+				       size_t *added)
+{
+	uint64_t ks, symtab, strtab, typetab;
+	uint32_t n;
+	struct kp_error *err;
+	if ((err = kp_read_u64(k, m->address + l->kallsyms, &ks)))
+		return err;
+	if (!ks)
+		return NULL;	// built without symbols
+	if ((err = kp_read_u64(k, ks + l->ks_symtab, &symtab)) ||
+	    (err = kp_read_u32(k, ks + l->ks_num, &n)) ||
+	    (err = kp_read_u64(k, ks + l->ks_strtab, &strtab)) ||
+	    (err = kp_read_u64(k, ks + l->ks_typetab, &typetab)))
+		return kp_error_prefix(err, "struct mod_kallsyms at 0x%" PRIx64, ks);
+	if (!n)
+		return NULL;
+	if (n > MAX_MODULE_SYMBOLS)
+		return kp_error_create(KP_ERR_FORMAT,
+				       "struct mod_kallsyms at 0x%" PRIx64 ": %" PRIu32 " symbols (corrupt?)",
+				       ks, n);
+	uint8_t *syms = malloc((size_t)n * l->sym_size);
+	uint8_t *types = malloc(n);
+	char *strs = NULL;
+	struct export *exports = NULL;
+	size_t nexports = 0;
+	if (!syms || !types) {
+		err = &kp_enomem;
+		goto out;
+	}
+	if ((err = kp_read(k, KP_VIRT, symtab, syms, (size_t)n * l->sym_size))) {
+		err = kp_error_prefix(err, "symtab at 0x%" PRIx64, symtab);
+		goto out;
+	}
+	if ((err = kp_read(k, KP_VIRT, typetab, types, n))) {
+		err = kp_error_prefix(err, "typetab at 0x%" PRIx64, typetab);
+		goto out;
+	}
+	uint32_t max_name = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t off = kp_le32(syms + (size_t)i * l->sym_size + l->st_name);
+		if (off > max_name)
+			max_name = off;
+	}
+	if (max_name > MAX_STRTAB) {
+		err = kp_error_create(KP_ERR_FORMAT, "a name %" PRIu32 " bytes into strtab at 0x%" PRIx64 " (corrupt?)",
+				      max_name, strtab);
+		goto out;
+	}
+	// The names end where the last one's NUL is: read up to the longest
+	// name past the furthest start, as far as memory goes.
+	size_t want = (size_t)max_name + KSYM_NAME_LEN;
+	if (!(strs = malloc(want))) {
+		err = &kp_enomem;
+		goto out;
+	}
+	size_t got = kp_kernel_read_partial(k, strtab, strs, want, false);
+	if ((err = read_exports(k, l, m->address, m->name, &exports, &nexports)))
+		goto out;
+	for (uint32_t i = 0; i < n; i++) {
+		const uint8_t *sym = syms + (size_t)i * l->sym_size;
+		uint32_t off = kp_le32(sym + l->st_name);
+		const char *name = strs + off;
+		const char *end = off < got ? memchr(name, '\0', got - off) : NULL;
+		if (!end) {
+			err = kp_error_create(KP_ERR_FORMAT,
+					      "symbol %" PRIu32 ": name at strtab 0x%" PRIx64 "+%" PRIu32 " unreadable or longer than %d bytes",
+					      i, strtab, off, KSYM_NAME_LEN);
+			goto out;
+		}
+		if (end == name)
+			continue;	// /proc/kallsyms skips nameless symbols
+		uint64_t value = kp_le64(sym + l->st_value);
+		char type = isprint(types[i]) ? (char)types[i] : '?';
+		if (exported(exports, nexports, name, value))
+			type = (char)toupper((unsigned char)type);
+		if ((err = kp_symtab_add(st, name, end - name, value, type, m->name)))
+			goto out;
+		(*added)++;
+	}
+out:
+	free(syms);
+	free(types);
+	free(strs);
+	free_exports(exports, nexports);
+	return err;
+}
+
+struct kp_error *kp_lx_module_symbols(struct kp_kernel *k, struct kp_symtab *st, size_t *added)
+{
+	struct layout l = {0};
+	struct kp_error *err = get_layout(k, &l);
+	if (err)
+		return err;
+	struct kp_module_iter *it;
+	if ((err = kp_module_iter_create(k, &it)))
+		return err;
+	// A module whose tables are corrupt costs its own symbols only; the
+	// first such error is returned once the others are in.
+	struct kp_error *first = NULL;
+	for (;;) {
+		const struct kp_module *m;
+		if ((err = kp_module_iter_next(it, &m)) || !m)
+			break;
+		if ((err = module_symbols(k, &l, m, st, added))) {
+			err = kp_error_prefix(err, "module %s (struct module at 0x%" PRIx64 ")",
+					      m->name, m->address);
+			if (err->code != KP_ERR_FORMAT && err->code != KP_ERR_FAULT)
+				break;
+			if (!first)
+				first = err;
+			else
+				kp_error_destroy(err);
+			err = NULL;
+		}
+	}
+	kp_module_iter_destroy(it);
+	if (err) {
+		kp_error_destroy(first);
+		return err;
+	}
+	return first;
+}

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: MIT
+// kp_panic_get: why the kernel stopped.
+//
+//   panic_cpu       atomic_t, PANIC_CPU_INVALID (-1) until panic() (or
+//                   crash_kexec() on an oops) claims it for the CPU that
+//                   panics (kernel/panic.c, 4.5+).
+//   the printk ring the last "Kernel panic - not syncing: " record, and
+//                   before it the record that started the crash.
+//   runqueues       per_cpu(runqueues, cpu).curr: the task current there.
+//   tainted_mask    with the kernel's taint_flags[] letters, formatted as
+//                   print_tainted() does for the "CPU: ... Comm: ..." line.
+//   VMCOREINFO      CRASHTIME=<seconds> (written by kdump's crash kernel
+//                   path, crash_save_vmcoreinfo(); QEMU dumps have none).
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/kernel.h"
+#include "format/vmcoreinfo.h"
+#include "linux/linux.h"
+#include "util/error.h"
+#include "util/opts.h"
+
+#define PANIC_PREFIX "Kernel panic - not syncing: "
+#define MAX_TAINTS 64
+
+static bool eval_s64(struct kp_kernel *k, const char *expr, int64_t *ret)
+{
+	struct kp_value *v = NULL;
+	struct kp_error *err = kp_eval(k, expr, &v);
+	if (!err)
+		err = kp_value_to_s64(v, ret);
+	kp_value_destroy(v);
+	kp_error_destroy(err);
+	return !err;
+}
+
+static bool eval_u64(struct kp_kernel *k, const char *expr, uint64_t *ret)
+{
+	struct kp_value *v = NULL;
+	struct kp_error *err = kp_eval(k, expr, &v);
+	if (!err)
+		err = kp_value_to_u64(v, ret);
+	kp_value_destroy(v);
+	kp_error_destroy(err);
+	return !err;
+}
+
+// Records that start a crash: the kernel's own wording (lib/bug.c,
+// arch/x86/kernel/dumpstack.c, arch/arm64/mm/fault.c, drivers/tty/sysrq.c,
+// kernel/watchdog*.c, mm/...).
+static bool is_oops_start(const char *s, size_t n)
+{
+	static const char *const starts[] = {
+		"BUG: ", "Oops", "general protection fault", "kernel BUG at ",
+		"Unable to handle kernel ", "sysrq: Trigger a crash", "Internal error: ",
+		"watchdog: BUG: ", "Kernel stack overflow", "stack-protector: ",
+		"divide error", "invalid opcode",
+	};
+	for (size_t i = 0; i < sizeof(starts) / sizeof(starts[0]); i++) {
+		size_t l = strlen(starts[i]);
+		if (n >= l && !memcmp(s, starts[i], l))
+			return true;
+	}
+	return false;
+}
+
+static void copy_line(char *dst, size_t size, const char *s, size_t n)
+{
+	const char *nl = memchr(s, '\n', n);
+	if (nl)
+		n = nl - s;
+	if (n >= size)
+		n = size - 1;
+	for (size_t i = 0; i < n; i++)
+		dst[i] = isprint((unsigned char)s[i]) ? s[i] : '?';
+	dst[n] = '\0';
+}
+
+static struct kp_error *scan_log(struct kp_kernel *k, struct kp_panic *p)
+{
+	struct kp_printk_iter *it;
+	struct kp_error *err = kp_printk_iter_create(k, &it);
+	if (err)
+		return err;
+	// The oops record seen last before the panic record.
+	char oops[sizeof(p->oops)] = "";
+	for (;;) {
+		const struct kp_printk_record *r;
+		if ((err = kp_printk_iter_next(it, &r)) || !r)
+			break;
+		size_t pl = strlen(PANIC_PREFIX);
+		if (r->len >= pl && !memcmp(r->text, PANIC_PREFIX, pl)) {
+			copy_line(p->message, sizeof(p->message), r->text, r->len);
+			p->ts_nsec = r->ts_nsec;
+			p->caller_id = r->caller_id;
+			memcpy(p->oops, oops, sizeof(oops));
+		} else if (is_oops_start(r->text, r->len)) {
+			copy_line(oops, sizeof(oops), r->text, r->len);
+		}
+	}
+	kp_printk_iter_destroy(it);
+	return err;
+}
+
+// print_tainted(): "Not tainted", or "Tainted: " and one letter per flag
+// (c_true when set, c_false, usually ' ', when not).
+static void format_taint(struct kp_kernel *k, struct kp_panic *p)
+{
+	if (!p->tainted_mask) {
+		snprintf(p->taint, sizeof(p->taint), "Not tainted");
+		return;
+	}
+	int64_t count = 0;
+	uint64_t size, c_true, c_false;
+	struct kp_symbol sym;
+	size_t n = (size_t)snprintf(p->taint, sizeof(p->taint), "Tainted: ");
+	if (!eval_s64(k, "TAINT_FLAGS_COUNT", &count) || count <= 0 || count > MAX_TAINTS ||
+	    !kp_symbol_find(k, "taint_flags", &sym) ||
+	    !kp_lx_has_member(k, "struct taint_flag", "c_true", &c_true, NULL) ||
+	    !kp_lx_has_member(k, "struct taint_flag", "c_false", &c_false, NULL) ||
+	    !kp_ok(kp_type_size(k, "struct taint_flag", &size)) || !size || size > 64) {
+		snprintf(p->taint + n, sizeof(p->taint) - n, "0x%" PRIx64 " (no taint_flags table)",
+			 p->tainted_mask);
+		return;
+	}
+	for (int64_t i = 0; i < count && n + 1 < sizeof(p->taint); i++) {
+		uint8_t e[64];
+		if (!kp_ok(kp_read(k, KP_VIRT, sym.address + i * size, e, size))) {
+			snprintf(p->taint, sizeof(p->taint), "Tainted: 0x%" PRIx64 " (taint_flags unreadable)",
+				 p->tainted_mask);
+			return;
+		}
+		char c = (char)(p->tainted_mask >> i & 1 ? e[c_true] : e[c_false]);
+		p->taint[n++] = isprint((unsigned char)c) ? c : '?';
+	}
+	p->taint[n] = '\0';
+}
+
+// pid and comm of p->task.
+static void current_task(struct kp_kernel *k, struct kp_panic *p)
+{
+	char expr[80];
+	int64_t pid;
+	uint64_t off, size;
+	snprintf(expr, sizeof(expr), "((struct task_struct *)0x%" PRIx64 ")->pid", p->task);
+	if (!eval_s64(k, expr, &pid) ||
+	    !kp_ok(kp_member_offset(k, "struct task_struct", "comm", &off, &size)) ||
+	    size < sizeof(p->comm) ||
+	    !kp_ok(kp_read(k, KP_VIRT, p->task + off, p->comm, sizeof(p->comm) - 1)))
+		return;
+	p->comm[sizeof(p->comm) - 1] = '\0';
+	for (size_t i = 0; p->comm[i]; i++)
+		if (!isprint((unsigned char)p->comm[i]))
+			p->comm[i] = '?';
+	p->pid = (int32_t)pid;
+	p->has_task = true;
+}
+
+struct kp_error *kp_panic_get(struct kp_kernel *k, struct kp_panic *ret)
+{
+	struct kp_panic p;
+	memset(&p, 0, sizeof(p));
+	p.sz = sizeof(p);
+	p.cpu = -1;
+	int64_t cpu;
+	struct kp_symbol sym;
+	struct kp_value *v = NULL, *counter = NULL;
+	struct kp_error *err = kp_symbol_by_name(k, "panic_cpu", &sym);
+	if (!err && !(err = kp_value_at(k, "atomic_t", sym.address, &v)) &&
+	    !(err = kp_value_member(v, "counter", &counter)))
+		err = kp_value_to_s64(counter, &cpu);
+	kp_value_destroy(v);
+	kp_value_destroy(counter);
+	if (err)
+		return kp_error_prefix(err, "panic: panic_cpu");
+	if (cpu >= 0) {
+		if ((err = kp_kernel_check_cpu(k, (uint64_t)cpu)))
+			return kp_error_prefix(err, "panic: panic_cpu is %" PRId64 " (corrupt?)", cpu);
+		p.panicked = true;
+		p.cpu = (int)cpu;
+		char expr[64];
+		snprintf(expr, sizeof(expr), "per_cpu(runqueues, %d).curr", p.cpu);
+		if (eval_u64(k, expr, &p.task) && p.task)
+			current_task(k, &p);
+	}
+	err = scan_log(k, &p);
+	if (err)
+		return kp_error_prefix(err, "panic: the kernel log");
+	uint64_t mask;
+	if (eval_u64(k, "*(unsigned long *)&tainted_mask", &mask)) {
+		p.tainted_mask = mask;
+		format_taint(k, &p);
+	} else {
+		snprintf(p.taint, sizeof(p.taint), "unknown (tainted_mask unreadable)");
+	}
+	const struct kp_vmcoreinfo *vi = kp_kernel_vmcoreinfo(k);
+	const char *ct = vi ? kp_vmcoreinfo_get(vi, "CRASHTIME") : NULL;
+	if (ct) {
+		char *end;
+		long long t = strtoll(ct, &end, 10);
+		if (end != ct && !*end) {
+			p.has_crash_time = true;
+			p.crash_time = t;
+		}
+	}
+	if (!kp_out_copy(ret, &p, sizeof(p)))
+		return kp_error_create(KP_ERR_INVALID, "struct kp_panic: sz not set (use KP_INIT)");
+	return NULL;
+}
