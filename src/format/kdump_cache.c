@@ -121,7 +121,7 @@ static uint8_t *slot_data(struct kp_kdump_cache *c, int32_t i)
 
 static uint32_t bucket_of(uint64_t pfn)
 {
-	return (uint32_t)((pfn * 0x9e3779b97f4a7c15ULL) >> 56) & (KP_KDUMP_CACHE_BUCKETS - 1);
+	return (uint32_t)((pfn * 0x9e3779b97f4a7c15ULL) >> (64 - KP_KDUMP_CACHE_BUCKET_BITS));
 }
 
 static void lru_unlink(struct kp_kdump_cache *c, int32_t i)
@@ -173,14 +173,20 @@ static void hash_remove(struct kp_kdump_cache *c, int32_t i)
 
 struct kp_error *kp_kdump_cache_init(struct kp_kdump_cache *c, uint32_t block_size)
 {
-	c->data = malloc((size_t)KP_KDUMP_CACHE_SLOTS * block_size);
+	uint32_t n = KP_KDUMP_CACHE_BYTES / block_size;
+	if (n < KP_KDUMP_CACHE_MIN_SLOTS)
+		n = KP_KDUMP_CACHE_MIN_SLOTS;
+	if (n > KP_KDUMP_CACHE_MAX_SLOTS)
+		n = KP_KDUMP_CACHE_MAX_SLOTS;
+	c->data = malloc((size_t)n * block_size);
 	if (!c->data)
 		return &kp_enomem;
+	c->nslots = (int32_t)n;
 	c->block_size = block_size;
 	for (int32_t i = 0; i < KP_KDUMP_CACHE_BUCKETS; i++)
 		c->buckets[i] = KP_KDUMP_NO_SLOT;
 	c->lru_head = c->lru_tail = KP_KDUMP_NO_SLOT;
-	for (int32_t i = 0; i < KP_KDUMP_CACHE_SLOTS; i++)
+	for (int32_t i = 0; i < c->nslots; i++)
 		lru_push_back(c, i);
 	return NULL;
 }

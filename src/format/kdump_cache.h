@@ -36,8 +36,14 @@ struct kp_error *kp_kdump_decompress(struct kp_kdump_decomp *d, uint32_t flags,
 				     const uint8_t *in, size_t in_len, uint8_t *out,
 				     size_t cap, size_t *out_len);
 
-#define KP_KDUMP_CACHE_SLOTS 128
-#define KP_KDUMP_CACHE_BUCKETS 256	// power of two
+// 4 MiB of decompressed pages (64 to 1024 of them, by the block size):
+// what a first answer reads more than once (kallsyms offsets and names,
+// ~2 MB on Debian's kernels) stays decompressed. Bulk reads bypass it.
+#define KP_KDUMP_CACHE_BYTES (4u << 20)
+#define KP_KDUMP_CACHE_MIN_SLOTS 64
+#define KP_KDUMP_CACHE_MAX_SLOTS 1024
+#define KP_KDUMP_CACHE_BUCKET_BITS 10
+#define KP_KDUMP_CACHE_BUCKETS (1 << KP_KDUMP_CACHE_BUCKET_BITS)
 #define KP_KDUMP_NO_SLOT (-1)
 
 struct kp_kdump_slot {
@@ -47,14 +53,15 @@ struct kp_kdump_slot {
 	bool used;
 };
 
-// KP_KDUMP_CACHE_SLOTS decompressed pages by pfn, least recently used reused
-// first. All zeros is a valid state to deinit.
+// nslots decompressed pages by pfn, least recently used reused first. All
+// zeros is a valid state to deinit.
 struct kp_kdump_cache {
 	uint32_t block_size;
-	struct kp_kdump_slot slots[KP_KDUMP_CACHE_SLOTS];
+	int32_t nslots;
+	struct kp_kdump_slot slots[KP_KDUMP_CACHE_MAX_SLOTS];
 	int32_t buckets[KP_KDUMP_CACHE_BUCKETS];
 	int32_t lru_head, lru_tail;
-	uint8_t *data;			// KP_KDUMP_CACHE_SLOTS * block_size
+	uint8_t *data;			// nslots * block_size
 };
 
 struct kp_error *kp_kdump_cache_init(struct kp_kdump_cache *c, uint32_t block_size);

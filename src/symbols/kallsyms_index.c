@@ -27,6 +27,8 @@
 #define INDEX_MASK ((1u << INDEX_BITS) - 1)
 _Static_assert(KP_KALLSYMS_MAX_SYMS < INDEX_MASK, "symbol index must fit a slot");
 #define ADDR_CHUNK 512u
+// Bytes read around a record a lookup decodes (most are under 40).
+#define RECORD_WINDOW 256u
 #define MULT 0x01000193u	// odd; FNV's prime
 // A lookup that meets more symbols of its name (or its hash tag) than this
 // hands over to the whole table, whose cost does not grow with repetition.
@@ -298,6 +300,8 @@ static struct kp_error *build(struct index *x, uint32_t *hashes, bool *clustered
 		}
 		x->slots[j] = (h >> INDEX_BITS) << INDEX_BITS | (i + 1);
 	}
+	// From now on records are read one at a time.
+	x->r.window = RECORD_WINDOW;
 	return NULL;
 }
 

@@ -57,6 +57,7 @@
 #define NAMES_WINDOW (256u * 1024)
 // Longest record: two length bytes and 0x3fff tokens.
 #define MAX_RECORD (2 + 0x3fff)
+_Static_assert(NAMES_WINDOW >= MAX_RECORD, "a record fits the window");
 // Offsets read at a time when scanning them.
 #define OFFSETS_CHUNK 4096u
 
@@ -221,6 +222,7 @@ struct kp_error *kp_kallsyms_reader_open(struct kp_memory *mem,
 		free(r.tokens);
 		return err;
 	}
+	r.window = NAMES_WINDOW;
 	r.buf = malloc(NAMES_WINDOW);
 	if (!r.buf) {
 		free(r.tokens);
@@ -260,7 +262,7 @@ static struct kp_error *need(struct kp_kallsyms_reader *r, uint64_t pos, size_t 
 		memmove(r->buf, r->buf + (pos - r->buf_pos), keep);
 	}
 	uint64_t from = pos + keep;
-	size_t chunk = NAMES_WINDOW - keep;
+	size_t chunk = (r->window > want ? r->window : want) - keep;
 	if (chunk > r->limit - from)
 		chunk = r->limit - from;
 	size_t min = want - keep;

@@ -25,6 +25,10 @@ struct kp_kallsyms_reader {
 	uint8_t *buf;		// a window of kallsyms_names
 	uint64_t buf_pos;	// table offset of buf[0]
 	size_t buf_len;
+	// Bytes a refill reads: large for a pass over every record (the
+	// default), small for lookups of single records, which would
+	// otherwise read (and on kdump files decompress) 256 KiB each.
+	size_t window;
 };
 
 // Reads kallsyms_num_syms, the token table and how addresses are encoded.

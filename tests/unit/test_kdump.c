@@ -16,6 +16,7 @@
 #include "arch/x86_64/x86_64.h"
 #include "opensrc.h"
 #include "io/file.h"
+#include "format/kdump_cache.h"
 #include "format/source.h"
 #include "../gen/mkcore.h"
 #include "../gen/mkkdump.h"
@@ -438,16 +439,23 @@ TEST(split_dump)
 	free(mem);
 }
 
-// Small reads within a page decompress it once; LRU eviction after 128 other
-// pages; whole-page reads bypass the cache.
+// Small reads within a page decompress it once; LRU eviction after as many
+// other pages as the cache holds (KP_KDUMP_CACHE_BYTES); whole-page reads
+// bypass the cache.
 TEST(page_cache)
 {
-	enum { N = 300 };
-	uint8_t *mem = calloc(N, BS);
-	for (int p = 0; p < N; p++)
+	uint32_t slots = KP_KDUMP_CACHE_BYTES / BS;
+	if (slots < KP_KDUMP_CACHE_MIN_SLOTS)
+		slots = KP_KDUMP_CACHE_MIN_SLOTS;
+	if (slots > KP_KDUMP_CACHE_MAX_SLOTS)
+		slots = KP_KDUMP_CACHE_MAX_SLOTS;
+	const int others = (int)slots + 72, first = 50, last = first + others - 1;
+	const int n = last + 20;
+	uint8_t *mem = calloc(n, BS);
+	for (int p = 0; p < n; p++)
 		for (int i = 0; i < BS; i++)
-			mem[p * BS + i] = (uint8_t)(i / 64 + p);
-	struct mkkdump_opts opts = {.mem = mem, .npages = N, .comp = MKK_ZLIB};
+			mem[(size_t)p * BS + i] = (uint8_t)(i / 64 + p);
+	struct mkkdump_opts opts = {.mem = mem, .npages = n, .comp = MKK_ZLIB};
 	uint8_t *img;
 	size_t len;
 	build(&opts, &img, &len, NULL);
@@ -461,30 +469,30 @@ TEST(page_cache)
 	kp_kdump_cache_stats(&o.src, &hits, &misses);
 	CHECK_U64(misses, 1);
 	CHECK_U64(hits, BS / 8 - 1);
-	// 200 other pages evict page 7 ...
-	for (int p = 50; p < 250; p++)
+	// More other pages than the cache holds evict page 7 ...
+	for (int p = first; p <= last; p++)
 		CHECK_OK(kp_memory_read(o.mem, KP_PHYS, (uint64_t)p * BS, &v, 8));
 	CHECK_OK(kp_memory_read(o.mem, KP_PHYS, 7 * BS, &v, 8));
 	kp_kdump_cache_stats(&o.src, &hits, &misses);
-	CHECK_U64(misses, 202);
-	// ... but the 127 most recent survive, in LRU order.
-	for (int p = 249; p > 249 - 127; p--)
+	CHECK_U64(misses, 2 + (uint64_t)others);
+	// ... but the slots - 1 most recent survive, in LRU order.
+	for (int p = last; p > last - ((int)slots - 1); p--)
 		CHECK_OK(kp_memory_read(o.mem, KP_PHYS, (uint64_t)p * BS + 16, &v, 8));
 	kp_kdump_cache_stats(&o.src, &hits, &misses);
-	CHECK_U64(misses, 202);
+	CHECK_U64(misses, 2 + (uint64_t)others);
 	// Reading a page that was touched keeps it: alternate two pages.
 	for (int k = 0; k < 10; k++)
-		CHECK_OK(kp_memory_read(o.mem, KP_PHYS, (uint64_t)(k & 1 ? 7 : 249) * BS, &v, 8));
+		CHECK_OK(kp_memory_read(o.mem, KP_PHYS, (uint64_t)(k & 1 ? 7 : last) * BS, &v, 8));
 	kp_kdump_cache_stats(&o.src, &hits, &misses);
-	CHECK_U64(misses, 202);
+	CHECK_U64(misses, 2 + (uint64_t)others);
 	// A whole-page read of an uncached page decompresses straight into the
 	// caller's buffer and leaves the cache alone.
 	static uint8_t page[2 * BS];
-	CHECK_OK(kp_memory_read(o.mem, KP_PHYS, 260 * BS, page, 2 * BS));
-	CHECK(memcmp(page, mem + 260 * BS, 2 * BS) == 0);
-	CHECK_OK(kp_memory_read(o.mem, KP_PHYS, 260 * BS, &v, 8));
+	CHECK_OK(kp_memory_read(o.mem, KP_PHYS, (uint64_t)(last + 10) * BS, page, 2 * BS));
+	CHECK(memcmp(page, mem + (size_t)(last + 10) * BS, 2 * BS) == 0);
+	CHECK_OK(kp_memory_read(o.mem, KP_PHYS, (uint64_t)(last + 10) * BS, &v, 8));
 	kp_kdump_cache_stats(&o.src, &hits, &misses);
-	CHECK_U64(misses, 205);
+	CHECK_U64(misses, 2 + (uint64_t)others + 3);
 	close_dump(&o);
 out:
 	free(img);
