@@ -147,4 +147,9 @@ const struct kp_arch *kp_arch_by_vmcoreinfo(const struct kp_vmcoreinfo *vi);
 // A name for an ELF machine number, for messages ("aarch64", "ppc64").
 const char *kp_elf_machine_name(unsigned machine);
 
+// Appends word to the space-separated flag list in buf (size bytes, len
+// used): the flag strings of every kp_vtop step, on its hot path (no
+// printf). A word that does not fit is left out.
+void kp_flags_append(char *buf, size_t size, size_t *len, const char *word);
+
 #endif

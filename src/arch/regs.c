@@ -21,3 +21,14 @@ bool kp_prstatus_regs(const uint8_t *desc, size_t len, unsigned nregs, unsigned 
 	ret->fp = ret->r[fp];
 	return true;
 }
+
+void kp_flags_append(char *buf, size_t size, size_t *len, const char *word)
+{
+	size_t n = strlen(word), sep = *len ? 1 : 0;
+	if (*len + sep + n + 1 > size)
+		return;
+	if (sep)
+		buf[(*len)++] = ' ';
+	memcpy(buf + *len, word, n + 1);
+	*len += n;
+}

@@ -123,15 +123,9 @@ void kp_arm64_desc_flags(uint64_t d, int lvl, bool lpa2, char *buf, size_t size)
 {
 	size_t len = 0;
 	buf[0] = '\0';
-#define ADD(...)                                                                     \
-	do {                                                                         \
-		int n_ = snprintf(buf + len, size - len, "%s", len ? " " : "");      \
-		if (n_ > 0 && (size_t)n_ < size - len)                               \
-			len += (size_t)n_;                                           \
-		n_ = snprintf(buf + len, size - len, __VA_ARGS__);                   \
-		if (n_ > 0 && (size_t)n_ < size - len)                               \
-			len += (size_t)n_;                                           \
-	} while (0)
+	char word[16];
+#define ADD(w) kp_flags_append(buf, size, &len, (w))
+#define ADDN(prefix, v) (snprintf(word, sizeof(word), "%s%u", (prefix), (unsigned)(v)), ADD(word))
 	if (!(d & 1)) {
 		ADD("INVALID");
 		return;
@@ -144,16 +138,16 @@ void kp_arm64_desc_flags(uint64_t d, int lvl, bool lpa2, char *buf, size_t size)
 		if (d >> 60 & 1)
 			ADD("UXNTable");
 		if (d >> 61 & 3)
-			ADD("APTable=%u", (unsigned)(d >> 61 & 3));
+			ADDN("APTable=", d >> 61 & 3);
 		return;
 	}
 	ADD(lvl == 0 ? "PAGE" : "BLOCK");
-	ADD("Attr%u", (unsigned)(d >> 2 & 7));
+	ADDN("Attr", d >> 2 & 7);
 	if (d >> 6 & 1)
 		ADD("USER");
 	ADD(d >> 7 & 1 ? "RO" : "RW");
 	if (!lpa2 && (d >> 8 & 3))
-		ADD("SH=%s", (d >> 8 & 3) == 3 ? "IS" : (d >> 8 & 3) == 2 ? "OS" : "?");
+		ADD((d >> 8 & 3) == 3 ? "SH=IS" : (d >> 8 & 3) == 2 ? "SH=OS" : "SH=?");
 	if (d >> 10 & 1)
 		ADD("AF");
 	if (d >> 11 & 1)
@@ -167,6 +161,7 @@ void kp_arm64_desc_flags(uint64_t d, int lvl, bool lpa2, char *buf, size_t size)
 	if (d >> 54 & 1)
 		ADD("UXN");
 #undef ADD
+#undef ADDN
 }
 
 static struct kp_error *vtop(struct kp_arch_ctx *c, uint64_t vaddr, struct kp_vtop *ret)

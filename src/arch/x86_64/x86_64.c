@@ -22,6 +22,8 @@
 
 enum { FACT_PHYS_BASE, FACT_LEVELS, FACT_PAGE_OFFSET, FACT_PGD, NFACTS };
 
+#define FLAG_MEMO 64	// power of two
+
 struct kp_arch_ctx {
 	struct kp_memory *mem;
 	bool has_phys_base;
@@ -33,6 +35,13 @@ struct kp_arch_ctx {
 	uint64_t page_offset_base;	// start of the direct map
 	struct kp_pgtable *pt;		// NULL without physical memory or pgd
 	struct kp_fact facts[NFACTS];
+	// Flag strings of recent entries: a translation's upper levels are
+	// the same few entries again and again (kp_vtop's hot path).
+	struct {
+		uint64_t entry;
+		int lvl;		// zeroed: entry 0 at level 0, whose flags are ""
+		char flags[sizeof(((struct kp_vtop_step *)0)->flags)];
+	} flag_memo[FLAG_MEMO];
 };
 
 static bool is_mine(const struct kp_vmcoreinfo *vi)
@@ -171,11 +180,7 @@ void kp_x86_pte_flags(uint64_t e, int lvl, char *buf, size_t size)
 	for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++) {
 		if (!(e >> bits[i].bit & 1))
 			continue;
-		const char *name = bits[i].bit == 7 && lvl == 0 ? "PAT" : bits[i].name;
-		int n = snprintf(buf + len, size - len, "%s%s", len ? " " : "", name);
-		if (n < 0 || (size_t)n >= size - len)
-			break;
-		len += (size_t)n;
+		kp_flags_append(buf, size, &len, bits[i].bit == 7 && lvl == 0 ? "PAT" : bits[i].name);
 	}
 }
 
@@ -188,9 +193,17 @@ static struct kp_error *vtop(struct kp_arch_ctx *c, uint64_t vaddr, struct kp_vt
 	struct kp_error *err = kp_pgtable_walk(c->pt, vaddr, ret);
 	if (err)
 		return err;
-	for (int i = 0; i < ret->nsteps; i++)
-		kp_x86_pte_flags(ret->step[i].entry, ret->levels - 1 - i, ret->step[i].flags,
-				 sizeof(ret->step[i].flags));
+	for (int i = 0; i < ret->nsteps; i++) {
+		uint64_t e = ret->step[i].entry;
+		int lvl = ret->levels - 1 - i;
+		unsigned m = (unsigned)((e ^ e >> 12 ^ e >> 24 ^ (uint64_t)lvl) & (FLAG_MEMO - 1));
+		if (c->flag_memo[m].lvl != lvl || c->flag_memo[m].entry != e) {
+			c->flag_memo[m].entry = e;
+			c->flag_memo[m].lvl = lvl;
+			kp_x86_pte_flags(e, lvl, c->flag_memo[m].flags, sizeof(c->flag_memo[m].flags));
+		}
+		memcpy(ret->step[i].flags, c->flag_memo[m].flags, sizeof(ret->step[i].flags));
+	}
 	return NULL;
 }
 
