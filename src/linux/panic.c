@@ -182,7 +182,8 @@ struct kp_error *kp_panic_get(struct kp_kernel *k, struct kp_panic *ret)
 		p.panicked = true;
 		p.cpu = (int)cpu;
 		char expr[64];
-		snprintf(expr, sizeof(expr), "per_cpu(runqueues, %d).curr", p.cpu);
+		// Typed by the cast: BTF need not have runqueues as a VAR.
+		snprintf(expr, sizeof(expr), "per_cpu(*(struct rq *)&runqueues, %d).curr", p.cpu);
 		if (eval_u64(k, expr, &p.task) && p.task)
 			current_task(k, &p);
 	}

@@ -381,6 +381,22 @@ static bool is_marker(const char *name)
 	       has_prefix(name, "__end_") || strcmp(name, "_end") == 0;
 }
 
+// Mapping symbols ("$x", "$d" of arm64 modules, ".L..." local labels; the
+// kernel's is_mapping_symbol(), 6.3+, and scripts/kallsyms.c before): by name
+// only. Address lookups skip them as the kernel's %pS does, so that they
+// neither hide the function at their address nor cut its extent short.
+static bool is_mapping_symbol(const char *name)
+{
+	return name[0] == '$' || (name[0] == '.' && name[1] == 'L') ||
+	       (name[0] == 'L' && name[1] == '0');
+}
+
+// Whether entry e has a place in address lookups.
+static bool in_recs(const struct kp_symtab *st, const struct entry *e)
+{
+	return lookup_address_ok(e) && !is_mapping_symbol(st->unames[e->name].str);
+}
+
 // Higher is preferred among symbols at one address.
 static int address_score(const struct kp_symtab *st, const struct entry *e)
 {
@@ -488,7 +504,7 @@ struct kp_error *kp_symtab_finalize(struct kp_symtab *st)
 		struct uname *u = &st->unames[e->name];
 		if (u->best == NO_ENTRY || name_score(e) > name_score(&st->entries[u->best]))
 			u->best = i;
-		if (!lookup_address_ok(e))
+		if (!in_recs(st, e))
 			continue;
 		bool end = strcmp(u->str, "_end") == 0;
 		if (nrecs && recs[nrecs - 1].address == e->address) {
@@ -511,7 +527,7 @@ struct kp_error *kp_symtab_finalize(struct kp_symtab *st)
 	for (size_t i = 0, r = 0; i < n; i++) {
 		struct entry *e = &st->entries[i];
 		e->size = 0;
-		if (!lookup_address_ok(e))
+		if (!in_recs(st, e))
 			continue;
 		while (recs[r].address < e->address)
 			r++;

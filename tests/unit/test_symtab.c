@@ -325,6 +325,29 @@ TEST(speed_on_200k_symbols)
 
 // Hostile input: one name a hundred thousand times, one address a hundred
 // thousand times. Nothing may be quadratic.
+// arm64 modules' mapping symbols ("$x", "$d") and local labels: found by
+// name, skipped by address lookups (the kernel's %pS skips them too).
+TEST(mapping_symbols_are_not_addresses)
+{
+	struct kp_symtab *st = NULL;
+	CHECK_OK(kp_symtab_create(&st));
+	CHECK_OK(kp_symtab_add(st, "$x", 2, 0xffff800001000000, 't', "virtio_blk"));
+	CHECK_OK(kp_symtab_add(st, "virtblk_probe", 13, 0xffff800001000000, 't', "virtio_blk"));
+	CHECK_OK(kp_symtab_add(st, "$d", 2, 0xffff800001000040, 't', "virtio_blk"));
+	CHECK_OK(kp_symtab_add(st, ".L14472", 7, 0xffff800001000060, 'r', "virtio_blk"));
+	CHECK_OK(kp_symtab_add(st, "virtblk_remove", 14, 0xffff800001000100, 't', "virtio_blk"));
+	struct kp_symbol sym;
+	CHECK_OK(kp_symtab_by_address(st, 0xffff800001000008, &sym));
+	CHECK_STR(sym.name, "virtblk_probe");
+	CHECK_U64(sym.size, 0x100);
+	CHECK_OK(kp_symtab_by_address(st, 0xffff800001000048, &sym));
+	CHECK_STR(sym.name, "virtblk_probe");
+	CHECK_OK(kp_symtab_by_name(st, "$d", &sym));
+	CHECK_U64(sym.address, 0xffff800001000040);
+	CHECK_U64(sym.size, 0);
+	kp_symtab_destroy(st);
+}
+
 TEST(hostile_repetition)
 {
 	struct kp_symtab *st = NULL;
@@ -356,6 +379,7 @@ int main(void)
 	RUN(address_order_iteration_and_stable_pointers);
 	RUN(suggestions);
 	RUN(speed_on_200k_symbols);
+	RUN(mapping_symbols_are_not_addresses);
 	RUN(hostile_repetition);
 	return TEST_SUMMARY();
 }
