@@ -21,6 +21,7 @@
 #include "symbols/kallsyms_memory.h"
 #include "util/bulk.h"
 #include "util/error.h"
+#include "util/hash.h"
 
 // A slot: a tag of the name's hash above the symbol's index + 1.
 #define INDEX_BITS 22
@@ -56,24 +57,12 @@ struct index {
 	bool printable[256];
 };
 
-// murmur3's fmix32: spreads the polynomial's value over the low bits that
-// pick a slot and the high ones kept as a tag.
-static uint32_t finish(uint32_t h)
-{
-	h ^= h >> 16;
-	h *= 0x85ebca6bu;
-	h ^= h >> 13;
-	h *= 0xc2b2ae35u;
-	h ^= h >> 16;
-	return h;
-}
-
 static uint32_t hash_name(const char *s, size_t len)
 {
 	uint32_t h = 0;
 	for (size_t i = 0; i < len; i++)
 		h = h * MULT + (unsigned char)s[i];
-	return finish(h);
+	return kp_hash_fmix32(h);
 }
 
 static void index_destroy(void *ctx)
@@ -281,7 +270,7 @@ static struct kp_error *build(struct index *x, uint32_t *hashes, bool *clustered
 		}
 		x->record[i] = rec;
 		x->types[i] = type;
-		hashes[i] = finish(h);
+		hashes[i] = kp_hash_fmix32(h);
 	}
 	// Every slot probed is a cache miss in a table of a few MB: fetch
 	// the slots of the symbols a few places ahead while inserting.

@@ -25,6 +25,7 @@
 #include "symbols/symtab.h"
 #include "util/suggest.h"
 #include "util/error.h"
+#include "util/hash.h"
 #include "util/vec.h"
 
 // A symbol extends to the next higher address unless that is further than
@@ -108,12 +109,7 @@ static uint32_t hash_name(const char *s, size_t len)
 	uint32_t h = 2166136261u;
 	for (size_t i = 0; i < len; i++)
 		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	h ^= h >> 16;
-	h *= 0x85ebca6bu;
-	h ^= h >> 13;
-	h *= 0xc2b2ae35u;
-	h ^= h >> 16;
-	return h;
+	return kp_hash_fmix32(h);
 }
 
 static const char *arena_dup(struct kp_symtab *st, const char *s, size_t len)
