@@ -5,12 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format/vmcoreinfo.h"
 #include "io/file.h"
 #include "symbols/kallsyms.h"
-#include "symbols/kallsyms_memory.h"
 #include "util/error.h"
-#include "util/vec.h"
 
 #define MAX_NAME KP_KALLSYMS_MAX_NAME
 #define MAX_MODULE_NAME 256
@@ -198,25 +195,6 @@ struct kp_error *kp_kallsyms_parse_text(const char *text, size_t len, uint64_t b
 
 // ---------------------------------------------------------------- helpers
 
-bool kp_kallsyms_tables_from_vmcoreinfo(const struct kp_vmcoreinfo *vi,
-					struct kp_kallsyms_tables *t)
-{
-	memset(t, 0, sizeof(*t));
-	if (!vi || !kp_vmcoreinfo_symbol(vi, "kallsyms_names", &t->names) ||
-	    !kp_vmcoreinfo_symbol(vi, "kallsyms_num_syms", &t->num_syms) ||
-	    !kp_vmcoreinfo_symbol(vi, "kallsyms_token_table", &t->token_table) ||
-	    !kp_vmcoreinfo_symbol(vi, "kallsyms_token_index", &t->token_index))
-		return false;
-	// Without kallsyms_relative_base the offsets are PC-relative (7.x).
-	if (kp_vmcoreinfo_symbol(vi, "kallsyms_offsets", &t->offsets)) {
-		if (!kp_vmcoreinfo_symbol(vi, "kallsyms_relative_base", &t->relative_base))
-			t->relative_base = 0;
-		return true;
-	}
-	t->offsets = 0;
-	return kp_vmcoreinfo_symbol(vi, "kallsyms_addresses", &t->addresses);
-}
-
 struct kp_error *kp_symtab_from_file(const char *path, uint64_t bias, struct kp_symtab **ret)
 {
 	char *text;
@@ -237,22 +215,4 @@ struct kp_error *kp_symtab_from_file(const char *path, uint64_t bias, struct kp_
 	if (!err)
 		*ret = st;
 	return err;
-}
-
-struct kp_error *kp_symtab_from_tables(struct kp_memory *mem, const struct kp_kallsyms_tables *t,
-				       struct kp_symtab **ret)
-{
-	struct kp_symtab *st;
-	struct kp_error *err = kp_symtab_create(&st);
-	if (err)
-		return err;
-	err = kp_kallsyms_read_memory(mem, t, st);
-	if (!err)
-		err = kp_symtab_finalize(st);
-	if (err) {
-		kp_symtab_destroy(st);
-		return err;
-	}
-	*ret = st;
-	return NULL;
 }

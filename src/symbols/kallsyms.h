@@ -8,6 +8,10 @@
 #include "io/memory.h"
 #include "symbols/symtab.h"
 
+// KSYM_NAME_LEN is 512 since 6.1 (128 before); allow more, bound the rest
+// (in kallsyms text and in the in-memory tables alike).
+#define KP_KALLSYMS_MAX_NAME 1024
+
 // Parses "ADDR TYPE NAME [MODULE]" lines, adding bias to every address (the
 // KASLR offset for System.map; 0 for /proc/kallsyms). 'what' names the input in
 // errors. Detects Debian's System.map stub and all-zero (kptr_restrict) kallsyms.

@@ -7,8 +7,6 @@
 
 #include "symbols/kallsyms.h"
 
-// KSYM_NAME_LEN is 512 since 6.1 (128 before); allow more, bound the rest.
-#define KP_KALLSYMS_MAX_NAME 1024
 // kallsyms_num_syms above this is corrupt (Debian's kernels have ~150k).
 #define KP_KALLSYMS_MAX_SYMS 4000000u
 
