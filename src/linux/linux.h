@@ -199,6 +199,20 @@ struct kp_error *kp_lx_printk_iter_create(struct kp_kernel *kernel,
 					  struct kp_printk_iter **ret);
 
 
+// ---------------------------------------------------------------- taint flags
+
+#define KP_LX_MAX_TAINTS 64	// bits of the kernel's unsigned long taint mask
+
+struct kp_lx_taint_table {
+	unsigned count;			// TAINT_FLAGS_COUNT
+	char c_true[KP_LX_MAX_TAINTS];	// letter when the bit is set
+	char c_false[KP_LX_MAX_TAINTS];	// when it is not (usually ' ')
+	bool module[KP_LX_MAX_TAINTS];	// shown for modules (module_flags_taint())
+};
+// taint_flags[] (taint.c). KP_ERR_NOT_FOUND without the table's symbol or
+// types; the read's error, prefixed "taint_flags unreadable", otherwise.
+struct kp_error *kp_lx_taint_table(struct kp_kernel *kernel, struct kp_lx_taint_table *ret);
+
 // ---------------------------------------------------------------- module symbols
 
 // The symbols of every loaded module, as /proc/kallsyms lists them (each

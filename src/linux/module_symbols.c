@@ -48,28 +48,28 @@ struct export {
 	char *name;
 };
 
+static struct kp_error *unsupported(struct kp_error *why)
+{
+	struct kp_error *err = kp_error_create(KP_ERR_UNSUPPORTED, "module symbols: %s",
+					       why->message);
+	kp_error_destroy(why);
+	return err;
+}
+
 // KP_ERR_UNSUPPORTED when BTF does not describe module symbols (a kernel
 // without CONFIG_MODULES or CONFIG_KALLSYMS).
 static struct kp_error *get_layout(struct kp_kernel *k, struct layout *l)
 {
 	static const char mk[] = "struct mod_kallsyms";
 	struct kp_error *err = kp_lx_module_layout(k, &l->mod);
-	if (err) {
-		struct kp_error *why = err;
-		err = kp_error_create(KP_ERR_UNSUPPORTED, "module symbols: %s", why->message);
-		kp_error_destroy(why);
-		return err;
-	}
+	if (err)
+		return unsupported(err);
 	if ((err = kp_member_offset(k, "struct module", "kallsyms", &l->kallsyms, NULL)) ||
 	    (err = kp_member_offset(k, mk, "symtab", &l->ks_symtab, NULL)) ||
 	    (err = kp_member_offset(k, mk, "num_symtab", &l->ks_num, NULL)) ||
 	    (err = kp_member_offset(k, mk, "strtab", &l->ks_strtab, NULL)) ||
-	    (err = kp_member_offset(k, mk, "typetab", &l->ks_typetab, NULL))) {
-		struct kp_error *why = err;
-		err = kp_error_create(KP_ERR_UNSUPPORTED, "module symbols: %s", why->message);
-		kp_error_destroy(why);
-		return err;
-	}
+	    (err = kp_member_offset(k, mk, "typetab", &l->ks_typetab, NULL)))
+		return unsupported(err);
 	if (!kp_ok(kp_type_size(k, "struct elf64_sym", &l->sym_size)) ||
 	    !kp_lx_has_member(k, "struct elf64_sym", "st_name", &l->st_name, NULL) ||
 	    !kp_lx_has_member(k, "struct elf64_sym", "st_value", &l->st_value, NULL)) {

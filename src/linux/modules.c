@@ -100,35 +100,21 @@ struct kp_error *kp_lx_module_layout(struct kp_kernel *k, struct kp_lx_module_la
 	return NULL;
 }
 
-// The kernel's own table of taint letters (kernel/panic.c taint_flags[],
-// struct taint_flag {c_true, c_false, module, ...}): letters[bit] for the
-// bits module_flags_taint() shows for a module, 0 for the others. False if
-// the table cannot be read (no symbol or no BTF for it).
+// letters[bit]: the letter module_flags_taint() shows for that bit of a
+// module's taints, 0 for bits it does not show. False if the kernel's
+// taint_flags table cannot be read.
 static bool taint_letters(struct kp_kernel *k, char letters[64])
 {
-	struct kp_value *v = NULL;
-	int64_t count = 0;
-	uint64_t size, c_true, module;
-	struct kp_symbol sym;
-	struct kp_error *err = kp_eval(k, "TAINT_FLAGS_COUNT", &v);
-	if (!err)
-		err = kp_value_to_s64(v, &count);
-	kp_value_destroy(v);
-	if (err || count <= 0 || count > 64 || !kp_symbol_find(k, "taint_flags", &sym) ||
-	    !kp_lx_has_member(k, "struct taint_flag", "c_true", &c_true, NULL) ||
-	    !kp_lx_has_member(k, "struct taint_flag", "module", &module, NULL) ||
-	    !kp_ok(kp_type_size(k, "struct taint_flag", &size)) || size == 0 || size > 64) {
+	struct kp_lx_taint_table t;
+	struct kp_error *err = kp_lx_taint_table(k, &t);
+	if (err) {
 		kp_error_destroy(err);
 		return false;
 	}
 	memset(letters, 0, 64);
-	for (int64_t i = 0; i < count; i++) {
-		uint8_t e[64];
-		if (!kp_ok(kp_read(k, KP_VIRT, sym.address + i * size, e, size)))
-			return false;
-		if (e[module])
-			letters[i] = (char)e[c_true];
-	}
+	for (unsigned i = 0; i < t.count; i++)
+		if (t.module[i])
+			letters[i] = t.c_true[i];
 	return true;
 }
 

@@ -24,18 +24,6 @@
 #include "util/opts.h"
 
 #define PANIC_PREFIX "Kernel panic - not syncing: "
-#define MAX_TAINTS 64
-
-static bool eval_s64(struct kp_kernel *k, const char *expr, int64_t *ret)
-{
-	struct kp_value *v = NULL;
-	struct kp_error *err = kp_eval(k, expr, &v);
-	if (!err)
-		err = kp_value_to_s64(v, ret);
-	kp_value_destroy(v);
-	kp_error_destroy(err);
-	return !err;
-}
 
 static bool eval_u64(struct kp_kernel *k, const char *expr, uint64_t *ret)
 {
@@ -113,27 +101,17 @@ static void format_taint(struct kp_kernel *k, struct kp_panic *p)
 		snprintf(p->taint, sizeof(p->taint), "Not tainted");
 		return;
 	}
-	int64_t count = 0;
-	uint64_t size, c_true, c_false;
-	struct kp_symbol sym;
 	size_t n = (size_t)snprintf(p->taint, sizeof(p->taint), "Tainted: ");
-	if (!eval_s64(k, "TAINT_FLAGS_COUNT", &count) || count <= 0 || count > MAX_TAINTS ||
-	    !kp_symbol_find(k, "taint_flags", &sym) ||
-	    !kp_lx_has_member(k, "struct taint_flag", "c_true", &c_true, NULL) ||
-	    !kp_lx_has_member(k, "struct taint_flag", "c_false", &c_false, NULL) ||
-	    !kp_ok(kp_type_size(k, "struct taint_flag", &size)) || !size || size > 64) {
-		snprintf(p->taint + n, sizeof(p->taint) - n, "0x%" PRIx64 " (no taint_flags table)",
-			 p->tainted_mask);
+	struct kp_lx_taint_table t;
+	struct kp_error *err = kp_lx_taint_table(k, &t);
+	if (err) {
+		snprintf(p->taint, sizeof(p->taint), "Tainted: 0x%" PRIx64 " (%s)", p->tainted_mask,
+			 err->code == KP_ERR_NOT_FOUND ? "no taint_flags table" : "taint_flags unreadable");
+		kp_error_destroy(err);
 		return;
 	}
-	for (int64_t i = 0; i < count && n + 1 < sizeof(p->taint); i++) {
-		uint8_t e[64];
-		if (!kp_ok(kp_read(k, KP_VIRT, sym.address + i * size, e, size))) {
-			snprintf(p->taint, sizeof(p->taint), "Tainted: 0x%" PRIx64 " (taint_flags unreadable)",
-				 p->tainted_mask);
-			return;
-		}
-		char c = (char)(p->tainted_mask >> i & 1 ? e[c_true] : e[c_false]);
+	for (unsigned i = 0; i < t.count && n + 1 < sizeof(p->taint); i++) {
+		char c = p->tainted_mask >> i & 1 ? t.c_true[i] : t.c_false[i];
 		p->taint[n++] = isprint((unsigned char)c) ? c : '?';
 	}
 	p->taint[n] = '\0';
@@ -142,13 +120,12 @@ static void format_taint(struct kp_kernel *k, struct kp_panic *p)
 // pid and comm of p->task.
 static void current_task(struct kp_kernel *k, struct kp_panic *p)
 {
-	char expr[80];
-	int64_t pid;
-	uint64_t off, size;
-	snprintf(expr, sizeof(expr), "((struct task_struct *)0x%" PRIx64 ")->pid", p->task);
-	if (!eval_s64(k, expr, &pid) ||
-	    !kp_ok(kp_member_offset(k, "struct task_struct", "comm", &off, &size)) ||
-	    size < sizeof(p->comm) ||
+	static const char ts[] = "struct task_struct";
+	uint64_t pid_off, pid_size, off, size;
+	uint32_t pid;
+	if (!kp_ok(kp_member_offset(k, ts, "pid", &pid_off, &pid_size)) || pid_size != 4 ||
+	    !kp_ok(kp_read_u32(k, p->task + pid_off, &pid)) ||
+	    !kp_ok(kp_member_offset(k, ts, "comm", &off, &size)) || size < sizeof(p->comm) ||
 	    !kp_ok(kp_read(k, KP_VIRT, p->task + off, p->comm, sizeof(p->comm) - 1)))
 		return;
 	p->comm[sizeof(p->comm) - 1] = '\0';

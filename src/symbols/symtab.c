@@ -99,6 +99,8 @@ struct kp_symtab {
 	const struct kp_symtab_lazy_ops *lazy;	// NULL once loaded
 	void *lazy_ctx;
 	uint16_t lazy_source;
+	int lazy_end;			// the lazy source's _end: -1 unknown, 0 none, 1 at...
+	uint64_t lazy_end_address;	// ... this address (merged_size())
 };
 
 // FNV-1a, then a finalizer (murmur3's fmix32): FNV's low bits, which pick
@@ -575,6 +577,7 @@ struct kp_error *kp_symtab_add_lazy(struct kp_symtab *st, const struct kp_symtab
 	st->lazy = ops;
 	st->lazy_ctx = ctx;
 	st->lazy_source = st->source;
+	st->lazy_end = -1;
 	return NULL;
 }
 
@@ -694,9 +697,14 @@ static uint64_t merged_size(struct kp_symtab *st, uint64_t address, char type)
 		return 0;
 	if (r > 0 && st->recs[r - 1].address == address && st->recs[r - 1].end)
 		return 0;
-	struct kp_symbol end;
-	if (st->lazy->find(st->lazy_ctx, "_end", &end) > 0 && end.address == address &&
-	    kp_symtab_addressable(end.address, end.type))
+	if (st->lazy_end < 0) {
+		// The source does not change: look _end up once, not per lookup.
+		struct kp_symbol end;
+		st->lazy_end = st->lazy->find(st->lazy_ctx, "_end", &end) > 0 &&
+			       kp_symtab_addressable(end.address, end.type);
+		st->lazy_end_address = st->lazy_end ? end.address : 0;
+	}
+	if (st->lazy_end && st->lazy_end_address == address)
 		return 0;
 	return next - address;
 }

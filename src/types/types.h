@@ -46,11 +46,11 @@ struct kp_error *kp_types_unknown_func(struct kp_types *types, uint32_t *ret);
 // First type of kind (BTF_KIND_*) named name. KP_ERR_NOT_FOUND.
 struct kp_error *kp_types_find(struct kp_types *types, int kind, const char *name,
 			       uint32_t *ret);
-// VAR of a global or per-CPU variable from a DATASEC. false if none.
 // The enum type and value of enumerator name (ENUM or ENUM64); false if
 // no enum has it.
 bool kp_types_enumerator(struct kp_types *types, const char *name, uint32_t *type_ret,
 			 uint64_t *value_ret);
+// VAR of a global or per-CPU variable from a DATASEC. false if none.
 bool kp_types_var(struct kp_types *types, const char *name, uint32_t *type_ret,
 		  bool *percpu_ret);
 
