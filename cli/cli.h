@@ -66,6 +66,7 @@ int cmd_ps(struct cli *cli, int argc, char **argv);
 int cmd_lsmod(struct cli *cli, int argc, char **argv);
 int cmd_loadavg(struct cli *cli, int argc, char **argv);
 int cmd_panic(struct cli *cli, int argc, char **argv);
+int cmd_bt(struct cli *cli, int argc, char **argv);
 int cmd_dmesg(struct cli *cli, int argc, char **argv);
 int cmd_watch(struct cli *cli, int argc, char **argv);
 int cmd_check(struct cli *cli, int argc, char **argv);

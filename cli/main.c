@@ -25,6 +25,7 @@ static const struct cmd cmds[] = {
 	{ "lsmod", cmd_lsmod, "[OPTIONS]", "list loaded kernel modules" },
 	{ "loadavg", cmd_loadavg, "[OPTIONS]", "show the load average as /proc/loadavg" },
 	{ "dmesg", cmd_dmesg, "[OPTIONS]", "print the kernel log (printk ring buffer)" },
+	{ "bt", cmd_bt, "[PID|0xTASK...] [-a|--all] [--json]", "kernel stack traces of tasks and CPUs (ORC, no debuginfo)" },
 	{ "panic", cmd_panic, "[--json]", "say why the kernel stopped: panic message, CPU, task, taint" },
 	{ "watch", cmd_watch, "[OPTIONS] EXPR", "sample a value repeatedly (live source)" },
 	{ "check", cmd_check, "[OPTIONS]", "check syscall tables for hooks" },

@@ -26,4 +26,14 @@ struct __attribute__((packed)) fuzz_pgtable_hdr {
 // fuzz_expr: the expression text, then (after a NUL, optional) bytes that
 // overwrite the synthetic kernel's data page (fuzz/synthkernel.h, SK_DATA).
 
+// fuzz_unwind: this header, then a memory image at MKSTACK_BASE
+// (tests/gen/mkstack.h) that replaces the start of the generated scene.
+struct __attribute__((packed)) fuzz_unwind_hdr {
+	uint8_t arch;		// bit 0: arm64 (frame records), else x86-64 (ORC)
+	uint8_t version;	// x86-64: ORC format 1-4 by release (0: by header)
+	uint8_t va_bits;	// arm64
+	uint8_t pad;
+	uint64_t task;		// the task to unwind
+};
+
 #endif

@@ -14,7 +14,8 @@
 //
 // ABI
 //   The soname is libkpeek.so.0; only the functions below are exported, in
-//   version nodes KPEEK_0.1 and KPEEK_0.2 (kp_json_quote). Structs the caller fills or allocates start
+//   version nodes KPEEK_0.1, KPEEK_0.2 (kp_json_quote), KPEEK_0.3 (kp_panic_get)
+//   and KPEEK_0.4 (kp_stack_*). Structs the caller fills or allocates start
 //   with a size field: set it with KP_INIT()/KP_OPTS() (sizeof of the
 //   header you compiled against) and the library reads and writes only the
 //   bytes your version knows. Structs the library returns by const pointer
@@ -45,9 +46,9 @@ extern "C" {
 // ---------------------------------------------------------------- version
 
 #define KPEEK_VERSION_MAJOR 0
-#define KPEEK_VERSION_MINOR 3
+#define KPEEK_VERSION_MINOR 4
 #define KPEEK_VERSION_PATCH 0
-#define KPEEK_VERSION_STRING "0.3.0"
+#define KPEEK_VERSION_STRING "0.4.0"
 
 // The version of the library loaded at run time ("0.2.0"), which may be
 // newer than the KPEEK_VERSION_* the caller was compiled with.
@@ -465,6 +466,60 @@ struct kp_panic {
 	int64_t crash_time;	// seconds since the epoch
 };
 KP_API struct kp_error *kp_panic_get(struct kp_kernel *kernel, struct kp_panic *ret);
+
+// ---------------------------------------------------------------- stacks
+
+enum kp_frame_flags {
+	// pc is where the CPU was (a CPU's registers, an exception frame),
+	// not a return address.
+	KP_FRAME_EXACT = 1 << 0,
+	// The frame was entered by an exception or interrupt: regs holds the
+	// registers it saved (struct pt_regs at regs_address).
+	KP_FRAME_REGS = 1 << 1,
+	// The last frame: the user-space context the kernel was entered from
+	// (the pt_regs of a system call or exception from user mode).
+	KP_FRAME_USER = 1 << 2,
+	// Found by a fallback (frame pointers where there was no unwind
+	// information): not reliable, nor is any frame after it.
+	KP_FRAME_UNRELIABLE = 1 << 3,
+};
+
+struct kp_frame {
+	uint64_t pc;
+	uint64_t sp;		// the stack pointer while pc ran
+	unsigned flags;		// KP_FRAME_*
+	uint64_t regs_address;	// KP_FRAME_REGS: where the registers were saved
+	unsigned nregs;		// KP_FRAME_REGS: registers in regs, named by reg_names
+	const uint64_t *regs;
+	const char *const *reg_names;
+};
+
+struct kp_stack;
+
+// The kernel stack of a task (struct task_struct *), innermost frame first:
+// from its CPU's registers when the source has them (CPU notes of a dump)
+// and the task was running there, else from where the scheduler switched it
+// out. Live, a running task cannot be unwound (KP_ERR_UNSUPPORTED). x86-64
+// unwinds with the kernel's ORC tables read from memory.
+KP_API struct kp_error *kp_stack_task_create(struct kp_kernel *kernel, uint64_t task,
+					     struct kp_stack **ret);
+// The stack of whatever CPU cpu was running, from its registers in the dump.
+KP_API struct kp_error *kp_stack_cpu_create(struct kp_kernel *kernel, int cpu,
+					    struct kp_stack **ret);
+// The frames; *ret points into the stack.
+KP_API size_t kp_stack_frames(const struct kp_stack *stack, const struct kp_frame **ret);
+// Where the unwind started ("registers of CPU 1 (dump note)", "where the
+// scheduler switched it out").
+KP_API const char *kp_stack_origin(const struct kp_stack *stack);
+// Why it ended: the end of the stack, the entry from user mode, or (with
+// *complete_ret false) why it could not go on: a corrupt or unreadable
+// frame, a runaway stack (more than 1024 frames).
+KP_API const char *kp_stack_end(const struct kp_stack *stack, bool *complete_ret);
+// The task whose stack it is (0 if unknown) and the CPU it ran on (-1 if
+// it was not running).
+KP_API uint64_t kp_stack_task(const struct kp_stack *stack);
+KP_API int kp_stack_cpu(const struct kp_stack *stack);
+KP_API void kp_stack_destroy(struct kp_stack *stack);
 
 // ---------------------------------------------------------------- kernel log
 

@@ -62,6 +62,9 @@ struct kp_locate_result {
 
 struct kp_arch_ctx;	// an architecture's state for one kernel
 struct kp_locator;	// an architecture's view of the CPU registers of a dump
+struct kp_unwind_env;	// arch/unwind.h
+struct kp_unwind_frame;
+struct kp_unwinder;
 
 struct kp_arch {
 	const char *name;		// "x86_64", "arm64"
@@ -119,6 +122,23 @@ struct kp_arch {
 	// Reconstructs VMCOREINFO from the registers and the kernel image.
 	struct kp_error *(*locator_derive)(struct kp_locator *l, const struct kp_open_options *opts,
 					   struct kp_locate_result *ret);
+
+	// ---- stacks (arch/unwind.h); NULL where kpeek cannot unwind
+	// An unwinder for one kernel: reads what it needs (unwind tables,
+	// layouts) through env, which outlives it.
+	struct kp_error *(*unwinder_create)(const struct kp_arch_ctx *ctx,
+					    const struct kp_unwind_env *env,
+					    struct kp_unwinder **ret);
+	void (*unwinder_destroy)(struct kp_unwinder *u);
+	// The innermost frame of a task switched out by the scheduler, from
+	// the context it saved (x86-64: thread.sp; arm64: thread.cpu_context).
+	struct kp_error *(*unwind_sleeping)(struct kp_unwinder *u, uint64_t task,
+					    struct kp_unwind_frame *ret);
+	// Replaces *f by its caller's frame; at the end of the stack f stays
+	// and *end_ret is set (KP_UNWIND_END). An error says why the stack
+	// cannot be followed further (corrupt, unreadable).
+	struct kp_error *(*unwind_step)(struct kp_unwinder *u, struct kp_unwind_frame *f,
+					const char **end_ret);
 
 	// ---- kernel objects
 	const char *const *syscall_tables;	// symbol names, NULL-ended

@@ -65,6 +65,12 @@ struct kp_kernel {
 	kp_kernel_late_symbols_fn *late_symbols;
 	const char *late_name;
 	bool late_done, text_symbols;
+
+	// State a higher layer keeps for this handle (kp_kernel_slot()).
+	struct {
+		void *obj;
+		void (*destroy)(void *obj);
+	} slots[KP_KERNEL_NSLOTS];
 };
 
 static const struct kp_source_ops *const source_ops[] = {
@@ -541,6 +547,9 @@ void kp_kernel_destroy(struct kp_kernel *k)
 {
 	if (!k)
 		return;
+	for (size_t i = 0; i < KP_KERNEL_NSLOTS; i++)
+		if (k->slots[i].destroy)
+			k->slots[i].destroy(k->slots[i].obj);
 	kp_types_destroy(k->types);
 	kp_error_destroy(k->types_error);
 	free(k->btf_path);
@@ -557,6 +566,20 @@ void kp_kernel_destroy(struct kp_kernel *k)
 }
 
 // ---------------------------------------------------------------- accessors
+
+void *kp_kernel_slot(struct kp_kernel *k, enum kp_kernel_slot_id id)
+{
+	return k->slots[id].obj;
+}
+
+void kp_kernel_set_slot(struct kp_kernel *k, enum kp_kernel_slot_id id, void *obj,
+			void (*destroy)(void *obj))
+{
+	if (k->slots[id].destroy)
+		k->slots[id].destroy(k->slots[id].obj);
+	k->slots[id].obj = obj;
+	k->slots[id].destroy = destroy;
+}
 
 struct kp_memory *kp_kernel_memory(struct kp_kernel *k)
 {

@@ -56,6 +56,16 @@ typedef struct kp_error *kp_kernel_late_symbols_fn(struct kp_kernel *kernel,
 						   struct kp_symtab *st, size_t *added);
 void kp_kernel_set_late_symbols(struct kp_kernel *kernel, kp_kernel_late_symbols_fn *fn,
 				const char *name);
+// State a higher layer builds once per handle and keeps until it is
+// destroyed (the stack unwinder of linux/stack.c): one slot per user.
+enum kp_kernel_slot_id {
+	KP_KERNEL_SLOT_STACK,
+	KP_KERNEL_NSLOTS,
+};
+void *kp_kernel_slot(struct kp_kernel *kernel, enum kp_kernel_slot_id id);
+// Replaces (destroying) what the slot held; destroy(obj) runs with the handle.
+void kp_kernel_set_slot(struct kp_kernel *kernel, enum kp_kernel_slot_id id, void *obj,
+			void (*destroy)(void *obj));
 // An address lookup without an error to build (NULL-free hot paths).
 bool kp_kernel_symbol_at(struct kp_kernel *kernel, uint64_t address, struct kp_symbol *ret);
 

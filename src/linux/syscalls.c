@@ -93,6 +93,14 @@ static void classify(struct kp_syscall_iter *it, struct entry *en)
 	struct kp_syscall_entry *e = &en->e;
 	if (!kp_kernel_symbol_at(it->k, e->target, &e->sym))
 		memset(&e->sym, 0, sizeof(e->sym));
+	// The kernel's pick among aliases may be the body (__do_sys_pause) of
+	// an entry point (__x64_sys_pause) at the same address: name that.
+	struct kp_symbol alias;
+	for (size_t i = 0; e->sym.name && e->sym.address == e->target &&
+			   !it->arch->syscall_handler_name(e->sym.name) &&
+			   kp_symtab_alias(kp_kernel_symtab(it->k), e->target, i, &alias); i++)
+		if (it->arch->syscall_handler_name(alias.name))
+			e->sym = alias;
 	bool in_text = e->target >= it->stext && e->target < it->etext;
 	const char *mod = e->sym.name && e->sym.module ? e->sym.module : module_at(it, e->target);
 	e->ok = false;

@@ -395,10 +395,13 @@ static bool in_recs(const struct kp_symtab *st, const struct entry *e)
 	return lookup_address_ok(e) && !is_mapping_symbol(st->unames[e->name].str);
 }
 
-// Higher is preferred among symbols at one address.
+// Higher is preferred among symbols at one address; among equals the first
+// in source order, as the kernel's own lookup (kallsyms get_symbol_pos()
+// takes the first alias in its table: "__do_sys_pause", not
+// "__x64_sys_pause", in /proc/PID/stack and oops traces).
 static int address_score(const struct kp_symtab *st, const struct entry *e)
 {
-	return (is_marker(st->unames[e->name].str) ? 0 : 2) + (is_global(e->type) ? 1 : 0);
+	return is_marker(st->unames[e->name].str) ? 0 : 1;
 }
 
 struct sort_key {
@@ -786,6 +789,30 @@ struct kp_error *kp_symtab_by_address(struct kp_symtab *st, uint64_t address,
 		return &kp_not_found;
 	fill(st, r->entry, ret);
 	return NULL;
+}
+
+bool kp_symtab_alias(struct kp_symtab *st, uint64_t address, size_t i, struct kp_symbol *ret)
+{
+	struct kp_error *err = complete(st);
+	if (err) {
+		kp_error_destroy(err);
+		return false;
+	}
+	size_t lo = 0, hi = st->nentries;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (st->entries[mid].address < address)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t j = lo; j < st->nentries && st->entries[j].address == address; j++) {
+		if (!in_recs(st, &st->entries[j]) || i--)
+			continue;
+		fill(st, (uint32_t)j, ret);
+		return true;
+	}
+	return false;
 }
 
 bool kp_symtab_at(struct kp_symtab *st, size_t i, struct kp_symbol *ret)

@@ -39,6 +39,9 @@ struct kp_error *kp_symtab_by_address(struct kp_symtab *st, uint64_t address,
 				      struct kp_symbol *ret);
 // Symbol i in address order (after finalize).
 bool kp_symtab_at(struct kp_symtab *st, size_t i, struct kp_symbol *ret);
+// The i-th symbol at exactly address, aliases in source order (the address
+// lookup's pick among them is the first real one); false past the last.
+bool kp_symtab_alias(struct kp_symtab *st, uint64_t address, size_t i, struct kp_symbol *ret);
 // count[c] = number of symbols of type letter c (a source counted whole,
 // duplicates between sources included: for heuristics).
 void kp_symtab_count_types(struct kp_symtab *st, size_t count[256]);

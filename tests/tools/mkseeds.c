@@ -20,6 +20,7 @@
 #include "mkkdump.h"
 #include "mklime.h"
 #include "mkpgtable.h"
+#include "mkstack.h"
 #include "synthkernel.h"
 
 static const char *outdir;
@@ -522,6 +523,48 @@ static void expr_seeds(void)
 	seed("fuzz_expr", withmem, sizeof(withmem));
 }
 
+// ---------------------------------------------------------------- stacks
+
+static void unwind_seed(uint8_t arch, uint8_t version, const uint8_t *img)
+{
+	struct fuzz_unwind_hdr h = { arch, version, 48, 0, MKSTACK_TASK };
+	uint8_t *buf = malloc(sizeof(h) + MKSTACK_SIZE);
+	if (!buf)
+		die("unwind seed", "out of memory");
+	memcpy(buf, &h, sizeof(h));
+	memcpy(buf + sizeof(h), img, MKSTACK_SIZE);
+	seed("fuzz_unwind", buf, sizeof(h) + MKSTACK_SIZE);
+	free(buf);
+}
+
+static void put64(uint8_t *img, uint64_t addr, uint64_t v)
+{
+	memcpy(img + (addr - MKSTACK_BASE), &v, 8);
+}
+
+static void unwind_seeds(void)
+{
+	uint8_t *img = malloc(MKSTACK_SIZE);
+	if (!img)
+		die("unwind seed", "out of memory");
+	for (uint8_t v = 0; v <= 4; v++) {
+		mkstack_image(img, v ? v : 3, !v, v == 2);
+		unwind_seed(0, v, img);
+	}
+	// arm64: cpu_context (pc, fp, sp at task + 0x100) into two frame
+	// records, then a zeroed record with FRAME_META_TYPE_FINAL after it.
+	memset(img, 0, MKSTACK_SIZE);
+	uint64_t rec = MKSTACK_SP, last = MKSTACK_SP + 0x40;
+	put64(img, MKSTACK_TASK + 0x100, MKSTACK_FUNC_A + 0x10);
+	put64(img, MKSTACK_TASK + 0x108, rec);
+	put64(img, MKSTACK_TASK + 0x110, rec - 0x20);
+	put64(img, rec, last);
+	put64(img, rec + 8, MKSTACK_FUNC_B + 0x20);
+	put64(img, last + 16, 1);
+	unwind_seed(1, 0, img);
+	free(img);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -538,6 +581,7 @@ int main(int argc, char **argv)
 	lime_seeds();
 	kernel_open_seeds();
 	pgtable_seeds();
+	unwind_seeds();
 	btf_seeds();
 	expr_seeds();
 	return 0;

@@ -84,7 +84,7 @@ TEST(by_address_offset_and_size)
 	kp_symtab_destroy(st);
 }
 
-TEST(aliases_prefer_real_global_symbols)
+TEST(aliases_first_real_symbol_wins)
 {
 	struct kp_symtab *st = small_table();
 	struct kp_symbol sym;
@@ -96,12 +96,22 @@ TEST(aliases_prefer_real_global_symbols)
 	CHECK_STR(sym.name, "btf_first");
 	kp_symtab_destroy(st);
 
+	// The kernel's own pick (kallsyms get_symbol_pos()): the first alias
+	// in table order, local or not (6.1: __do_sys_pause before
+	// __ia32_sys_pause and __x64_sys_pause, as /proc/PID/stack shows).
 	CHECK_OK(kp_symtab_create(&st));
 	add(st, "local_alias", 0xffffffff81000000, 't', NULL);
 	add(st, "global_alias", 0xffffffff81000000, 'T', NULL);
 	add(st, "next", 0xffffffff81000040, 'T', NULL);
 	CHECK_OK(kp_symtab_by_address(st, 0xffffffff81000004, &sym));
+	CHECK_STR(sym.name, "local_alias");
+	// Every alias, in source order.
+	CHECK(kp_symtab_alias(st, 0xffffffff81000000, 0, &sym));
+	CHECK_STR(sym.name, "local_alias");
+	CHECK(kp_symtab_alias(st, 0xffffffff81000000, 1, &sym));
 	CHECK_STR(sym.name, "global_alias");
+	CHECK(!kp_symtab_alias(st, 0xffffffff81000000, 2, &sym));
+	CHECK(!kp_symtab_alias(st, 0xffffffff81000004, 0, &sym));
 	CHECK_U64(sym.size, 0x40);
 	// Aliases share the extent.
 	CHECK_OK(kp_symtab_by_name(st, "local_alias", &sym));
@@ -373,7 +383,7 @@ TEST(hostile_repetition)
 int main(void)
 {
 	RUN(by_address_offset_and_size);
-	RUN(aliases_prefer_real_global_symbols);
+	RUN(aliases_first_real_symbol_wins);
 	RUN(by_name_preferences);
 	RUN(duplicates_ignored);
 	RUN(address_order_iteration_and_stable_pointers);

@@ -82,6 +82,30 @@ def kallsyms(files, name):
     return out
 
 
+STACK_LINE_RE = re.compile(r"^\[<[0-9a-f]+>\] (\S+)(?: \[(\S+)\])?$")
+
+
+def stacks(files, name):
+    """{tid: ["function+0xoff/0xsize [module]", ...]} from the "== TGID TID"
+    headed /proc/TID/stack listing of tests/vm/init stacks(). A thread whose
+    stack could not be read has an empty list."""
+    out, cur = {}, None
+    for line in text(files, name).splitlines():
+        if line.startswith("== "):
+            h = line.split()
+            if len(h) != 3:
+                raise TruthError("%s: malformed header %r" % (name, line))
+            cur = out.setdefault(int(h[2]), [])
+            continue
+        m = STACK_LINE_RE.match(line)
+        if cur is None or not m:
+            raise TruthError("%s: malformed line %r" % (name, line))
+        cur.append(m.group(1) + (" [%s]" % m.group(2) if m.group(2) else ""))
+    if not out:
+        raise TruthError("%s lists no thread" % name)
+    return out
+
+
 class Stamp:
     """/proc/loadavg and jiffies at one moment."""
 

@@ -36,6 +36,14 @@ struct kp_arch_ctx {
 	struct kp_fact facts[NFACTS];
 };
 
+static struct kp_error *unwinder_create(const struct kp_arch_ctx *c,
+				       const struct kp_unwind_env *env, struct kp_unwinder **ret)
+{
+	if (!c->has_layout)
+		return kp_error_create(KP_ERR_UNSUPPORTED, "arm64 stacks need the VA size: %s", c->why);
+	return kp_arm64_unwinder_new(c->lay.va_bits, env, ret);
+}
+
 static bool is_mine(const struct kp_vmcoreinfo *vi)
 {
 	int64_t n;
@@ -275,6 +283,10 @@ const struct kp_arch kp_arch_arm64 = {
 	.locator_destroy = kp_arm64_locator_destroy,
 	.locator_check = kp_arm64_locator_check,
 	.locator_derive = kp_arm64_locator_derive,
+	.unwinder_create = unwinder_create,
+	.unwinder_destroy = kp_arm64_unwinder_destroy,
+	.unwind_sleeping = kp_arm64_unwind_sleeping,
+	.unwind_step = kp_arm64_unwind_step,
 	.syscall_tables = syscall_tables,
 	.syscall_dispatchers = no_dispatchers,
 	.syscall_handler_name = syscall_handler_name,

@@ -54,4 +54,14 @@ struct kp_error *kp_arm64_locator_derive(struct kp_locator *l,
 					 const struct kp_open_options *opts,
 					 struct kp_locate_result *ret);
 
+// The frame-record unwinder (unwind.c): kp_arch.unwind_* of arch/unwind.h,
+// for the kernel's VA size (64 - T1SZ).
+struct kp_error *kp_arm64_unwinder_new(unsigned va_bits, const struct kp_unwind_env *env,
+				       struct kp_unwinder **ret);
+void kp_arm64_unwinder_destroy(struct kp_unwinder *u);
+struct kp_error *kp_arm64_unwind_sleeping(struct kp_unwinder *u, uint64_t task,
+					  struct kp_unwind_frame *ret);
+struct kp_error *kp_arm64_unwind_step(struct kp_unwinder *u, struct kp_unwind_frame *f,
+				      const char **end_ret);
+
 #endif

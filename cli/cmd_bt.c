@@ -1,0 +1,447 @@
+// SPDX-License-Identifier: MIT
+// kpeek bt: kernel stack traces (crash's bt, foreach bt).
+#include <ctype.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "output.h"
+
+static void usage(void)
+{
+	printf("Usage: kpeek [-c CORE] bt [PID|0xTASK...] [-a | --all] [--json]\n"
+	       "Kernel stack traces, innermost frame first, one line per frame:\n"
+	       "  #N [SP] function+offset/size [module]\n"
+	       "with the registers of exception and interrupt frames and of the entry\n"
+	       "from user mode. Without arguments: the task that panicked (a crash dump).\n"
+	       "A task running on a CPU is unwound from that CPU's registers in the dump\n"
+	       "(its notes); any other task from where the scheduler switched it out.\n"
+	       "x86-64 unwinds with the kernel's own ORC tables read from memory (no\n"
+	       "debuginfo). Live (/proc/kcore) only sleeping tasks can be unwound.\n"
+	       "Return addresses are shown as the kernel's stack traces show them\n"
+	       "(%%pB: the symbol of the call, not of what follows it).\n"
+	       "Exit status 1 when a stack could not be followed to its end (the last\n"
+	       "line says why: corrupt frame, unreadable memory, runaway stack).\n"
+	       "\n"
+	       "Options:\n"
+	       "  -a           the task on each CPU, from the CPU's registers (crash's bt -a)\n"
+	       "      --all    every thread (crash's foreach bt); running ones live are listed\n"
+	       "               as such, not unwound\n"
+	       "  -j, --json   [{\"pid\", \"tid\", \"task\", \"comm\", \"cpu\", \"origin\",\n"
+	       "               \"frames\": [{\"pc\", \"sp\", \"symbol\", \"offset\", \"size\",\n"
+	       "               \"module\", \"exact\", \"reliable\", \"user\", \"regs\"}], \"end\",\n"
+	       "               \"complete\"}]\n"
+	       "  -h, --help   show this help\n"
+	       "\n"
+	       "Examples:\n"
+	       "  kpeek -c vmcore bt\n"
+	       "  kpeek -c vmcore bt -a\n"
+	       "  kpeek bt 1 $(pidof sshd)\n"
+	       "  kpeek -c vmcore bt --all --json\n");
+}
+
+// What a stack is headed with.
+struct who {
+	uint64_t task;
+	int32_t pid, tgid;
+	char comm[64];
+	bool known;
+};
+
+static bool ok(struct kp_error *err)
+{
+	kp_error_destroy(err);
+	return !err;
+}
+
+static void frame_symbol(struct kp_kernel *k, const struct kp_frame *f, struct kp_symbol *sym,
+			 uint64_t *off, bool *found)
+{
+	// A return address may be one past the end of a noreturn call's
+	// function: name the call (the kernel's %pB does the same).
+	uint64_t at = f->flags & KP_FRAME_EXACT ? f->pc : f->pc - 1;
+	*found = ok(kp_symbol_by_address(k, at, sym));
+	*off = *found ? f->pc - sym->address : 0;
+}
+
+static void print_regs(struct out *o, const struct kp_frame *f)
+{
+	out_text(o, "    %s at 0x%" PRIx64 ":\n",
+		 f->flags & KP_FRAME_USER ? "entered from user mode, registers" :
+		 "exception frame, registers", f->regs_address);
+	if (!f->nregs) {
+		out_text(o, "    (only pc and sp saved: pc 0x%" PRIx64 " sp 0x%" PRIx64 ")\n", f->pc, f->sp);
+		return;
+	}
+	unsigned col = 0;
+	for (unsigned i = 0; i < f->nregs && f->reg_names[i]; i++) {
+		char name[16];
+		size_t j = 0;
+		for (; f->reg_names[i][j] && j + 1 < sizeof(name); j++)
+			name[j] = (char)toupper((unsigned char)f->reg_names[i][j]);
+		name[j] = '\0';
+		out_text(o, "%s%8s: %016" PRIx64, col ? " " : "   ", name, f->regs[i]);
+		if (++col == 3) {
+			out_text(o, "\n");
+			col = 0;
+		}
+	}
+	if (col)
+		out_text(o, "\n");
+}
+
+static void print_stack(struct kp_kernel *k, struct out *o, const struct who *w,
+			const struct kp_stack *st)
+{
+	const struct kp_frame *fr;
+	size_t n = kp_stack_frames(st, &fr);
+	bool complete;
+	const char *end = kp_stack_end(st, &complete);
+	int cpu = kp_stack_cpu(st);
+	if (out_is_json(o)) {
+		out_begin_object(o, NULL);
+		if (w->known) {
+			out_kv_int(o, "pid", w->tgid);
+			out_kv_int(o, "tid", w->pid);
+			out_kv_str(o, "comm", w->comm);
+		}
+		out_kv_hex(o, "task", kp_stack_task(st));
+		if (cpu >= 0)
+			out_kv_int(o, "cpu", cpu);
+		else
+			out_kv_str(o, "cpu", NULL);
+		out_kv_str(o, "origin", kp_stack_origin(st));
+		out_begin_list(o, "frames");
+		for (size_t i = 0; i < n; i++) {
+			const struct kp_frame *f = &fr[i];
+			struct kp_symbol sym;
+			uint64_t off;
+			bool found;
+			frame_symbol(k, f, &sym, &off, &found);
+			out_begin_object(o, NULL);
+			out_kv_hex(o, "pc", f->pc);
+			out_kv_hex(o, "sp", f->sp);
+			bool user = f->flags & KP_FRAME_USER;
+			out_kv_str(o, "symbol", found && !user ? sym.name : NULL);
+			if (found && !user) {
+				out_kv_uint(o, "offset", off);
+				out_kv_uint(o, "size", sym.size);
+			}
+			out_kv_str(o, "module", found && !user ? sym.module : NULL);
+			out_kv_bool(o, "exact", f->flags & KP_FRAME_EXACT);
+			out_kv_bool(o, "reliable", !(f->flags & KP_FRAME_UNRELIABLE));
+			out_kv_bool(o, "user", user);
+			if (f->nregs) {
+				out_begin_object(o, "regs");
+				for (unsigned r = 0; r < f->nregs && f->reg_names[r]; r++)
+					out_kv_hex(o, f->reg_names[r], f->regs[r]);
+				out_end_object(o);
+			}
+			out_end_object(o);
+		}
+		out_end_list(o);
+		out_kv_str(o, "end", end);
+		out_kv_bool(o, "complete", complete);
+		out_end_object(o);
+		return;
+	}
+	if (w->known)
+		out_text(o, "PID: %-7d TASK: %016" PRIx64 "  CPU: %s%-3d COMMAND: \"%s\"\n", w->pid,
+			 w->task, cpu >= 0 ? "" : "-", cpu >= 0 ? cpu : 1, w->comm);
+	else
+		out_text(o, "TASK: %016" PRIx64 "  CPU: %d\n", kp_stack_task(st), cpu);
+	out_text(o, "  (%s)\n", kp_stack_origin(st));
+	for (size_t i = 0; i < n; i++) {
+		const struct kp_frame *f = &fr[i];
+		if (f->flags & KP_FRAME_USER) {
+			print_regs(o, f);
+			continue;
+		}
+		struct kp_symbol sym;
+		uint64_t off;
+		bool found;
+		frame_symbol(k, f, &sym, &off, &found);
+		char name[320];
+		if (!found)
+			snprintf(name, sizeof(name), "0x%" PRIx64, f->pc);
+		else if (sym.size)
+			snprintf(name, sizeof(name), "%s+0x%" PRIx64 "/0x%" PRIx64 "%s%s%s", sym.name, off,
+				 sym.size, sym.module ? " [" : "", sym.module ? sym.module : "",
+				 sym.module ? "]" : "");
+		else
+			snprintf(name, sizeof(name), "%s+0x%" PRIx64 "%s%s%s", sym.name, off,
+				 sym.module ? " [" : "", sym.module ? sym.module : "", sym.module ? "]" : "");
+		out_text(o, "%s#%-2zu [%016" PRIx64 "] %s%s\n", i < 10 ? " " : "", i, f->sp,
+			 f->flags & KP_FRAME_UNRELIABLE ? "? " : "", name);
+		if ((f->flags & KP_FRAME_REGS) && i > 0)
+			print_regs(o, f);
+	}
+	out_text(o, "  -- %s%s\n", end, complete ? "" : " (incomplete)");
+}
+
+// pid, tgid and comm of the task at address task.
+static bool task_of(struct kp_kernel *k, uint64_t task, struct who *w)
+{
+	static const char ts[] = "struct task_struct";
+	uint64_t pid_off, tgid_off, comm_off, size;
+	uint32_t pid, tgid;
+	char comm[16];
+	if (!ok(kp_member_offset(k, ts, "pid", &pid_off, &size)) || size != 4 ||
+	    !ok(kp_member_offset(k, ts, "tgid", &tgid_off, &size)) || size != 4 ||
+	    !ok(kp_member_offset(k, ts, "comm", &comm_off, &size)) || size < sizeof(comm) ||
+	    !ok(kp_read_u32(k, task + pid_off, &pid)) ||
+	    !ok(kp_read_u32(k, task + tgid_off, &tgid)) ||
+	    !ok(kp_read(k, KP_VIRT, task + comm_off, comm, sizeof(comm))))
+		return false;
+	comm[sizeof(comm) - 1] = '\0';
+	w->pid = (int32_t)pid;
+	w->tgid = (int32_t)tgid;
+	snprintf(w->comm, sizeof(w->comm), "%s", comm);
+	return true;
+}
+
+// Finds the threads of pids[] (tids), filling whos[].
+// A task that cannot be read (memory missing from a dump: KP_ERR_FAULT) is
+// left out and counted in *bad, the first such error kept in *bad_err, as
+// ps does; any other error ends the walk.
+static struct kp_error *find_tasks(struct kp_kernel *k, bool all, const int32_t *pids,
+				   struct who *whos, size_t n, struct who **all_ret,
+				   size_t *nall_ret, bool *oom, size_t *bad,
+				   struct kp_error **bad_err)
+{
+	*oom = false;
+	*bad = 0;
+	*bad_err = NULL;
+	struct kp_task_iter *it;
+	struct kp_error *err = kp_task_iter_create(k, KP_TASKS_THREADS, &it);
+	if (err)
+		return err;
+	struct who *list = NULL;
+	size_t nl = 0, cap = 0;
+	for (;;) {
+		const struct kp_task *t;
+		err = kp_task_iter_next(it, &t);
+		if (err && kp_error_code(err) == KP_ERR_FAULT) {
+			if (!*bad_err)
+				*bad_err = err;
+			else
+				kp_error_destroy(err);
+			++*bad;
+			continue;
+		}
+		if (err || !t)
+			break;
+		struct who w = { t->address, t->pid, t->tgid, "", true };
+		snprintf(w.comm, sizeof(w.comm), "%s", t->name);
+		for (size_t i = 0; i < n; i++)
+			if (!whos[i].known && pids[i] == t->pid)
+				whos[i] = w;
+		if (all) {
+			if (nl == cap) {
+				size_t nc = cap ? cap * 2 : 256;
+				struct who *p = realloc(list, nc * sizeof(*p));
+				if (!p) {
+					*oom = true;
+					break;
+				}
+				list = p;
+				cap = nc;
+			}
+			list[nl++] = w;
+		}
+	}
+	kp_task_iter_destroy(it);
+	if (err || *oom) {
+		free(list);
+		kp_error_destroy(*bad_err);
+		*bad_err = NULL;
+		return err;
+	}
+	*all_ret = list;
+	*nall_ret = nl;
+	return NULL;
+}
+
+int cmd_bt(struct cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "all", no_argument, NULL, 'A' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool cpus = false, all = false;
+	int c;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":ajh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'a': cpus = true; break;
+		case 'A': all = true; break;
+		case 'j': cli->json = true; break;
+		case 'h': usage(); return 0;
+		default: return cli_bad_option("bt", c, argv);
+		}
+	}
+	size_t nargs = (size_t)(argc - optind);
+	if ((cpus || all) && nargs)
+		return cli_usage_error("bt", "-a and --all take no task arguments");
+	if (cpus && all)
+		return cli_usage_error("bt", "-a and --all exclude each other");
+	int32_t *pids = calloc(nargs ? nargs : 1, sizeof(*pids));
+	struct who *whos = calloc(nargs ? nargs : 1, sizeof(*whos));
+	uint64_t *addrs = calloc(nargs ? nargs : 1, sizeof(*addrs));
+	if (!pids || !whos || !addrs) {
+		free(pids);
+		free(whos);
+		free(addrs);
+		return cli_fail("out of memory");
+	}
+	int status = 0;
+	bool oom = false;
+	size_t bad = 0;
+	struct kp_error *bad_err = NULL;
+	struct kp_kernel *k = NULL;
+	struct out *o = NULL;
+	struct who *list = NULL;
+	size_t nlist = 0;
+	for (size_t i = 0; i < nargs; i++) {
+		const char *a = argv[optind + i];
+		uint64_t v;
+		if (!strncmp(a, "0x", 2) && cli_parse_number(a, &v)) {
+			addrs[i] = v;
+		} else if (cli_parse_number(a, &v) && v <= INT32_MAX) {
+			pids[i] = (int32_t)v;
+		} else {
+			status = cli_usage_error("bt", "'%s' is neither a PID nor a task address (0x...)", a);
+			goto out;
+		}
+	}
+	if (!(k = cli_kernel(cli))) {
+		status = 1;
+		goto out;
+	}
+	struct kp_error *err = NULL;
+	bool need_tasks = all;
+	for (size_t i = 0; i < nargs; i++)
+		need_tasks |= !addrs[i];
+	if (need_tasks && (err = find_tasks(k, all, pids, whos, nargs, &list, &nlist, &oom, &bad,
+					    &bad_err))) {
+		status = cli_error_prefix(err, "bt: the task list");
+		goto out;
+	}
+	if (oom) {
+		status = cli_fail("out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < nargs; i++) {
+		if (addrs[i]) {
+			whos[i].task = addrs[i];
+		} else if (!whos[i].known) {
+			status = cli_fail("bt: no task with PID %d", pids[i]);
+			goto out;
+		}
+	}
+	int panic_cpu = -1;
+	if (!nargs && !cpus && !all) {
+		KP_INIT(kp_panic, p);
+		if ((err = kp_panic_get(k, &p))) {
+			status = cli_error_prefix(err, "bt");
+			goto out;
+		}
+		if (!p.panicked) {
+			status = cli_fail("bt: the kernel did not panic (panic_cpu is unset): name a PID or task, or use -a or --all");
+			goto out;
+		}
+		panic_cpu = p.cpu;
+	}
+	o = out_create(cli->json);
+	if (out_is_json(o))
+		out_begin_list(o, "stacks");
+	bool first = true;
+	KP_INIT(kp_kernel_info, info);
+	kp_kernel_get_info(k, &info);
+	size_t count = cpus ? (size_t)info.ncpus : all ? nlist : nargs ? nargs : 1;
+	if (cpus && !count) {
+		status = cli_fail("bt -a: the source has no CPU registers (no CPU notes: live, or a raw memory image)");
+		goto out;
+	}
+	for (size_t i = 0; i < count; i++) {
+		struct kp_stack *st = NULL;
+		struct who w = { 0, 0, 0, "", false };
+		if (all)
+			w = list[i];
+		else if (nargs)
+			w = whos[i];
+		if (cpus || panic_cpu >= 0)
+			err = kp_stack_cpu_create(k, cpus ? (int)i : panic_cpu, &st);
+		else
+			err = kp_stack_task_create(k, w.task, &st);
+		if (!out_is_json(o) && !first)
+			out_text(o, "\n");
+		first = false;
+		if (err) {
+			bool running = kp_error_code(err) == KP_ERR_UNSUPPORTED && all;
+			if (out_is_json(o)) {
+				out_begin_object(o, NULL);
+				if (w.known) {
+					out_kv_int(o, "pid", w.tgid);
+					out_kv_int(o, "tid", w.pid);
+					out_kv_str(o, "comm", w.comm);
+				}
+				out_kv_hex(o, "task", w.task);
+				out_kv_str(o, "error", kp_error_message(err));
+				out_end_object(o);
+			} else if (w.known) {
+				out_text(o, "PID: %-7d TASK: %016" PRIx64 "  COMMAND: \"%s\"\n  -- %s\n", w.pid,
+					 w.task, w.comm, kp_error_message(err));
+			} else {
+				out_text(o, "  -- %s\n", kp_error_message(err));
+			}
+			if (!running) {
+				// A kernel-wide failure (no unwinder) ends the command.
+				if (kp_error_code(err) != KP_ERR_FORMAT && kp_error_code(err) != KP_ERR_FAULT &&
+				    !all && !cpus && nargs <= 1) {
+					out_destroy(o);
+					o = NULL;
+					status = cli_error_prefix(err, "bt");
+					goto out;
+				}
+				status = 1;
+			}
+			kp_error_destroy(err);
+			continue;
+		}
+		if (!w.known && kp_stack_task(st)) {
+			// -a and the panicking CPU: name the task that was current.
+			w.task = kp_stack_task(st);
+			w.known = task_of(k, w.task, &w);
+		}
+		print_stack(k, o, &w, st);
+		bool complete;
+		kp_stack_end(st, &complete);
+		if (!complete)
+			status = 1;
+		kp_stack_destroy(st);
+	}
+	if (out_is_json(o))
+		out_end_list(o);
+	if (bad_err) {
+		out_flush(o);
+		fprintf(stderr, "kpeek: incomplete: %zu error%s reading tasks, the first: %s\n", bad,
+			bad == 1 ? "" : "s", kp_error_message(bad_err));
+		kp_error_destroy(bad_err);
+		bad_err = NULL;
+		status = 1;
+	}
+out:
+	kp_error_destroy(bad_err);
+	out_destroy(o);
+	free(list);
+	free(pids);
+	free(whos);
+	free(addrs);
+	return status;
+}
