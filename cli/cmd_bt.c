@@ -357,10 +357,6 @@ int cmd_bt(struct cli *cli, int argc, char **argv)
 		}
 		panic_cpu = p.cpu;
 	}
-	o = out_create(cli->json);
-	if (out_is_json(o))
-		out_begin_list(o, "stacks");
-	bool first = true;
 	KP_INIT(kp_kernel_info, info);
 	kp_kernel_get_info(k, &info);
 	size_t count = cpus ? (size_t)info.ncpus : all ? nlist : nargs ? nargs : 1;
@@ -368,6 +364,14 @@ int cmd_bt(struct cli *cli, int argc, char **argv)
 		status = cli_fail("bt -a: the source has no CPU registers (no CPU notes: live, or a raw memory image)");
 		goto out;
 	}
+	if ((err = kp_stack_prepare(k))) {
+		status = cli_error_prefix(err, "bt");
+		goto out;
+	}
+	o = out_create(cli->json);
+	if (out_is_json(o))
+		out_begin_list(o, "stacks");
+	bool first = true;
 	for (size_t i = 0; i < count; i++) {
 		struct kp_stack *st = NULL;
 		struct who w = { 0, 0, 0, "", false };
@@ -401,9 +405,8 @@ int cmd_bt(struct cli *cli, int argc, char **argv)
 				out_text(o, "  -- %s\n", kp_error_message(err));
 			}
 			if (!running) {
-				// A kernel-wide failure (no unwinder) ends the command.
-				if (kp_error_code(err) != KP_ERR_FORMAT && kp_error_code(err) != KP_ERR_FAULT &&
-				    !all && !cpus && nargs <= 1) {
+				// One stack asked for: its error is the command's.
+				if (!all && !cpus && nargs <= 1) {
 					out_destroy(o);
 					o = NULL;
 					status = cli_error_prefix(err, "bt");

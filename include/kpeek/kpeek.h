@@ -496,6 +496,10 @@ struct kp_frame {
 
 struct kp_stack;
 
+// Loads what unwinding needs (x86-64: the ORC tables and their format;
+// layouts from BTF) once per kernel: an error here means no stack of this
+// kernel can be unwound. The kp_stack_*_create calls do it implicitly.
+KP_API struct kp_error *kp_stack_prepare(struct kp_kernel *kernel);
 // The kernel stack of a task (struct task_struct *), innermost frame first:
 // from its CPU's registers when the source has them (CPU notes of a dump)
 // and the task was running there, else from where the scheduler switched it

@@ -160,6 +160,12 @@ static struct kp_error *get_stacks(struct kp_kernel *k, struct stacks **ret)
 	return NULL;
 }
 
+struct kp_error *kp_stack_prepare(struct kp_kernel *k)
+{
+	struct stacks *s;
+	return get_stacks(k, &s);
+}
+
 static void load_curr(struct stacks *s)
 {
 	s->curr_loaded = true;
