@@ -49,6 +49,7 @@ struct who {
 	int32_t pid, tgid;
 	char comm[64];
 	bool known;
+	int32_t cpu;		// where it ran last (ps's CPU), -1 if unknown
 };
 
 static bool ok(struct kp_error *err)
@@ -148,9 +149,13 @@ static void print_stack(struct kp_kernel *k, struct out *o, const struct who *w,
 		out_end_object(o);
 		return;
 	}
+	int shown = cpu >= 0 ? cpu : w->cpu;
+	char cpus[16] = "?";
+	if (shown >= 0)
+		snprintf(cpus, sizeof(cpus), "%d", shown);
 	if (w->known)
-		out_text(o, "PID: %-7d TASK: %016" PRIx64 "  CPU: %s%-3d COMMAND: \"%s\"\n", w->pid,
-			 w->task, cpu >= 0 ? "" : "-", cpu >= 0 ? cpu : 1, w->comm);
+		out_text(o, "PID: %-7d TASK: %016" PRIx64 "  CPU: %-3s COMMAND: \"%s\"%s\n", w->pid,
+			 w->task, cpus, w->comm, cpu >= 0 ? "  (running)" : "");
 	else
 		out_text(o, "TASK: %016" PRIx64 "  CPU: %d\n", kp_stack_task(st), cpu);
 	out_text(o, "  (%s)\n", kp_stack_origin(st));
@@ -234,7 +239,7 @@ static struct kp_error *find_tasks(struct kp_kernel *k, bool all, const int32_t 
 		}
 		if (err || !t)
 			break;
-		struct who w = { t->address, t->pid, t->tgid, "", true };
+		struct who w = { t->address, t->pid, t->tgid, "", true, t->cpu };
 		snprintf(w.comm, sizeof(w.comm), "%s", t->name);
 		for (size_t i = 0; i < n; i++)
 			if (!whos[i].known && pids[i] == t->pid)
@@ -374,7 +379,7 @@ int cmd_bt(struct cli *cli, int argc, char **argv)
 	bool first = true;
 	for (size_t i = 0; i < count; i++) {
 		struct kp_stack *st = NULL;
-		struct who w = { 0, 0, 0, "", false };
+		struct who w = { 0, 0, 0, "", false, -1 };
 		if (all)
 			w = list[i];
 		else if (nargs)
