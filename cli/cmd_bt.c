@@ -362,9 +362,13 @@ int cmd_bt(struct cli *cli, int argc, char **argv)
 		}
 		panic_cpu = p.cpu;
 	}
-	KP_INIT(kp_kernel_info, info);
-	kp_kernel_get_info(k, &info);
-	size_t count = cpus ? (size_t)info.ncpus : all ? nlist : nargs ? nargs : 1;
+	size_t count = all ? nlist : nargs ? nargs : 1;
+	if (cpus) {
+		// Only here: the info counts module symbols, which it loads.
+		KP_INIT(kp_kernel_info, info);
+		kp_kernel_get_info(k, &info);
+		count = (size_t)info.ncpus;
+	}
 	if (cpus && !count) {
 		status = cli_fail("bt -a: the source has no CPU registers (no CPU notes: live, or a raw memory image)");
 		goto out;

@@ -708,6 +708,11 @@ const char *kp_version(void)
 	return KPEEK_VERSION_STRING;
 }
 
+const char *kp_kernel_release(struct kp_kernel *k)
+{
+	return k->release;
+}
+
 void kp_kernel_get_info(struct kp_kernel *k, struct kp_kernel_info *ret)
 {
 	late_symbols(k);	// the count and sources include them

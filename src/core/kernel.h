@@ -27,6 +27,9 @@ const struct kp_vmcoreinfo *kp_kernel_vmcoreinfo(struct kp_kernel *kernel);
 // /sys/kernel/btf/vmlinux live, or the .BTF section read from memory). A
 // failed load is remembered: every later call returns a copy of its error.
 struct kp_error *kp_kernel_types(struct kp_kernel *kernel, struct kp_types **ret);
+// uname -r of the kernel, NULL if unknown (kp_kernel_get_info() without
+// loading the module symbols it counts).
+const char *kp_kernel_release(struct kp_kernel *kernel);
 // KERNELOFFSET (KASLR); false if unknown.
 bool kp_kernel_kaslr_offset(struct kp_kernel *kernel, uint64_t *ret);
 uint64_t kp_kernel_page_size(struct kp_kernel *kernel);

@@ -134,9 +134,8 @@ static struct kp_error *get_stacks(struct kp_kernel *k, struct stacks **ret)
 			return &kp_enomem;
 		s->k = k;
 		s->arch = kp_kernel_arch(k);
-		KP_INIT(kp_kernel_info, info);
-		kp_kernel_get_info(k, &info);
-		snprintf(s->release, sizeof(s->release), "%s", info.release ? info.release : "");
+		const char *rel = kp_kernel_release(k);
+		snprintf(s->release, sizeof(s->release), "%s", rel ? rel : "");
 		s->env = (struct kp_unwind_env){
 			.mem = kp_kernel_memory(k),
 			.st = kp_kernel_symtab(k),
