@@ -56,6 +56,12 @@ int cli_bad_option(const char *cmd, int c, char **argv);
 void cli_human_size(uint64_t bytes, char *buf, size_t size);
 // Parses an unsigned number: 0x hex or decimal, nothing else.
 bool cli_parse_number(const char *arg, uint64_t *ret);
+// Every task the iterator yields (threads too with threads), in list order,
+// malloc'ed. A task that cannot be read whole (memory missing from a dump:
+// KP_ERR_FAULT) is left out and counted in *bad, the first such error kept
+// in *bad_err; any other error ends the walk (and is returned).
+struct kp_error *cli_collect_tasks(struct kp_kernel *k, bool threads, struct kp_task **ret,
+				   size_t *n_ret, size_t *bad, struct kp_error **bad_err);
 
 int cmd_info(struct cli *cli, int argc, char **argv);
 int cmd_sym(struct cli *cli, int argc, char **argv);

@@ -209,64 +209,37 @@ static bool task_of(struct kp_kernel *k, uint64_t task, struct who *w)
 }
 
 // Finds the threads of pids[] (tids), filling whos[].
-// A task that cannot be read (memory missing from a dump: KP_ERR_FAULT) is
-// left out and counted in *bad, the first such error kept in *bad_err, as
-// ps does; any other error ends the walk.
+// The threads of pids[] (tids) into whos[]; with all, every thread into
+// *all_ret. Unreadable tasks are counted as ps counts them.
 static struct kp_error *find_tasks(struct kp_kernel *k, bool all, const int32_t *pids,
 				   struct who *whos, size_t n, struct who **all_ret,
 				   size_t *nall_ret, bool *oom, size_t *bad,
 				   struct kp_error **bad_err)
 {
+	struct kp_task *t = NULL;
+	size_t nt = 0;
 	*oom = false;
-	*bad = 0;
-	*bad_err = NULL;
-	struct kp_task_iter *it;
-	struct kp_error *err = kp_task_iter_create(k, KP_TASKS_THREADS, &it);
+	struct kp_error *err = cli_collect_tasks(k, true, &t, &nt, bad, bad_err);
 	if (err)
 		return err;
-	struct who *list = NULL;
-	size_t nl = 0, cap = 0;
-	for (;;) {
-		const struct kp_task *t;
-		err = kp_task_iter_next(it, &t);
-		if (err && kp_error_code(err) == KP_ERR_FAULT) {
-			if (!*bad_err)
-				*bad_err = err;
-			else
-				kp_error_destroy(err);
-			++*bad;
-			continue;
-		}
-		if (err || !t)
-			break;
-		struct who w = { t->address, t->pid, t->tgid, "", true, t->cpu };
-		snprintf(w.comm, sizeof(w.comm), "%s", t->name);
+	struct who *list = all ? malloc((nt ? nt : 1) * sizeof(*list)) : NULL;
+	if (all && !list) {
+		*oom = true;
+		free(t);
+		return NULL;
+	}
+	for (size_t j = 0; j < nt; j++) {
+		struct who w = { t[j].address, t[j].pid, t[j].tgid, "", true, t[j].cpu };
+		snprintf(w.comm, sizeof(w.comm), "%s", t[j].name);
 		for (size_t i = 0; i < n; i++)
-			if (!whos[i].known && pids[i] == t->pid)
+			if (!whos[i].known && pids[i] == t[j].pid)
 				whos[i] = w;
-		if (all) {
-			if (nl == cap) {
-				size_t nc = cap ? cap * 2 : 256;
-				struct who *p = realloc(list, nc * sizeof(*p));
-				if (!p) {
-					*oom = true;
-					break;
-				}
-				list = p;
-				cap = nc;
-			}
-			list[nl++] = w;
-		}
+		if (all)
+			list[j] = w;
 	}
-	kp_task_iter_destroy(it);
-	if (err || *oom) {
-		free(list);
-		kp_error_destroy(*bad_err);
-		*bad_err = NULL;
-		return err;
-	}
+	free(t);
 	*all_ret = list;
-	*nall_ret = nl;
+	*nall_ret = all ? nt : 0;
 	return NULL;
 }
 
@@ -441,12 +414,11 @@ int cmd_bt(struct cli *cli, int argc, char **argv)
 	if (out_is_json(o))
 		out_end_list(o);
 	if (bad_err) {
+		// As ps says it: the stacks shown are right, some are missing.
 		out_flush(o);
-		fprintf(stderr, "kpeek: incomplete: %zu error%s reading tasks, the first: %s\n", bad,
-			bad == 1 ? "" : "s", kp_error_message(bad_err));
-		kp_error_destroy(bad_err);
+		status = cli_error_prefix(bad_err, "incomplete: %zu error%s reading tasks, the first",
+					  bad, bad == 1 ? "" : "s");
 		bad_err = NULL;
-		status = 1;
 	}
 out:
 	kp_error_destroy(bad_err);

@@ -248,6 +248,59 @@ void cli_human_size(uint64_t bytes, char *buf, size_t size)
 	snprintf(buf, size, "%.1f %s", (double)bytes / (double)unit, units[u]);
 }
 
+// Every task the iterator yields. A task that cannot be read whole (memory
+// missing from a dump: KP_ERR_FAULT) is left out and counted in *bad, the
+// first such error kept in *bad_err; any other error ends the walk.
+struct kp_error *cli_collect_tasks(struct kp_kernel *k, bool threads, struct kp_task **ret,
+				   size_t *n_ret, size_t *bad, struct kp_error **bad_err)
+{
+	struct kp_task_iter *it;
+	struct kp_error *err = kp_task_iter_create(k, threads ? KP_TASKS_THREADS : 0, &it);
+	if (err)
+		return err;
+	struct kp_task *t = NULL;
+	size_t n = 0, cap = 0;
+	*bad = 0;
+	*bad_err = NULL;
+	for (;;) {
+		const struct kp_task *task;
+		err = kp_task_iter_next(it, &task);
+		if (err && kp_error_code(err) == KP_ERR_FAULT) {
+			if (!*bad_err)
+				*bad_err = err;
+			else
+				kp_error_destroy(err);
+			++*bad;
+			continue;
+		}
+		if (err || !task)
+			break;
+		if (n == cap) {
+			size_t ncap = cap ? cap * 2 : 256;
+			struct kp_task *nt = realloc(t, ncap * sizeof(*nt));
+			if (!nt) {
+				kp_task_iter_destroy(it);
+				free(t);
+				cli_fail("out of memory");
+				exit(1);
+			}
+			t = nt;
+			cap = ncap;
+		}
+		t[n++] = *task;
+	}
+	kp_task_iter_destroy(it);
+	if (err) {
+		free(t);
+		kp_error_destroy(*bad_err);
+		*bad_err = NULL;
+		return err;
+	}
+	*ret = t;
+	*n_ret = n;
+	return NULL;
+}
+
 bool cli_parse_number(const char *arg, uint64_t *ret)
 {
 	return parse_u64(arg, ret);
