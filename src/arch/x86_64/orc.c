@@ -331,18 +331,20 @@ static struct kp_error *find(struct kp_unwinder *u, uint64_t ip, struct orc *ret
 			return search(u, &u->core, se[0], se[1] + 1, ip, ret);
 		// A damaged lookup table: the whole table instead.
 	}
-	uint64_t first;
+	// Outside [_stext, _etext): vmlinux's init text (the whole table, as
+	// the kernel searches it), or a module's own table.
 	int32_t rel;
 	struct kp_error *err = read_virt(u, u->core.ip, &rel, 4);
 	if (err)
 		return kp_error_prefix(err, "ORC table");
-	first = u->core.ip + (int64_t)rel;
-	if (ip >= first && (ip < u->etext || !u->has_lookup || !u->env.module_at(u->env.arg, ip, &first)))
+	uint64_t first = u->core.ip + (int64_t)rel, mod;
+	bool in_module = u->env.module_at(u->env.arg, ip, &mod);
+	if (!in_module && ip >= first)
 		return search(u, &u->core, 0, u->core.n, ip, ret);
 	struct table t;
-	if (module_table(u, ip, &t))
+	if (in_module && module_table(u, ip, &t))
 		return search(u, &t, 0, t.n, ip, ret);
-	*found_ret = false;
+	*found_ret = false;	// generated code, or a module without ORC
 	return NULL;
 }
 
