@@ -51,6 +51,18 @@ static inline bool kp_lx_has_member(struct kp_kernel *k, const char *type, const
 	return !err;
 }
 
+// The value of a C expression as a u64 (kp_eval() without the error).
+static inline bool kp_lx_eval_u64(struct kp_kernel *k, const char *expr, uint64_t *ret)
+{
+	struct kp_value *v = NULL;
+	struct kp_error *err = kp_eval(k, expr, &v);
+	if (!err)
+		err = kp_value_to_u64(v, ret);
+	kp_value_destroy(v);
+	kp_error_destroy(err);
+	return !err;
+}
+
 // Grows [*lo, *hi) to cover [off, off + size): the span of a struct that
 // holds every member a walker reads, so that one read gets them all.
 static inline void kp_lx_span_add(uint64_t *lo, uint64_t *hi, uint64_t off, uint64_t size)
@@ -100,6 +112,10 @@ struct kp_error *kp_lx_task_iter_create(struct kp_kernel *kernel,
 // /proc/PID/stat's state letter from __state and exit_state (6.1's
 // __task_state_index()): "RSDTtXZPI".
 char kp_lx_task_state_letter(uint64_t state, uint64_t exit_state);
+
+// per_cpu(runqueues, cpu).curr: the task current on cpu (false if it
+// cannot be read). Typed by a cast: BTF need not have runqueues as a VAR (5.10).
+bool kp_lx_cpu_curr(struct kp_kernel *kernel, uint64_t cpu, uint64_t *ret);
 
 // What naming a task as /proc does needs (task_name.c); every member is
 // optional (has_*: the kernel has it).

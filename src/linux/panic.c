@@ -25,17 +25,6 @@
 
 #define PANIC_PREFIX "Kernel panic - not syncing: "
 
-static bool eval_u64(struct kp_kernel *k, const char *expr, uint64_t *ret)
-{
-	struct kp_value *v = NULL;
-	struct kp_error *err = kp_eval(k, expr, &v);
-	if (!err)
-		err = kp_value_to_u64(v, ret);
-	kp_value_destroy(v);
-	kp_error_destroy(err);
-	return !err;
-}
-
 // Records that start a crash: the kernel's own wording (lib/bug.c,
 // arch/x86/kernel/dumpstack.c, arch/arm64/mm/fault.c, drivers/tty/sysrq.c,
 // kernel/watchdog*.c, mm/...).
@@ -158,17 +147,14 @@ struct kp_error *kp_panic_get(struct kp_kernel *k, struct kp_panic *ret)
 			return kp_error_prefix(err, "panic: panic_cpu is %" PRId64 " (corrupt?)", cpu);
 		p.panicked = true;
 		p.cpu = (int)cpu;
-		char expr[64];
-		// Typed by the cast: BTF need not have runqueues as a VAR.
-		snprintf(expr, sizeof(expr), "per_cpu(*(struct rq *)&runqueues, %d).curr", p.cpu);
-		if (eval_u64(k, expr, &p.task) && p.task)
+		if (kp_lx_cpu_curr(k, (uint64_t)p.cpu, &p.task) && p.task)
 			current_task(k, &p);
 	}
 	err = scan_log(k, &p);
 	if (err)
 		return kp_error_prefix(err, "panic: the kernel log");
 	uint64_t mask;
-	if (eval_u64(k, "*(unsigned long *)&tainted_mask", &mask)) {
+	if (kp_lx_eval_u64(k, "*(unsigned long *)&tainted_mask", &mask)) {
 		p.tainted_mask = mask;
 		format_taint(k, &p);
 	} else {

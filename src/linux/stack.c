@@ -77,12 +77,7 @@ static bool env_member(void *arg, const char *type, const char *member, uint64_t
 		       uint64_t *size)
 {
 	struct stacks *s = arg;
-	uint64_t sz;
-	struct kp_error *err = kp_member_offset(s->k, type, member, off, &sz);
-	kp_error_destroy(err);
-	if (!err && size)
-		*size = sz;
-	return !err;
+	return kp_lx_has_member(s->k, type, member, off, size);
 }
 
 static void load_modules(struct stacks *s)
@@ -172,21 +167,15 @@ static void load_curr(struct stacks *s)
 	if (!src->ncpus || !(s->curr = calloc(src->ncpus, sizeof(*s->curr))))
 		return;
 	s->ncurr = src->ncpus;
-	for (size_t i = 0; i < s->ncurr; i++) {
-		char expr[64];
-		struct kp_value *v = NULL;
-		// Typed by the cast: BTF need not have runqueues as a VAR (5.10).
-		snprintf(expr, sizeof(expr), "per_cpu(*(struct rq *)&runqueues, %zu).curr", i);
-		if (kp_ok(kp_kernel_check_cpu(s->k, i)) && kp_ok(kp_eval(s->k, expr, &v)))
-			kp_ok(kp_value_to_u64(v, &s->curr[i]));
-		kp_value_destroy(v);
-	}
+	for (size_t i = 0; i < s->ncurr; i++)
+		if (kp_ok(kp_kernel_check_cpu(s->k, i)))
+			kp_lx_cpu_curr(s->k, i, &s->curr[i]);
 }
 
 static bool is_text(struct kp_kernel *k, uint64_t pc)
 {
 	struct kp_symbol sym;
-	return kp_kernel_symbol_at(k, pc, &sym) && strchr("tTwW", sym.type) &&
+	return kp_kernel_symbol_at(k, pc, &sym) && sym.type && strchr("tTwW", sym.type) &&
 	       (!sym.size || pc < sym.address + sym.size);
 }
 

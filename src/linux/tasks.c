@@ -2,6 +2,7 @@
 // kp_task_iter: the task list (init_task.tasks) and each group's threads,
 // walked with the list walker of list.c.
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -320,4 +321,11 @@ void kp_task_iter_destroy(struct kp_task_iter *it)
 	kp_list_iter_destroy(it->group);
 	free(it->buf);
 	free(it);
+}
+
+bool kp_lx_cpu_curr(struct kp_kernel *k, uint64_t cpu, uint64_t *ret)
+{
+	char expr[64];
+	snprintf(expr, sizeof(expr), "per_cpu(*(struct rq *)&runqueues, %" PRIu64 ").curr", cpu);
+	return kp_lx_eval_u64(k, expr, ret);
 }
