@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// kpeek check syscalls: syscall tables and dispatchers must point at syscall
-// handlers in core kernel text.
+// kpeek check [NAME...]: the integrity checks of the library (kp_check_*),
+// each printed as its findings, its summary and a verdict.
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -10,87 +10,104 @@
 
 static void usage(void)
 {
-	printf("Usage: kpeek [-c CORE] check [-v] [--json] syscalls\n"
-	       "Checks sys_call_table, ia32_sys_call_table and x32_sys_call_table (each\n"
-	       "entry must be the start of a __x64_sys_* / __ia32_sys_* / *compat_sys_* /\n"
-	       "sys_ni_syscall handler inside _stext.._etext) and, where they exist, the\n"
-	       "x64_sys_call / ia32_sys_call / x32_sys_call dispatchers (6.9+, 6.1.x stable):\n"
-	       "their direct call/jmp targets must be in kernel text. Dispatcher call sites\n"
-	       "are found by scanning for E8/E9 opcodes whose rel32 target is exactly the\n"
-	       "start of a symbol (no instruction decoder): a hook into code without any\n"
-	       "symbol is not seen there. Prints each anomaly, then one summary line per\n"
-	       "table. Exit status 1 if anything is anomalous.\n"
+	printf("Usage: kpeek [-c CORE] check [-v] [--json] [NAME...]\n"
+	       "Looks for what rootkits change in kernel memory by comparing the kernel's\n"
+	       "own views of itself, live or in a dump, with BTF and kallsyms only.\n"
+	       "Without NAME every check runs. Checks:\n");
+	for (const char *const *n = kp_check_names(); *n; n++)
+		printf("  %-9s %s\n", *n, kp_check_description(*n));
+	printf("\n"
+	       "Each finding is one line: CHECK: OBJECT: ADDRESS [SYMBOL [MODULE]]: WHY,\n"
+	       "where ADDRESS is what the object points at (a handler, a task, module\n"
+	       "memory). Then the check's summary lines and its verdict: \"nothing\n"
+	       "suspicious\", \"N suspicious\", \"cannot check: WHY\" (it could not decide:\n"
+	       "missing symbols or types, unreadable memory) or \"not applicable\".\n"
+	       "Exit status: 0 nothing suspicious, 1 something found, 2 nothing found but\n"
+	       "a check could not decide (or an error).\n"
 	       "\n"
 	       "Options:\n"
-	       "  -v, --verbose   print every entry, not only the anomalies\n"
-	       "  -j, --json      {\"tables\": [{name, entries, anomalies}], \"entries\":\n"
-	       "                  [{table, nr, target, symbol, module, ok, why}]}\n"
-	       "                  (entries: the anomalies, or all with -v)\n"
+	       "  -v, --verbose   also print every object that is fine\n"
+	       "  -j, --json      {\"checks\": [{name, status, reason, summary: [...],\n"
+	       "                  findings: [{object, address, symbol, module,\n"
+	       "                  hidden_module, why}], dropped}], \"found\": N}\n"
 	       "  -h, --help      show this help\n"
 	       "\n"
 	       "Examples:\n"
-	       "  kpeek check syscalls\n"
-	       "  kpeek -c vmcore check -v syscalls\n");
+	       "  kpeek check\n"
+	       "  kpeek -c vmcore check modules tasks\n"
+	       "  kpeek check -v syscalls\n");
 }
 
-enum { MAX_TABLES = 8 };
+static const char *const status_names[] = { "clean", "found", "cannot", "not-applicable" };
 
-struct check {
-	struct out *o;
-	bool verbose;
-	struct kp_kernel *k;
-	struct { const char *name; unsigned entries, bad; } t[MAX_TABLES];
-	int nt;
-	unsigned bad;
-	// JSON entries are printed after the table summary: collect text lines
-	// now and print them directly; JSON goes into the "entries" list.
-};
-
-static bool is_dispatcher(const char *table)
+static void symbol_text(const struct kp_finding *f, char *buf, size_t size)
 {
-	return !strstr(table, "_table");
-}
-
-static void on_entry(struct check *c, const struct kp_syscall_entry *e)
-{
-	int i;
-	for (i = 0; i < c->nt && strcmp(c->t[i].name, e->table); i++)
-		;
-	if (i == c->nt && c->nt < MAX_TABLES)
-		c->t[c->nt++].name = e->table;
-	if (i < MAX_TABLES) {
-		c->t[i].entries++;
-		c->t[i].bad += !e->ok;
-	}
-	c->bad += !e->ok;
-	if (e->ok && !c->verbose)
+	buf[0] = '\0';
+	if (!f->sym.name)
 		return;
-	char where[96], sym[256] = "";
-	if (is_dispatcher(e->table))
-		snprintf(where, sizeof(where), "%s+0x%x", e->table, e->nr);
+	uint64_t off = f->address - f->sym.address;
+	if (f->module)
+		snprintf(buf, size, "%s+0x%" PRIx64 " [%s]", f->sym.name, off, f->module);
 	else
-		snprintf(where, sizeof(where), "%s[%u]", e->table, e->nr);
-	if (e->sym.name) {
-		uint64_t off = e->target - e->sym.address;
-		if (e->sym.module)
-			snprintf(sym, sizeof(sym), " %s+0x%" PRIx64 " [%s]", e->sym.name, off, e->sym.module);
-		else
-			snprintf(sym, sizeof(sym), " %s+0x%" PRIx64, e->sym.name, off);
+		snprintf(buf, size, "%s+0x%" PRIx64, f->sym.name, off);
+}
+
+static void print_check(struct out *o, const struct kp_check *c)
+{
+	const char *name = kp_check_name(c);
+	enum kp_check_status st = kp_check_status(c);
+	size_t n = kp_check_count(c), found = 0;
+	for (size_t i = 0; i < n; i++)
+		found += kp_check_finding(c, i)->why != NULL;
+	if (out_is_json(o)) {
+		out_begin_object(o, NULL);
+		out_kv_str(o, "name", name);
+		out_kv_str(o, "status", status_names[st]);
+		out_kv_str(o, "reason", kp_check_reason(c));
+		out_begin_list(o, "summary");
+		for (size_t i = 0; i < kp_check_summary_count(c); i++)
+			out_kv_str(o, NULL, kp_check_summary(c, i));
+		out_end_list(o);
+		out_begin_list(o, "findings");
+		for (size_t i = 0; i < n; i++) {
+			const struct kp_finding *f = kp_check_finding(c, i);
+			char sym[320];
+			symbol_text(f, sym, sizeof(sym));
+			out_begin_object(o, NULL);
+			out_kv_str(o, "object", f->object);
+			out_kv_hex(o, "address", f->address);
+			out_kv_str(o, "symbol", sym[0] ? sym : NULL);
+			out_kv_str(o, "module", f->module);
+			out_kv_bool(o, "hidden_module", f->hidden_module);
+			out_kv_str(o, "why", f->why);
+			out_end_object(o);
+		}
+		out_end_list(o);
+		out_kv_uint(o, "dropped", kp_check_dropped(c));
+		out_end_object(o);
+		return;
 	}
-	if (out_is_json(c->o)) {
-		out_begin_object(c->o, NULL);
-		out_kv_str(c->o, "table", e->table);
-		out_kv_uint(c->o, "nr", e->nr);
-		out_kv_hex(c->o, "target", e->target);
-		out_kv_str(c->o, "symbol", e->sym.name ? sym + 1 : NULL);
-		out_kv_str(c->o, "module", e->sym.module);
-		out_kv_bool(c->o, "ok", e->ok);
-		out_kv_str(c->o, "why", e->why);
-		out_end_object(c->o);
-	} else {
-		out_text(c->o, "%s: 0x%016" PRIx64 "%s%s%s\n", where, e->target, sym,
-			 e->ok ? "" : ": ", e->ok ? "" : e->why);
+	for (size_t i = 0; i < n; i++) {
+		const struct kp_finding *f = kp_check_finding(c, i);
+		char sym[320];
+		symbol_text(f, sym, sizeof(sym));
+		out_text(o, "%s: %s: 0x%016" PRIx64 "%s%s%s%s\n", name, f->object, f->address,
+			 sym[0] ? " " : "", sym, f->why ? ": " : "", f->why ? f->why : "");
 	}
+	if (kp_check_dropped(c))
+		out_text(o, "%s: %zu more not shown (at most %d are kept)\n", name,
+			 kp_check_dropped(c), KP_CHECK_MAX_FINDINGS);
+	for (size_t i = 0; i < kp_check_summary_count(c); i++)
+		out_text(o, "%s: %s\n", name, kp_check_summary(c, i));
+	found += kp_check_dropped(c);
+	if (st == KP_CHECK_FOUND)
+		out_text(o, "%s: %zu suspicious\n", name, found);
+	if (st == KP_CHECK_CANNOT || (st == KP_CHECK_FOUND && kp_check_reason(c)))
+		out_text(o, "%s: cannot check: %s\n", name, kp_check_reason(c));
+	else if (st == KP_CHECK_NOT_APPLICABLE)
+		out_text(o, "%s: not applicable: %s\n", name, kp_check_reason(c));
+	else if (st == KP_CHECK_CLEAN)
+		out_text(o, "%s: nothing suspicious\n", name);
 }
 
 int cmd_check(struct cli *cli, int argc, char **argv)
@@ -101,64 +118,59 @@ int cmd_check(struct cli *cli, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct check c = { 0 };
+	bool verbose = false;
 	int opt;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":vjh", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'v': c.verbose = true; break;
+		case 'v': verbose = true; break;
 		case 'j': cli->json = true; break;
 		case 'h': usage(); return 0;
 		default: return cli_bad_option("check", opt, argv);
 		}
 	}
-	if (optind >= argc)
-		return cli_usage_error("check", "expected what to check: syscalls");
-	if (strcmp(argv[optind], "syscalls"))
-		return cli_usage_error("check", "unknown check '%s' (known: syscalls)", argv[optind]);
-	if (optind + 1 < argc)
-		return cli_usage_error("check", "unexpected argument '%s'", argv[optind + 1]);
+	const char *const *all = kp_check_names();
+	for (int i = optind; i < argc; i++) {
+		if (kp_check_description(argv[i]))
+			continue;
+		char known[256] = "";
+		size_t len = 0;
+		for (const char *const *n = all; *n && len < sizeof(known); n++)
+			len += (size_t)snprintf(known + len, sizeof(known) - len, "%s%s",
+						n == all ? "" : ", ", *n);
+		return cli_usage_error("check", "unknown check '%s' (known: %s)", argv[i], known);
+	}
 	struct kp_kernel *k = cli_kernel(cli);
 	if (!k)
-		return 1;
-	c.k = k;
-	struct kp_syscall_iter *it;
-	struct kp_error *err = kp_syscall_iter_create(k, &it);
-	if (err)
-		return cli_error(err);
-	c.o = out_create(cli->json);
-	if (out_is_json(c.o))
-		out_begin_list(c.o, "entries");
-	const struct kp_syscall_entry *e;
-	while (!(err = kp_syscall_iter_next(it, &e)) && e)
-		on_entry(&c, e);
-	kp_syscall_iter_destroy(it);
-	if (out_is_json(c.o)) {
-		out_end_list(c.o);
-		out_begin_list(c.o, "tables");
-		for (int i = 0; i < c.nt; i++) {
-			out_begin_object(c.o, NULL);
-			out_kv_str(c.o, "name", c.t[i].name);
-			out_kv_uint(c.o, "entries", c.t[i].entries);
-			out_kv_uint(c.o, "anomalies", c.t[i].bad);
-			out_end_object(c.o);
-		}
-		out_end_list(c.o);
-		out_kv_bool(c.o, "ok", !err && !c.bad);
-	} else {
-		for (int i = 0; i < c.nt; i++) {
-			bool disp = is_dispatcher(c.t[i].name);
-			const char *what = disp ? "call targets checked" : "entries";
-			if (!c.t[i].bad)
-				out_text(c.o, "%s: %u %s, all point to %s in kernel text\n", c.t[i].name,
-					 c.t[i].entries, what, disp ? "kernel functions" : "syscall handlers");
-			else
-				out_text(c.o, "%s: %u %s, %u anomalous\n", c.t[i].name, c.t[i].entries,
-					 what, c.t[i].bad);
-		}
+		return 2;	// cli_kernel() said why
+	struct out *o = out_create(cli->json);
+	if (out_is_json(o))
+		out_begin_list(o, "checks");
+	bool found = false, cannot = false;
+	struct kp_error *err = NULL;
+	size_t nfound = 0;
+	for (size_t i = 0;; i++) {
+		const char *name = optind < argc ? (optind + (int)i < argc ? argv[optind + i] : NULL) : all[i];
+		if (!name)
+			break;
+		struct kp_check *c;
+		if ((err = kp_check_run(k, name, verbose ? KP_CHECK_ALL : 0, &c)))
+			break;
+		print_check(o, c);
+		enum kp_check_status st = kp_check_status(c);
+		found |= st == KP_CHECK_FOUND;
+		cannot |= st == KP_CHECK_CANNOT || (st == KP_CHECK_FOUND && kp_check_reason(c));
+		for (size_t j = 0; j < kp_check_count(c); j++)
+			nfound += kp_check_finding(c, j)->why != NULL;
+		nfound += kp_check_dropped(c);
+		kp_check_destroy(c);
 	}
-	out_destroy(c.o);
+	if (out_is_json(o)) {
+		out_end_list(o);
+		out_kv_uint(o, "found", nfound);
+	}
+	out_destroy(o);
 	if (err)
-		return cli_error(err);
-	return c.bad ? 1 : 0;
+		return cli_error(err), 2;
+	return found ? 1 : cannot ? 2 : 0;
 }

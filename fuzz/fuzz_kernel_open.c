@@ -3,7 +3,7 @@
 // parsing, notes, architecture detection, VMCOREINFO (or the scan for it),
 // page tables, in-memory kallsyms; then what the commands do first: BTF from
 // memory, the task list, modules, the log, the load average, the syscall
-// check, symbolization and translation. Only the public API is used.
+// check and the other integrity checks, symbolization and translation. Only the public API is used.
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +59,11 @@ static void exercise(struct kp_kernel *k)
 		      kp_printk_iter_destroy, kp_printk_record);
 		DRAIN(kp_syscall_iter, kp_syscall_iter_create(k, &it_), kp_syscall_iter_next,
 		      kp_syscall_iter_destroy, kp_syscall_entry);
+		for (const char *const *name = kp_check_names(); *name; name++) {
+			struct kp_check *c;
+			if (fuzz_ok(kp_check_run(k, *name, KP_CHECK_ALL, &c)))
+				kp_check_destroy(c);
+		}
 	}
 	kp_error_destroy(err);
 }

@@ -46,9 +46,9 @@ extern "C" {
 // ---------------------------------------------------------------- version
 
 #define KPEEK_VERSION_MAJOR 0
-#define KPEEK_VERSION_MINOR 4
+#define KPEEK_VERSION_MINOR 5
 #define KPEEK_VERSION_PATCH 0
-#define KPEEK_VERSION_STRING "0.4.0"
+#define KPEEK_VERSION_STRING "0.5.0"
 
 // The version of the library loaded at run time ("0.2.0"), which may be
 // newer than the KPEEK_VERSION_* the caller was compiled with.
@@ -567,6 +567,55 @@ KP_API struct kp_error *kp_syscall_iter_create(struct kp_kernel *kernel,
 KP_API struct kp_error *kp_syscall_iter_next(struct kp_syscall_iter *it,
 					     const struct kp_syscall_entry **ret);
 KP_API void kp_syscall_iter_destroy(struct kp_syscall_iter *it);
+
+// ---------------------------------------------------------------- integrity checks
+
+// What a rootkit leaves in kernel memory, found by comparing the kernel's
+// own views of itself (kpeek check). One finding per suspicious object.
+struct kp_finding {
+	const char *object;	// what was examined: "sys_call_table[62]", "module kp_rootkit"
+	uint64_t address;	// the address in question (a handler, a task, module memory)
+	struct kp_symbol sym;	// the symbol at address; name NULL if none
+	const char *module;	// module whose memory holds address, NULL if none
+	bool hidden_module;	// that module is missing from the modules list
+	const char *why;	// why it is suspicious; NULL for an entry that is fine
+};
+
+enum kp_check_status {
+	KP_CHECK_CLEAN = 0,	// looked at everything it checks, found nothing
+	KP_CHECK_FOUND,		// kp_check_count() findings
+	KP_CHECK_CANNOT,	// could not decide: kp_check_reason() says why
+	KP_CHECK_NOT_APPLICABLE,	// nothing to check on this architecture (reason says why)
+};
+
+enum kp_check_flags {
+	KP_CHECK_ALL = 1 << 0,	// also list what is fine (why NULL)
+};
+
+struct kp_check;
+
+// The names of the checks, NULL-ended ("syscalls", "modules", ...).
+KP_API const char *const *kp_check_names(void);
+// One line saying what the check compares; NULL for an unknown name.
+KP_API const char *kp_check_description(const char *name);
+// Runs one check. Unknown names fail (KP_ERR_NOT_FOUND); a check that
+// cannot decide on this kernel is not an error: its status says so.
+KP_API struct kp_error *kp_check_run(struct kp_kernel *kernel, const char *name, unsigned flags,
+				     struct kp_check **ret);
+KP_API const char *kp_check_name(const struct kp_check *check);
+KP_API enum kp_check_status kp_check_status(const struct kp_check *check);
+// Why the check could not decide (KP_CHECK_CANNOT) or does not apply, else NULL.
+KP_API const char *kp_check_reason(const struct kp_check *check);
+// Findings (and with KP_CHECK_ALL the entries that are fine), in order.
+KP_API size_t kp_check_count(const struct kp_check *check);
+KP_API const struct kp_finding *kp_check_finding(const struct kp_check *check, size_t i);
+// Findings beyond the cap (KP_CHECK_MAX_FINDINGS) that were counted, not kept.
+#define KP_CHECK_MAX_FINDINGS 4096
+KP_API size_t kp_check_dropped(const struct kp_check *check);
+// Lines saying what was compared ("23 modules: ..."), in order.
+KP_API size_t kp_check_summary_count(const struct kp_check *check);
+KP_API const char *kp_check_summary(const struct kp_check *check, size_t i);
+KP_API void kp_check_destroy(struct kp_check *check);
 
 // ---------------------------------------------------------------- snapshots
 

@@ -60,6 +60,22 @@ struct kp_locate_result {
 	char verified[192];	// what it was checked against, or "not verified: ..."
 };
 
+// The first branch of a function (kp_arch.entry_branch): what an inline
+// hook puts there.
+enum kp_branch_kind {
+	KP_BRANCH_JUMP,		// jmp / b
+	KP_BRANCH_CALL,		// call / bl
+	KP_BRANCH_TRAP,		// int3 / brk: a breakpoint (kprobes put one there)
+};
+
+struct kp_branch {
+	enum kp_branch_kind kind;
+	uint64_t at;		// address of the instruction
+	uint64_t target;	// where it goes (jumps and calls)
+	bool indirect;		// target is the address of the pointer it jumps through
+	const char *insn;	// "jmp rel32", "movabs+jmp", "b", "ldr+br", ...
+};
+
 struct kp_arch_ctx;	// an architecture's state for one kernel
 struct kp_locator;	// an architecture's view of the CPU registers of a dump
 struct kp_unwind_env;	// arch/unwind.h
@@ -150,6 +166,22 @@ struct kp_arch {
 	// instruction boundaries; the caller keeps those that start a symbol.
 	void (*call_targets)(const uint8_t *code, size_t size, uint64_t addr,
 			     void (*fn)(uint64_t target, uint64_t at, void *arg), void *arg);
+	// ---- integrity checks (src/checks/)
+	// The first branch of the function whose first size bytes are code (at
+	// addr), past what the kernel itself patches into every function entry
+	// (x86-64: endbr64 and the 5-byte fentry nop; arm64: bti, paciasp,
+	// nops and ftrace's "mov x9, x30"); false if it starts with no branch.
+	bool (*entry_branch)(const uint8_t *code, size_t size, uint64_t addr,
+			     struct kp_branch *ret);
+	// The interrupt vector table kpeek can check: its symbol (NULL if
+	// none), entry count and size, and the handler an entry points at
+	// (false if the entry is not present).
+	const char *vector_table;
+	unsigned vector_count, vector_size;
+	bool (*vector_handler)(const uint8_t *entry, uint64_t *ret);
+	// A symbol whose code vectors the kernel never sets up after boot keep
+	// pointing at (freed init text), NULL if none.
+	const char *vector_boot_handlers;
 	// Curated types of arch-specific globals (symbol_type.h), NULL-ended.
 	const struct kp_var_type *var_types;
 };

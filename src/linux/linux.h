@@ -238,4 +238,62 @@ struct kp_symtab;
 struct kp_error *kp_lx_module_symbols(struct kp_kernel *kernel, struct kp_symtab *st,
 				      size_t *added);
 
+
+// One module's symbols (its struct module at mod, named name) into st:
+// for a module missing from the modules list (module_map.c).
+struct kp_error *kp_lx_module_symbols_at(struct kp_kernel *kernel, uint64_t mod,
+					 const char *name, struct kp_symtab *st, size_t *added);
+
+// ---------------------------------------------------------------- module map
+
+struct kp_lx_range {
+	uint64_t start, end;
+};
+
+// A module as seen from the modules list, mod_tree and sysfs (module_map.c).
+struct kp_lx_mod {
+	uint64_t address;		// struct module *
+	char name[64];
+	int32_t state;			// MODULE_STATE_*
+	bool in_list, in_tree, in_sysfs;
+	unsigned nranges;
+	struct kp_lx_range ranges[8];	// its memory regions
+};
+
+struct kp_lx_module_map {
+	struct kp_lx_mod *mods;
+	size_t n, cap;
+	bool have_tree, have_sysfs;	// whether those views were read
+	char tree_why[160], sysfs_why[160];	// why not
+	struct kp_symtab *hidden_syms;	// symbols of modules not in the list
+};
+
+// Fails only when the modules list itself cannot be walked.
+struct kp_error *kp_lx_module_map_create(struct kp_kernel *kernel, struct kp_lx_module_map **ret);
+void kp_lx_module_map_destroy(struct kp_lx_module_map *m);
+// The module whose memory holds address; NULL if none (m may be NULL).
+const struct kp_lx_mod *kp_lx_module_map_find(const struct kp_lx_module_map *m, uint64_t address);
+// The symbol at address in a module missing from the list.
+bool kp_lx_module_map_symbol(const struct kp_lx_module_map *m, uint64_t address,
+			     struct kp_symbol *ret);
+
+// ---------------------------------------------------------------- xarray
+
+// struct xarray / struct xa_node (lib/xarray.c; the IDR is one since 4.20).
+struct kp_lx_xa_layout {
+	uint64_t xa_head;		// struct xarray
+	uint64_t node_shift;		// struct xa_node: unsigned char shift
+	uint64_t node_slots;		// void __rcu *slots[XA_CHUNK_SIZE]
+	unsigned chunk;			// XA_CHUNK_SIZE (64, or 16 with BASE_SMALL)
+};
+
+struct kp_error *kp_lx_xa_layout(struct kp_kernel *kernel, struct kp_lx_xa_layout *ret);
+typedef struct kp_error *kp_lx_xa_fn(uint64_t index, uint64_t entry, void *arg);
+// Calls fn for every pointer entry (not NULL, value or internal entries)
+// of the xarray at xa, in index order. Bounded: depth by the index width,
+// nodes by KP_LX_MAX_XA_NODES.
+#define KP_LX_MAX_XA_NODES (1u << 20)
+struct kp_error *kp_lx_xa_walk(struct kp_kernel *kernel, const struct kp_lx_xa_layout *l,
+			       uint64_t xa, kp_lx_xa_fn *fn, void *arg);
+
 #endif

@@ -17,6 +17,7 @@
 // file format, not a kernel structure) when BTF lacks struct elf64_sym.
 #include <ctype.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -307,4 +308,16 @@ struct kp_error *kp_lx_module_symbols(struct kp_kernel *k, struct kp_symtab *st,
 		return err;
 	}
 	return first;
+}
+
+struct kp_error *kp_lx_module_symbols_at(struct kp_kernel *k, uint64_t mod, const char *name,
+					 struct kp_symtab *st, size_t *added)
+{
+	struct layout l = {0};
+	struct kp_error *err = get_layout(k, &l);
+	if (err)
+		return err;
+	struct kp_module m = { .address = mod };
+	snprintf(m.name, sizeof(m.name), "%s", name);
+	return module_symbols(k, &l, &m, st, added);
 }

@@ -38,18 +38,16 @@
 struct entry {
 	struct kp_syscall_entry e;
 	bool own_why;		// e.why is why[] (set when yielded: entries move)
-	char why[96];
+	char why[160];
 };
 
 struct kp_syscall_iter {
 	struct kp_kernel *k;
 	const struct kp_arch *arch;
 	uint64_t stext, etext;
-	// Loaded modules: symbol tables often lack module symbols (a dump's
-	// in-memory kallsyms covers the core kernel only), so module memory is
-	// recognized by address too.
-	struct kp_module *mods;
-	size_t nmods, mods_cap;
+	// Loaded modules, listed or hidden (module_map.c): module memory is
+	// recognized by address, and a hidden module's functions named.
+	struct kp_lx_module_map *map;
 	struct entry *entries;
 	size_t n, cap, next;
 	struct kp_error *err;	// of a call_targets callback
@@ -59,10 +57,17 @@ struct kp_syscall_iter {
 
 static const char *module_at(const struct kp_syscall_iter *it, uint64_t addr)
 {
-	for (size_t i = 0; i < it->nmods; i++)
-		if (addr >= it->mods[i].base && addr - it->mods[i].base < it->mods[i].size)
-			return it->mods[i].name;
-	return NULL;
+	const struct kp_lx_mod *m = kp_lx_module_map_find(it->map, addr);
+	return m ? m->name : NULL;
+}
+
+// "points into module 'x'", and whether the module hides from the list.
+static void module_why(const struct kp_syscall_iter *it, struct entry *en, const char *mod)
+{
+	const struct kp_lx_mod *m = kp_lx_module_map_find(it->map, en->e.target);
+	snprintf(en->why, sizeof(en->why), "points into module '%s'%s", mod,
+		 m && !m->in_list ? ", which is not in the modules list" : "");
+	en->own_why = true;
 }
 
 // Size of a symbol: from the symbol table, else the distance to the next one.
@@ -91,7 +96,8 @@ static struct entry *add(struct kp_syscall_iter *it, const char *table, unsigned
 static void classify(struct kp_syscall_iter *it, struct entry *en)
 {
 	struct kp_syscall_entry *e = &en->e;
-	if (!kp_kernel_symbol_at(it->k, e->target, &e->sym))
+	if (!kp_lx_module_map_symbol(it->map, e->target, &e->sym) &&
+	    !kp_kernel_symbol_at(it->k, e->target, &e->sym))
 		memset(&e->sym, 0, sizeof(e->sym));
 	// The kernel's pick among aliases may be the body (__do_sys_pause) of
 	// an entry point (__x64_sys_pause) at the same address: name that.
@@ -105,8 +111,7 @@ static void classify(struct kp_syscall_iter *it, struct entry *en)
 	const char *mod = e->sym.name && e->sym.module ? e->sym.module : module_at(it, e->target);
 	e->ok = false;
 	if (mod) {
-		snprintf(en->why, sizeof(en->why), "points into module '%s'", mod);
-		en->own_why = true;
+		module_why(it, en, mod);
 	} else if (!in_text) {
 		e->why = e->target ? "not in kernel text" : "NULL entry";
 	} else if (!e->sym.name || e->sym.address != e->target ||
@@ -160,7 +165,8 @@ static void on_call(uint64_t target, uint64_t at, void *arg)
 	if (it->err)
 		return;
 	struct kp_symbol t;
-	bool at_symbol = kp_kernel_symbol_at(it->k, target, &t) && t.address == target;
+	bool at_symbol = (kp_lx_module_map_symbol(it->map, target, &t) ||
+			  kp_kernel_symbol_at(it->k, target, &t)) && t.address == target;
 	bool in_text = target >= it->stext && target < it->etext;
 	const char *mod = at_symbol && t.module ? t.module : NULL;
 	// Without module symbols: a 16-byte aligned target (function
@@ -177,8 +183,7 @@ static void on_call(uint64_t target, uint64_t at, void *arg)
 	if (at_symbol)
 		en->e.sym = t;
 	if (mod) {
-		snprintf(en->why, sizeof(en->why), "points into module '%s'", mod);
-		en->own_why = true;
+		module_why(it, en, mod);
 	} else {
 		en->e.ok = true;
 	}
@@ -216,26 +221,12 @@ static struct kp_error *check_dispatcher(struct kp_syscall_iter *it, const char 
 
 static struct kp_error *collect_modules(struct kp_syscall_iter *it)
 {
-	struct kp_module_iter *mi;
 	// Without the module list, module symbols still identify hooks.
-	if (!kp_ok(kp_module_iter_create(it->k, &mi)))
-		return NULL;
-	for (;;) {
-		const struct kp_module *m;
-		struct kp_error *err = kp_module_iter_next(mi, &m);
-		if (err || !m) {
-			kp_module_iter_destroy(mi);
-			if (err == &kp_enomem)
-				return err;
-			kp_error_destroy(err);
-			return NULL;
-		}
-		if (!KP_VEC_RESERVE(it->mods, it->mods_cap, it->nmods + 1)) {
-			kp_module_iter_destroy(mi);
-			return &kp_enomem;
-		}
-		it->mods[it->nmods++] = *m;
-	}
+	struct kp_error *err = kp_lx_module_map_create(it->k, &it->map);
+	if (err == &kp_enomem)
+		return err;
+	kp_error_destroy(err);
+	return NULL;
 }
 
 static struct kp_error *check(struct kp_syscall_iter *it)
@@ -302,7 +293,7 @@ void kp_syscall_iter_destroy(struct kp_syscall_iter *it)
 {
 	if (!it)
 		return;
-	free(it->mods);
+	kp_lx_module_map_destroy(it->map);
 	free(it->entries);
 	free(it);
 }

@@ -47,7 +47,7 @@ commands() {
 	echo "lsmod"
 	echo "loadavg"
 	echo "dmesg"
-	echo "check syscalls"
+	echo "check"
 	echo "list -H -o task_struct.tasks init_task.tasks"
 	echo "--json info"
 	echo "--kallsyms $d.kallsyms sym init_task"

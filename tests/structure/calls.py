@@ -11,7 +11,7 @@ import os
 import subprocess
 import sys
 
-STRICT = ["util", "io", "format", "symbols", "arch", "types", "core", "lang", "linux"]
+STRICT = ["util", "io", "format", "symbols", "arch", "types", "core", "lang", "linux", "checks"]
 
 build = sys.argv[1] if len(sys.argv) > 1 else "build"
 objroot = os.path.join(build, "src")

@@ -12,7 +12,7 @@ import os
 import re
 import sys
 
-LAYERS = ["util", "io", "format", "symbols", "arch", "types", "core", "lang", "linux"]
+LAYERS = ["util", "io", "format", "symbols", "arch", "types", "core", "lang", "linux", "checks"]
 # Words that belong to one architecture's folder only.
 ARCH_WORDS = {
     "x86_64": re.compile(r"\b(cr3|CR3|la57|LA57|rip|RIP|idtr|IDT)\b"),

@@ -97,7 +97,7 @@ class Guest:
     """One QEMU guest. name is used for the files in build/vm/."""
 
     def __init__(self, name, cpu, initrd, vmlinuz, late_fwcfg=False, memory=512, extra=(),
-                 arch="amd64", share=None):
+                 arch="amd64", share=None, append=""):
         self.name = name
         self.extra = list(extra)  # more QEMU arguments (devices)
         self.arch = ARCHES[arch]
@@ -107,6 +107,7 @@ class Guest:
         self.late_fwcfg = late_fwcfg
         self.memory = memory
         self.share = share  # a host directory shared as virtio-9p "kpsnap"
+        self.append = append  # more kernel command line
         self.log = os.path.join(BUILD, name + ".serial.log")
         self.out_img = os.path.join(BUILD, name + ".out.img")
         # Unix socket paths have a 108-byte limit: a deep checkout must not matter.
@@ -127,8 +128,9 @@ class Guest:
         with open(self.out_img, "wb") as f:
             f.truncate(OUT_DISK_MB << 20)
         a = self.arch
-        append = "console=%s panic=-1 quiet kp_cmd=%s%s" % (
-            a["console"], a["cmd"], " kp_fwcfg=late" if self.late_fwcfg else "")
+        append = "console=%s panic=-1 quiet kp_cmd=%s%s%s" % (
+            a["console"], a["cmd"], " kp_fwcfg=late" if self.late_fwcfg else "",
+            " " + self.append if self.append else "")
         argv = [a["qemu"]] + a["machine"] + [
             "-accel", "tcg", "-cpu", self.cpu,
             "-m", str(self.memory), "-smp", "2", "-display", "none", "-no-reboot",

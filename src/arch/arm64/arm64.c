@@ -291,5 +291,8 @@ const struct kp_arch kp_arch_arm64 = {
 	.syscall_dispatchers = no_dispatchers,
 	.syscall_handler_name = syscall_handler_name,
 	.call_targets = NULL,
+	.entry_branch = kp_arm64_entry_branch,
+	// Exception vectors (VBAR_EL1) are code, not a table of pointers:
+	// vector_table stays NULL.
 	.var_types = var_types,
 };

@@ -331,5 +331,15 @@ const struct kp_arch kp_arch_x86_64 = {
 	.syscall_dispatchers = syscall_dispatchers,
 	.syscall_handler_name = syscall_handler_name,
 	.call_targets = call_targets,
+	.entry_branch = kp_x86_entry_branch,
+	// idt_table (arch/x86/kernel/idt.c): IDT_ENTRIES 16-byte gates.
+	.vector_table = "idt_table",
+	.vector_count = 256,
+	.vector_size = 16,
+	.vector_handler = kp_x86_vector_handler,
+	// idt_setup_early_handler() points the 32 exception vectors at
+	// early_idt_handler_array (head_64.S, .init.text); idt_setup_traps()
+	// replaces those Linux handles, the reserved ones keep the stubs.
+	.vector_boot_handlers = "early_idt_handler_array",
 	.var_types = var_types,
 };

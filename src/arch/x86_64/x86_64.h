@@ -54,4 +54,8 @@ struct kp_error *kp_x86_unwind_sleeping(struct kp_unwinder *u, uint64_t task,
 struct kp_error *kp_x86_unwind_step(struct kp_unwinder *u, struct kp_unwind_frame *f,
 				    const char **end_ret);
 
+// hooks.c: kp_arch.entry_branch and .vector_handler.
+bool kp_x86_entry_branch(const uint8_t *code, size_t size, uint64_t addr, struct kp_branch *ret);
+bool kp_x86_vector_handler(const uint8_t *gate, uint64_t *ret);
+
 #endif

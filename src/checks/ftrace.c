@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT
+// check ftrace: every registered struct ftrace_ops (kernel/trace/ftrace.c:
+// ftrace_ops_list, linked by ->next, ending at &ftrace_list_end) names a
+// callback ftrace calls at the entry of the functions in its filter hash.
+// The ftrace-hook family of rootkits registers one (with IPMODIFY to
+// redirect the function); the kernel's own (function tracer, kprobes on
+// ftrace, perf, BPF trampolines, livepatch) have callbacks in kernel text.
+// A callback outside kernel text is reported with the functions it hooks.
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "checks/check.h"
+#include "linux/linux.h"
+#include "util/error.h"
+#include "util/le.h"
+
+#define MAX_OPS 4096u
+#define MAX_HASH_BITS 20u	// FTRACE_HASH_MAX_BITS is 12
+#define MAX_NAMED 4		// hooked functions named per finding
+
+struct layout {
+	uint64_t func, next, saved_func, func_hash, trampoline;
+	bool has_saved_func, has_trampoline;
+	uint64_t filter_hash;		// struct ftrace_ops_hash
+	uint64_t size_bits, buckets, count;	// struct ftrace_hash
+	uint64_t entry_ip;		// struct ftrace_func_entry (hlist first)
+};
+
+static struct kp_error *get_layout(struct kp_kernel *k, struct layout *l)
+{
+	static const char ops[] = "struct ftrace_ops";
+	struct kp_error *err;
+	if ((err = kp_member_offset(k, ops, "func", &l->func, NULL)) ||
+	    (err = kp_member_offset(k, ops, "next", &l->next, NULL)) ||
+	    (err = kp_member_offset(k, ops, "func_hash", &l->func_hash, NULL)) ||
+	    (err = kp_member_offset(k, "struct ftrace_ops_hash", "filter_hash", &l->filter_hash, NULL)) ||
+	    (err = kp_member_offset(k, "struct ftrace_hash", "size_bits", &l->size_bits, NULL)) ||
+	    (err = kp_member_offset(k, "struct ftrace_hash", "buckets", &l->buckets, NULL)) ||
+	    (err = kp_member_offset(k, "struct ftrace_hash", "count", &l->count, NULL)) ||
+	    (err = kp_member_offset(k, "struct ftrace_func_entry", "ip", &l->entry_ip, NULL)))
+		return err;
+	l->has_saved_func = kp_lx_has_member(k, ops, "saved_func", &l->saved_func, NULL);
+	l->has_trampoline = kp_lx_has_member(k, ops, "trampoline", &l->trampoline, NULL);
+	return NULL;
+}
+
+struct kp_error *kp_ck_ftrace_ops(struct kp_ck *c, kp_ck_ftrace_fn *fn, void *arg)
+{
+	struct kp_kernel *k = c->k;
+	struct kp_symbol head, end;
+	if (!kp_symbol_find(k, "ftrace_ops_list", &head) || !kp_symbol_find(k, "ftrace_list_end", &end))
+		return kp_error_create(KP_ERR_NOT_FOUND, "no ftrace_ops_list/ftrace_list_end symbols (no CONFIG_FUNCTION_TRACER, or kallsyms without variables)");
+	struct layout l;
+	struct kp_error *err = get_layout(k, &l);
+	if (err)
+		return err;
+	uint64_t ops;
+	if ((err = kp_read_u64(k, head.address, &ops)))
+		return kp_error_prefix(err, "ftrace_ops_list");
+	for (unsigned n = 0; ops && ops != end.address; n++) {
+		if (n == MAX_OPS)
+			return kp_error_create(KP_ERR_LOOP, "ftrace_ops_list: more than %u ftrace_ops (corrupt or cyclic?)", MAX_OPS);
+		struct kp_ck_ftrace_ops o = { .address = ops };
+		uint64_t hash = 0, next;
+		if ((err = kp_read_u64(k, ops + l.func, &o.func)) ||
+		    (l.has_saved_func && (err = kp_read_u64(k, ops + l.saved_func, &o.saved_func))) ||
+		    (l.has_trampoline && (err = kp_read_u64(k, ops + l.trampoline, &o.trampoline))) ||
+		    (err = kp_read_u64(k, ops + l.func_hash, &hash)) ||
+		    (err = kp_read_u64(k, ops + l.next, &next)))
+			return kp_error_prefix(err, "ftrace_ops at 0x%" PRIx64, ops);
+		uint64_t filter = 0;
+		if (hash && (err = kp_read_u64(k, hash + l.filter_hash, &filter)))
+			return kp_error_prefix(err, "ftrace_ops at 0x%" PRIx64 ": func_hash", ops);
+		if (filter) {
+			uint64_t bits, buckets;
+			if ((err = kp_read_u64(k, filter + l.size_bits, &bits)) ||
+			    (err = kp_read_u64(k, filter + l.buckets, &buckets)) ||
+			    (err = kp_read_u64(k, filter + l.count, &o.nfuncs)))
+				return kp_error_prefix(err, "ftrace_hash at 0x%" PRIx64, filter);
+			if (bits > MAX_HASH_BITS)
+				return kp_error_create(KP_ERR_FORMAT, "ftrace_hash at 0x%" PRIx64 ": %" PRIu64 " size bits (corrupt?)", filter, bits);
+			// The first entries, for names; count says how many in all.
+			for (uint64_t b = 0; buckets && b < (UINT64_C(1) << bits) && o.nnamed < MAX_NAMED; b++) {
+				uint64_t node;
+				if ((err = kp_read_u64(k, buckets + 8 * b, &node)))
+					return kp_error_prefix(err, "ftrace_hash at 0x%" PRIx64, filter);
+				for (unsigned depth = 0; node && o.nnamed < MAX_NAMED && depth < 64; depth++) {
+					if ((err = kp_read_u64(k, node + l.entry_ip, &o.funcs[o.nnamed])) ||
+					    (err = kp_read_u64(k, node, &node)))
+						return kp_error_prefix(err, "ftrace_hash at 0x%" PRIx64, filter);
+					o.nnamed++;
+				}
+			}
+		}
+		if ((err = fn(c, &o, arg)))
+			return err;
+		ops = next;
+	}
+	return NULL;
+}
+
+static struct kp_error *on_ops(struct kp_ck *c, const struct kp_ck_ftrace_ops *o, void *arg)
+{
+	unsigned *count = arg;
+	(*count)++;
+	uint64_t bad = !kp_ck_trusted_code(c, o->func) ? o->func :
+		o->saved_func && !kp_ck_trusted_code(c, o->saved_func) ? o->saved_func : 0;
+	char hooks[400] = "";
+	size_t len = 0;
+	for (unsigned i = 0; i < o->nnamed && len < sizeof(hooks); i++) {
+		struct kp_symbol s;
+		if (kp_ck_symbol(c, o->funcs[i], &s))
+			len += (size_t)snprintf(hooks + len, sizeof(hooks) - len, "%s%s+0x%" PRIx64,
+						i ? ", " : "", s.name, o->funcs[i] - s.address);
+		else
+			len += (size_t)snprintf(hooks + len, sizeof(hooks) - len, "%s0x%" PRIx64,
+						i ? ", " : "", o->funcs[i]);
+	}
+	if (len < sizeof(hooks) && o->nfuncs > o->nnamed)
+		snprintf(hooks + len, sizeof(hooks) - len, "%s%" PRIu64 " more", len ? " and " : "",
+			 o->nfuncs - o->nnamed);
+	if (!o->nfuncs)
+		snprintf(hooks, sizeof(hooks), "every function");
+	char why[256] = "", where[160];
+	if (bad) {
+		kp_ck_where(c, bad, where, sizeof(where));
+		snprintf(why, sizeof(why), "callback in %s", where);
+	}
+	return kp_ck_add(c, bad ? bad : o->func, NULL, bad ? why : NULL,
+			 "ftrace_ops 0x%" PRIx64 " on %s", o->address, hooks);
+}
+
+struct kp_error *kp_ck_ftrace(struct kp_ck *c)
+{
+	unsigned count = 0;
+	struct kp_error *err = kp_ck_ftrace_ops(c, on_ops, &count);
+	if (err)
+		return kp_ck_cannot_err(c, err, "ftrace");
+	return kp_ck_summary(c, "%u ftrace_ops registered", count);
+}

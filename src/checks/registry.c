@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: MIT
+// The integrity checks kpeek knows (kpeek check) and how one is run: the
+// kernel text bounds and the module map every check leans on, then the
+// check's own function (one file each in this folder).
+#include <stdio.h>
+#include <string.h>
+
+#include "checks/check.h"
+#include "core/kernel.h"
+#include "linux/linux.h"
+#include "util/error.h"
+
+static const struct {
+	const char *name;
+	kp_ck_fn *fn;
+	const char *what;
+} checks[] = {
+	{ "syscalls", kp_ck_syscalls, "syscall tables and dispatchers point at syscall handlers in kernel text" },
+	{ "modules", kp_ck_modules, "the modules list, mod_tree and sysfs name the same modules" },
+	{ "tasks", kp_ck_tasks, "every task in the PID table, a children list or on a CPU is in the task list" },
+	{ "ftrace", kp_ck_ftrace, "ftrace callbacks are kernel or listed-module code" },
+	{ "kprobes", kp_ck_kprobes, "kprobe handlers are kernel code" },
+	{ "tracepoints", kp_ck_tracepoints, "tracepoint probes are kernel code" },
+	{ "text", kp_ck_text, "syscall handlers and hooked-by-rootkits functions start without a branch out of kernel text" },
+	{ "idt", kp_ck_idt, "interrupt vectors point into kernel text" },
+	{ "bpf", kp_ck_bpf, "loaded BPF programs, and those calling helpers that write user memory or signal" },
+};
+
+#define NCHECKS (sizeof(checks) / sizeof(checks[0]))
+
+const char *const *kp_check_names(void)
+{
+	static const char *names[NCHECKS + 1];
+	for (size_t i = 0; i < NCHECKS; i++)
+		names[i] = checks[i].name;
+	return names;
+}
+
+const char *kp_check_description(const char *name)
+{
+	for (size_t i = 0; i < NCHECKS; i++)
+		if (name && !strcmp(name, checks[i].name))
+			return checks[i].what;
+	return NULL;
+}
+
+// _stext.._etext: on both architectures the core kernel's code, entry
+// code included (x86-64 .entry.text, arm64 .entry.text).
+static bool text_bounds(struct kp_ck *c)
+{
+	struct kp_symbol s, e;
+	if ((!kp_symbol_find(c->k, "_stext", &s) && !kp_symbol_find(c->k, "_text", &s)) ||
+	    !kp_symbol_find(c->k, "_etext", &e) || e.address <= s.address)
+		return false;
+	c->stext = s.address;
+	c->etext = e.address;
+	return true;
+}
+
+struct kp_error *kp_check_run(struct kp_kernel *k, const char *name, unsigned flags,
+			      struct kp_check **ret)
+{
+	size_t i;
+	for (i = 0; i < NCHECKS && (!name || strcmp(name, checks[i].name)); i++)
+		;
+	if (i == NCHECKS)
+		return kp_error_create(KP_ERR_NOT_FOUND, "unknown check '%s'", name ? name : "(null)");
+	struct kp_check *out = kp_ck_result_create(checks[i].name);
+	if (!out)
+		return &kp_enomem;
+	struct kp_ck c = { .k = k, .arch = kp_kernel_arch(k), .flags = flags, .out = out };
+	struct kp_error *err = NULL;
+	if (!text_bounds(&c)) {
+		kp_ck_cannot(&c, "no _stext/_etext symbols (where kernel text is)");
+	} else {
+		err = kp_lx_module_map_create(k, &c.mods);
+		if (err && err->code != KP_ERR_NOMEM) {
+			// Modules are then unknown: every check that needs them says so.
+			snprintf(c.mods_why, sizeof(c.mods_why), "%s", kp_error_message(err));
+			kp_error_destroy(err);
+			err = NULL;
+			c.mods = NULL;
+		}
+		if (!err)
+			err = checks[i].fn(&c);
+	}
+	kp_lx_module_map_destroy(c.mods);
+	if (err) {
+		kp_check_destroy(out);
+		return err;
+	}
+	*ret = out;
+	return NULL;
+}
+

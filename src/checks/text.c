@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: MIT
+// check text: an inline hook overwrites the first bytes of a function with
+// a branch to the rootkit's code (jmp rel32, movabs+jmp, push+ret; on
+// arm64 b or ldr+br). The kernel itself patches function entries too:
+// ftrace turns the fentry nop into a call to ftrace_caller (kernel text)
+// or to an ops' trampoline (allocated memory), kprobes put a breakpoint
+// there or, optimized, a jmp to a detour buffer. So a branch at a
+// function's entry is reported when it leaves kernel text, unless it is
+// one of those: a call to a registered ftrace_ops' trampoline, or any
+// branch at an address a registered kprobe owns (the kprobes check looks
+// at its handlers). The architecture decodes the entry (kp_arch.entry_branch).
+//
+// Functions checked: every syscall handler the tables and dispatchers
+// point at, and the functions rootkits are known to hook (below), where
+// the kernel has them.
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch/arch.h"
+#include "checks/check.h"
+#include "core/kernel.h"
+#include "linux/linux.h"
+#include "util/error.h"
+#include "util/le.h"
+#include "util/vec.h"
+
+#define ENTRY_BYTES 32
+
+// Hooked by Diamorphine, Reptile, KoviD, the ftrace-hook family and
+// keyloggers: directory listing (hide files), /proc/net (hide sockets),
+// packet sockets (hide traffic), credentials, program loading, input.
+static const char *const hooked[] = {
+	"filldir", "filldir64", "fillonedir", "compat_filldir", "compat_fillonedir",
+	"iterate_dir", "proc_pid_readdir", "proc_root_readdir", "proc_pid_lookup",
+	"tcp4_seq_show", "tcp6_seq_show", "udp4_seq_show", "udp6_seq_show",
+	"packet_rcv", "packet_rcv_spkt", "tpacket_rcv",
+	"vfs_read", "vfs_write", "vfs_statx", "do_sys_openat2", "do_sys_open",
+	"inet_ioctl", "kill_pid_info", "find_task_by_vpid",
+	"commit_creds", "prepare_creds", "override_creds",
+	"load_elf_binary", "do_execveat_common", "audit_log_start",
+	"account_process_tick", "input_event", "kbd_event", "n_tty_receive_buf",
+	"tty_read", "seq_read", "copy_process", "do_exit",
+	NULL,
+};
+
+struct known {
+	uint64_t *trampolines;		// ftrace_ops trampolines
+	size_t ntramp, tramp_cap;
+	uint64_t *kprobes;		// kprobed addresses
+	size_t nkp, kp_cap;
+	bool ftrace_known;
+};
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static bool has(const uint64_t *v, size_t n, uint64_t x)
+{
+	return n && bsearch(&x, v, n, sizeof(*v), cmp_u64);
+}
+
+static struct kp_error *on_ftrace(struct kp_ck *c, const struct kp_ck_ftrace_ops *o, void *arg)
+{
+	struct known *k = arg;
+	(void)c;
+	if (!o->trampoline)
+		return NULL;
+	if (!KP_VEC_RESERVE(k->trampolines, k->tramp_cap, k->ntramp + 1))
+		return &kp_enomem;
+	k->trampolines[k->ntramp++] = o->trampoline;
+	return NULL;
+}
+
+static struct kp_error *on_kprobe(struct kp_ck *c, uint64_t kprobe, uint64_t addr, void *arg)
+{
+	struct known *k = arg;
+	(void)c;
+	(void)kprobe;
+	if (!KP_VEC_RESERVE(k->kprobes, k->kp_cap, k->nkp + 1))
+		return &kp_enomem;
+	k->kprobes[k->nkp++] = addr;
+	return NULL;
+}
+
+struct funcs {
+	uint64_t *addr;
+	size_t n, cap;
+};
+
+static bool add_func(struct funcs *f, uint64_t a)
+{
+	if (!KP_VEC_RESERVE(f->addr, f->cap, f->n + 1))
+		return false;
+	f->addr[f->n++] = a;
+	return true;
+}
+
+static struct kp_error *collect(struct kp_ck *c, struct funcs *f)
+{
+	struct kp_syscall_iter *it;
+	struct kp_error *err = kp_syscall_iter_create(c->k, &it);
+	if (!err) {
+		const struct kp_syscall_entry *e;
+		while (!(err = kp_syscall_iter_next(it, &e)) && e)
+			if (kp_ck_in_text(c, e->target) && !add_func(f, e->target)) {
+				err = &kp_enomem;
+				break;
+			}
+		kp_syscall_iter_destroy(it);
+		if (err)
+			return err;
+	} else if (err == &kp_enomem) {
+		return err;
+	} else {
+		kp_error_destroy(err);	// no syscall tables: the named functions still count
+	}
+	for (const char *const *n = hooked; *n; n++) {
+		struct kp_symbol s;
+		if (kp_symbol_find(c->k, *n, &s) && kp_ck_in_text(c, s.address) && !add_func(f, s.address))
+			return &kp_enomem;
+	}
+	if (f->n)
+		qsort(f->addr, f->n, sizeof(*f->addr), cmp_u64);
+	size_t n = 0;
+	for (size_t i = 0; i < f->n; i++)
+		if (!n || f->addr[n - 1] != f->addr[i])
+			f->addr[n++] = f->addr[i];
+	f->n = n;
+	return NULL;
+}
+
+static const char *const kinds[] = { "jmp", "call", "breakpoint" };
+
+struct kp_error *kp_ck_text(struct kp_ck *c)
+{
+	if (!c->arch->entry_branch) {
+		kp_ck_cannot(c, "kpeek cannot decode function entries on %s", c->arch->name);
+		return NULL;
+	}
+	struct known k = {0};
+	struct funcs f = {0};
+	size_t branches = 0, unknown_calls = 0;
+	struct kp_error *err = kp_ck_ftrace_ops(c, on_ftrace, &k);
+	k.ftrace_known = !err;
+	if (err == &kp_enomem)
+		goto out;
+	kp_error_destroy(err);
+	err = kp_ck_kprobe_addrs(c, on_kprobe, &k);
+	bool kprobes_known = !err;
+	if (err == &kp_enomem)
+		goto out;
+	kp_error_destroy(err);
+	if (k.ntramp)
+		qsort(k.trampolines, k.ntramp, sizeof(uint64_t), cmp_u64);
+	if (k.nkp)
+		qsort(k.kprobes, k.nkp, sizeof(uint64_t), cmp_u64);
+	if ((err = collect(c, &f)))
+		goto out;
+	if (!f.n) {
+		kp_ck_cannot(c, "no syscall handler and none of the functions rootkits hook has a symbol in kernel text");
+		goto out;
+	}
+	for (size_t i = 0; i < f.n; i++) {
+		uint8_t code[ENTRY_BYTES];
+		uint64_t fn = f.addr[i];
+		size_t got = kp_kernel_read_partial(c->k, fn, code, sizeof(code), false);
+		struct kp_branch b;
+		if (!got || !c->arch->entry_branch(code, got, fn, &b))
+			continue;
+		branches++;
+		struct kp_symbol s;
+		char name[200];
+		if (kp_ck_symbol(c, fn, &s))
+			snprintf(name, sizeof(name), "%s+0x%" PRIx64, s.name, b.at - s.address);
+		else
+			snprintf(name, sizeof(name), "0x%" PRIx64, b.at);
+		bool kprobed = has(k.kprobes, k.nkp, b.at) || has(k.kprobes, k.nkp, fn);
+		char why[300] = "", where[160];
+		uint64_t target = b.target;
+		if (b.kind == KP_BRANCH_TRAP) {
+			if (kprobed)
+				continue;
+			snprintf(why, sizeof(why), "%s (%s) at the entry, and no kprobe registered there%s",
+				 kinds[b.kind], b.insn, kprobes_known ? "" : " (kprobes unreadable)");
+			target = b.at;
+		} else {
+			if (b.indirect && !kp_ok(kp_read_u64(c->k, b.target, &target)))
+				target = 0;
+			if (kp_ck_in_text(c, target) || kprobed)
+				continue;
+			if (b.kind == KP_BRANCH_CALL && has(k.trampolines, k.ntramp, target))
+				continue;	// ftrace tracing it (the ftrace check looks at who)
+			if (b.kind == KP_BRANCH_CALL && !k.ftrace_known &&
+			    !kp_lx_module_map_find(c->mods, target)) {
+				unknown_calls++;	// maybe an ftrace trampoline: cannot tell
+				continue;
+			}
+			kp_ck_where(c, target, where, sizeof(where));
+			snprintf(why, sizeof(why), "%s (%s) at the entry to %s", kinds[b.kind], b.insn,
+				 where);
+		}
+		if ((err = kp_ck_add(c, target, NULL, why, "%s", name)))
+			goto out;
+	}
+	err = kp_ck_summary(c, "%zu functions checked (syscall handlers and %zu functions rootkits hook), "
+			    "%zu start with a branch; %zu ftrace trampolines, %zu kprobes known",
+			    f.n, sizeof(hooked) / sizeof(hooked[0]) - 1, branches, k.ntramp, k.nkp);
+	if (!err && unknown_calls)
+		kp_ck_cannot(c, "%zu functions call allocated code at their entry and ftrace_ops cannot be read to tell ftrace trampolines from hooks",
+			     unknown_calls);
+out:
+	free(k.trampolines);
+	free(k.kprobes);
+	free(f.addr);
+	return err;
+}

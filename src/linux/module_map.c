@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: MIT
+// Every module the kernel knows of, from three places that must agree:
+//
+//   the modules list     `modules` (what /proc/modules and lsmod show; a
+//                        rootkit unlinks itself from it: Diamorphine,
+//                        Reptile, KoviD)
+//   mod_tree             the latched rb-tree of module memory the kernel
+//                        uses for address lookups (__module_address(),
+//                        CONFIG_MODULES_TREE_LOOKUP): struct mod_tree_root
+//                        { struct latch_tree_root root; ... }, nodes struct
+//                        mod_tree_node { struct module *mod; struct
+//                        latch_tree_node node; } in tree[0]; one node per
+//                        memory region (core/init layout up to 6.3,
+//                        mem[type] since 6.4)
+//   sysfs                `module_kset` (/sys/module): struct module_kobject
+//                        { struct kobject kobj; struct module *mod; ... }
+//                        linked through kobj.entry; built-in modules with
+//                        parameters have one too, with mod NULL
+//
+// and the memory each occupies (the regions of kp_lx_module_layout), so
+// that any pointer can be named by the module that holds it, listed or not.
+// The symbols of a module missing from the list are read from its own
+// struct module (module_symbols.c), so that its functions have names.
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "linux/linux.h"
+#include "symbols/symtab.h"
+#include "util/error.h"
+#include "util/le.h"
+#include "util/vec.h"
+
+// An rb-tree of n nodes is at most 2*log2(n + 1) deep: 64 covers any tree
+// that fits in memory; deeper is corrupt.
+#define MAX_TREE_DEPTH 64
+#define MAX_TREE_NODES (KP_LX_MAX_MODULES * 8u)
+
+static struct kp_lx_mod *find_mod(struct kp_lx_module_map *m, uint64_t address)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (m->mods[i].address == address)
+			return &m->mods[i];
+	return NULL;
+}
+
+// The entry for the struct module at address, read on first sight.
+static struct kp_error *get_mod(struct kp_kernel *k, struct kp_lx_module_map *m,
+				const struct kp_lx_module_layout *l, uint64_t address,
+				struct kp_lx_mod **ret)
+{
+	struct kp_lx_mod *e = find_mod(m, address);
+	if (e) {
+		*ret = e;
+		return NULL;
+	}
+	if (m->n >= KP_LX_MAX_MODULES)
+		return kp_error_create(KP_ERR_LOOP, "more than %u modules (corrupt?)", KP_LX_MAX_MODULES);
+	uint8_t buf[4096];
+	if (l->hi - l->lo > sizeof(buf))
+		return kp_error_create(KP_ERR_UNSUPPORTED, "struct module spans %" PRIu64 " bytes",
+				       l->hi - l->lo);
+	struct kp_error *err = kp_read(k, KP_VIRT, address + l->lo, buf, l->hi - l->lo);
+	if (err)
+		return kp_error_prefix(err, "reading struct module at 0x%" PRIx64, address);
+	if (!KP_VEC_RESERVE(m->mods, m->cap, m->n + 1))
+		return &kp_enomem;
+	e = &m->mods[m->n++];
+	memset(e, 0, sizeof(*e));
+	e->address = address;
+#define AT(off) (buf + (off) - l->lo)
+	size_t nl = l->name_size < sizeof(e->name) ? l->name_size : sizeof(e->name) - 1;
+	memcpy(e->name, AT(l->name), nl);
+	e->name[nl] = '\0';
+	e->state = (int32_t)kp_le32(AT(l->state));
+	for (unsigned i = 0; i < l->nlayouts; i++) {
+		uint64_t base = kp_le64(AT(l->layout_base[i]));
+		uint32_t size = kp_le32(AT(l->layout_size[i]));
+		if (base && size)
+			e->ranges[e->nranges++] = (struct kp_lx_range){ base, base + size };
+	}
+#undef AT
+	*ret = e;
+	return NULL;
+}
+
+static struct kp_error *from_list(struct kp_kernel *k, struct kp_lx_module_map *m,
+				  const struct kp_lx_module_layout *l)
+{
+	struct kp_symbol head;
+	if (!kp_symbol_find(k, "modules", &head))
+		return kp_error_create(KP_ERR_NOT_FOUND, "no symbol 'modules'");
+	struct kp_list_iter *it;
+	struct kp_error *err = kp_lx_list_iter_create(k, head.address, 0, "module list", &it);
+	if (err)
+		return err;
+	for (;;) {
+		uint64_t node;
+		bool done;
+		struct kp_lx_mod *e;
+		if ((err = kp_list_iter_next(it, &node, &done)) || done)
+			break;
+		if ((err = get_mod(k, m, l, node - l->list, &e)))
+			break;
+		e->in_list = true;
+	}
+	kp_list_iter_destroy(it);
+	return err;
+}
+
+// In-order walk of tree[0] of mod_tree.
+static struct kp_error *from_tree(struct kp_kernel *k, struct kp_lx_module_map *m,
+				  const struct kp_lx_module_layout *l)
+{
+	static const char mtn[] = "struct mod_tree_node";
+	struct kp_symbol sym;
+	uint64_t root, left, right, node, mod, first;
+	struct kp_error *err;
+	if (!kp_symbol_find(k, "mod_tree", &sym))
+		return kp_error_create(KP_ERR_NOT_FOUND, "no symbol 'mod_tree' (CONFIG_MODULES_TREE_LOOKUP or kallsyms of variables missing)");
+	if ((err = kp_member_offset(k, "struct mod_tree_root", "root.tree[0].rb_node", &root, NULL)) ||
+	    (err = kp_member_offset(k, "struct rb_node", "rb_left", &left, NULL)) ||
+	    (err = kp_member_offset(k, "struct rb_node", "rb_right", &right, NULL)) ||
+	    (err = kp_member_offset(k, mtn, "node.node[0]", &node, NULL)) ||
+	    (err = kp_member_offset(k, mtn, "mod", &mod, NULL)))
+		return err;
+	if ((err = kp_read_u64(k, sym.address + root, &first)))
+		return kp_error_prefix(err, "mod_tree at 0x%" PRIx64, sym.address);
+	uint64_t stack[MAX_TREE_DEPTH];
+	size_t depth = 0, seen = 0;
+	uint64_t cur = first;
+	while (cur || depth) {
+		while (cur) {
+			if (depth == MAX_TREE_DEPTH)
+				return kp_error_create(KP_ERR_LOOP, "mod_tree at 0x%" PRIx64 ": deeper than %d (corrupt?)",
+						       sym.address, MAX_TREE_DEPTH);
+			stack[depth++] = cur;
+			if ((err = kp_read_u64(k, cur + left, &cur)))
+				return kp_error_prefix(err, "mod_tree node");
+		}
+		cur = stack[--depth];
+		if (++seen > MAX_TREE_NODES)
+			return kp_error_create(KP_ERR_LOOP, "mod_tree at 0x%" PRIx64 ": more than %u nodes (corrupt?)",
+					       sym.address, MAX_TREE_NODES);
+		uint64_t owner;
+		struct kp_lx_mod *e;
+		if ((err = kp_read_u64(k, cur - node + mod, &owner)))
+			return kp_error_prefix(err, "mod_tree node at 0x%" PRIx64, cur);
+		if ((err = get_mod(k, m, l, owner, &e)))
+			return kp_error_prefix(err, "mod_tree node at 0x%" PRIx64, cur);
+		e->in_tree = true;
+		if ((err = kp_read_u64(k, cur + right, &cur)))
+			return kp_error_prefix(err, "mod_tree node");
+	}
+	return NULL;
+}
+
+static struct kp_error *from_sysfs(struct kp_kernel *k, struct kp_lx_module_map *m,
+				   const struct kp_lx_module_layout *l)
+{
+	static const char mk[] = "struct module_kobject";
+	struct kp_symbol sym;
+	uint64_t kset, list, entry, kobj, mod;
+	struct kp_error *err;
+	if (!kp_symbol_find(k, "module_kset", &sym))
+		return kp_error_create(KP_ERR_NOT_FOUND, "no symbol 'module_kset'");
+	if ((err = kp_member_offset(k, "struct kset", "list", &list, NULL)) ||
+	    (err = kp_member_offset(k, "struct kobject", "entry", &entry, NULL)) ||
+	    (err = kp_member_offset(k, mk, "kobj", &kobj, NULL)) ||
+	    (err = kp_member_offset(k, mk, "mod", &mod, NULL)))
+		return err;
+	if ((err = kp_read_u64(k, sym.address, &kset)))
+		return kp_error_prefix(err, "module_kset at 0x%" PRIx64, sym.address);
+	if (!kset)
+		return kp_error_create(KP_ERR_NOT_FOUND, "module_kset is NULL");
+	struct kp_list_iter *it;
+	if ((err = kp_lx_list_iter_create(k, kset + list, 0, "module kset", &it)))
+		return err;
+	for (;;) {
+		uint64_t n, owner;
+		bool done;
+		struct kp_lx_mod *e;
+		if ((err = kp_list_iter_next(it, &n, &done)) || done)
+			break;
+		if ((err = kp_read_u64(k, n - entry - kobj + mod, &owner)))
+			break;
+		if (!owner)
+			continue;	// a built-in module's parameters
+		if ((err = get_mod(k, m, l, owner, &e)))
+			break;
+		e->in_sysfs = true;
+	}
+	kp_list_iter_destroy(it);
+	return err;
+}
+
+static void note(char *buf, size_t size, struct kp_error *err)
+{
+	snprintf(buf, size, "%s", kp_error_message(err));
+	kp_error_destroy(err);
+}
+
+struct kp_error *kp_lx_module_map_create(struct kp_kernel *k, struct kp_lx_module_map **ret)
+{
+	struct kp_lx_module_layout l;
+	struct kp_error *err = kp_lx_module_layout(k, &l);
+	if (err)
+		return err;
+	struct kp_lx_module_map *m = calloc(1, sizeof(*m));
+	if (!m)
+		return &kp_enomem;
+	if ((err = from_list(k, m, &l))) {
+		kp_lx_module_map_destroy(m);
+		return err;
+	}
+	// The other views are optional: a kernel without them (or without the
+	// symbols) is compared on what there is, and the reason is kept.
+	err = from_tree(k, m, &l);
+	m->have_tree = !err;
+	if (err && err->code == KP_ERR_NOMEM) {
+		kp_lx_module_map_destroy(m);
+		return err;
+	}
+	if (err)
+		note(m->tree_why, sizeof(m->tree_why), err);
+	err = from_sysfs(k, m, &l);
+	m->have_sysfs = !err;
+	if (err && err->code == KP_ERR_NOMEM) {
+		kp_lx_module_map_destroy(m);
+		return err;
+	}
+	if (err)
+		note(m->sysfs_why, sizeof(m->sysfs_why), err);
+	// Names for the functions of modules missing from the list.
+	for (size_t i = 0; i < m->n; i++) {
+		struct kp_lx_mod *e = &m->mods[i];
+		if (e->in_list)
+			continue;
+		if (!m->hidden_syms && (err = kp_symtab_create(&m->hidden_syms))) {
+			kp_lx_module_map_destroy(m);
+			return err;
+		}
+		size_t added = 0;
+		err = kp_lx_module_symbols_at(k, e->address, e->name, m->hidden_syms, &added);
+		if (err && err->code == KP_ERR_NOMEM) {
+			kp_lx_module_map_destroy(m);
+			return err;
+		}
+		kp_error_destroy(err);	// unnamed then, still found by address
+	}
+	*ret = m;
+	return NULL;
+}
+
+void kp_lx_module_map_destroy(struct kp_lx_module_map *m)
+{
+	if (!m)
+		return;
+	kp_symtab_destroy(m->hidden_syms);
+	free(m->mods);
+	free(m);
+}
+
+const struct kp_lx_mod *kp_lx_module_map_find(const struct kp_lx_module_map *m, uint64_t address)
+{
+	for (size_t i = 0; m && i < m->n; i++)
+		for (unsigned j = 0; j < m->mods[i].nranges; j++)
+			if (address >= m->mods[i].ranges[j].start && address < m->mods[i].ranges[j].end)
+				return &m->mods[i];
+	return NULL;
+}
+
+bool kp_lx_module_map_symbol(const struct kp_lx_module_map *m, uint64_t address,
+			     struct kp_symbol *ret)
+{
+	const struct kp_lx_mod *owner = kp_lx_module_map_find(m, address);
+	if (!owner || owner->in_list || !m->hidden_syms)
+		return false;
+	struct kp_symbol s;
+	struct kp_error *err = kp_symtab_by_address(m->hidden_syms, address, &s);
+	if (err) {
+		kp_error_destroy(err);
+		return false;
+	}
+	if (!s.module || strcmp(s.module, owner->name))
+		return false;	// the nearest name belongs to another module
+	*ret = s;
+	return true;
+}
