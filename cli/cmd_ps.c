@@ -256,6 +256,9 @@ int cmd_ps(struct cli *cli, int argc, char **argv)
 			snprintf(first, sizeof(first), "task %d (%s) at 0x%" PRIx64, t[i].pid,
 				 t[i].comm, t[i].address);
 	free(t);
+	if (bad && orphans)
+		return cli_error_prefix(bad_err, "incomplete: %zu error%s reading tasks (and the parent of %zu task%s unreadable), the first",
+					bad, bad == 1 ? "" : "s", orphans, orphans == 1 ? "" : "s");
 	if (bad)
 		return cli_error_prefix(bad_err, "incomplete: %zu error%s reading tasks, the first",
 					bad, bad == 1 ? "" : "s");

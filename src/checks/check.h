@@ -54,13 +54,18 @@ bool kp_ck_trusted_code(struct kp_ck *c, uint64_t address);
 // tell ftrace's own patching from a hook.
 struct kp_ck_ftrace_ops {
 	uint64_t address, func, saved_func, trampoline;
-	uint64_t nfuncs;		// functions in its filter (0: every function)
+	uint64_t nfuncs;		// functions in its filter
+	bool all;			// no filter: it traces every function
 	unsigned nnamed;
 	uint64_t funcs[4];		// the first of them
 };
 typedef struct kp_error *kp_ck_ftrace_fn(struct kp_ck *c, const struct kp_ck_ftrace_ops *o,
 					 void *arg);
-struct kp_error *kp_ck_ftrace_ops(struct kp_ck *c, kp_ck_ftrace_fn *fn, void *arg);
+typedef struct kp_error *kp_ck_ftrace_ip_fn(struct kp_ck *c, uint64_t ip, void *arg);
+// fn for every registered ftrace_ops; ip_fn (may be NULL) first for every
+// function its filter holds.
+struct kp_error *kp_ck_ftrace_ops(struct kp_ck *c, kp_ck_ftrace_fn *fn, kp_ck_ftrace_ip_fn *ip_fn,
+				  void *arg);
 
 // The address of every registered kprobe (kprobes.c).
 typedef struct kp_error *kp_ck_kprobe_fn(struct kp_ck *c, uint64_t kprobe, uint64_t addr,

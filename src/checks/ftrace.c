@@ -17,6 +17,7 @@
 
 #define MAX_OPS 4096u
 #define MAX_HASH_BITS 20u	// FTRACE_HASH_MAX_BITS is 12
+#define MAX_HASH_ENTRIES (1u << 20)	// every function of a kernel, with room
 #define MAX_NAMED 4		// hooked functions named per finding
 
 struct layout {
@@ -45,7 +46,8 @@ static struct kp_error *get_layout(struct kp_kernel *k, struct layout *l)
 	return NULL;
 }
 
-struct kp_error *kp_ck_ftrace_ops(struct kp_ck *c, kp_ck_ftrace_fn *fn, void *arg)
+struct kp_error *kp_ck_ftrace_ops(struct kp_ck *c, kp_ck_ftrace_fn *fn, kp_ck_ftrace_ip_fn *ip_fn,
+				  void *arg)
 {
 	struct kp_kernel *k = c->k;
 	struct kp_symbol head, end;
@@ -80,19 +82,32 @@ struct kp_error *kp_ck_ftrace_ops(struct kp_ck *c, kp_ck_ftrace_fn *fn, void *ar
 				return kp_error_prefix(err, "ftrace_hash at 0x%" PRIx64, filter);
 			if (bits > MAX_HASH_BITS)
 				return kp_error_create(KP_ERR_FORMAT, "ftrace_hash at 0x%" PRIx64 ": %" PRIu64 " size bits (corrupt?)", filter, bits);
-			// The first entries, for names; count says how many in all.
-			for (uint64_t b = 0; buckets && b < (UINT64_C(1) << bits) && o.nnamed < MAX_NAMED; b++) {
-				uint64_t node;
+			if (o.nfuncs > MAX_HASH_ENTRIES)
+				return kp_error_create(KP_ERR_FORMAT, "ftrace_hash at 0x%" PRIx64 ": %" PRIu64 " entries (corrupt?)", filter, o.nfuncs);
+			// The first entries name the hooks; with ip_fn every entry
+			// (at most count of them, as the hash says).
+			uint64_t seen = 0;
+			for (uint64_t b = 0; buckets && b < (UINT64_C(1) << bits) &&
+					     (ip_fn || o.nnamed < MAX_NAMED); b++) {
+				uint64_t node, ip;
 				if ((err = kp_read_u64(k, buckets + 8 * b, &node)))
 					return kp_error_prefix(err, "ftrace_hash at 0x%" PRIx64, filter);
-				for (unsigned depth = 0; node && o.nnamed < MAX_NAMED && depth < 64; depth++) {
-					if ((err = kp_read_u64(k, node + l.entry_ip, &o.funcs[o.nnamed])) ||
+				for (; node; seen++) {
+					if (seen >= o.nfuncs)
+						return kp_error_create(KP_ERR_FORMAT, "ftrace_hash at 0x%" PRIx64 ": more entries than its count %" PRIu64 " (corrupt or cyclic?)", filter, o.nfuncs);
+					if ((err = kp_read_u64(k, node + l.entry_ip, &ip)) ||
 					    (err = kp_read_u64(k, node, &node)))
 						return kp_error_prefix(err, "ftrace_hash at 0x%" PRIx64, filter);
-					o.nnamed++;
+					if (o.nnamed < MAX_NAMED)
+						o.funcs[o.nnamed++] = ip;
+					if (ip_fn && (err = ip_fn(c, ip, arg)))
+						return err;
+					if (!ip_fn && o.nnamed == MAX_NAMED)
+						break;
 				}
 			}
 		}
+		o.all = !filter || !o.nfuncs;
 		if ((err = fn(c, &o, arg)))
 			return err;
 		ops = next;
@@ -120,7 +135,7 @@ static struct kp_error *on_ops(struct kp_ck *c, const struct kp_ck_ftrace_ops *o
 	if (len < sizeof(hooks) && o->nfuncs > o->nnamed)
 		snprintf(hooks + len, sizeof(hooks) - len, "%s%" PRIu64 " more", len ? " and " : "",
 			 o->nfuncs - o->nnamed);
-	if (!o->nfuncs)
+	if (o->all)
 		snprintf(hooks, sizeof(hooks), "every function");
 	char why[256] = "", where[160];
 	if (bad) {
@@ -134,8 +149,8 @@ static struct kp_error *on_ops(struct kp_ck *c, const struct kp_ck_ftrace_ops *o
 struct kp_error *kp_ck_ftrace(struct kp_ck *c)
 {
 	unsigned count = 0;
-	struct kp_error *err = kp_ck_ftrace_ops(c, on_ops, &count);
+	struct kp_error *err = kp_ck_ftrace_ops(c, on_ops, NULL, &count);
 	if (err)
-		return kp_ck_cannot_err(c, err, "ftrace");
+		return kp_ck_cannot_err(c, err, NULL);
 	return kp_ck_summary(c, "%u ftrace_ops registered", count);
 }

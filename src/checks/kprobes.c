@@ -157,6 +157,6 @@ struct kp_error *kp_ck_kprobes(struct kp_ck *c)
 	struct walk w = {0};
 	struct kp_error *err = walk(c, &w);
 	if (err)
-		return kp_ck_cannot_err(c, err, "kprobes");
+		return kp_ck_cannot_err(c, err, NULL);
 	return kp_ck_summary(c, "%u kprobes registered", w.count);
 }

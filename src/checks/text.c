@@ -27,6 +27,9 @@
 #include "util/vec.h"
 
 #define ENTRY_BYTES 32
+// The patch site ftrace uses is the first instruction after the landing
+// pad (x86-64 endbr64, arm64 bti c and mov x9, x30).
+#define FENTRY_SITE_MAX 8
 
 // Hooked by Diamorphine, Reptile, KoviD, the ftrace-hook family and
 // keyloggers: directory listing (hide files), /proc/net (hide sockets),
@@ -48,6 +51,9 @@ static const char *const hooked[] = {
 struct known {
 	uint64_t *trampolines;		// ftrace_ops trampolines
 	size_t ntramp, tramp_cap;
+	uint64_t *traced;		// functions in an ftrace_ops filter
+	size_t ntraced, traced_cap;
+	bool trace_all;			// an ftrace_ops without a filter
 	uint64_t *kprobes;		// kprobed addresses
 	size_t nkp, kp_cap;
 	bool ftrace_known;
@@ -64,10 +70,21 @@ static bool has(const uint64_t *v, size_t n, uint64_t x)
 	return n && bsearch(&x, v, n, sizeof(*v), cmp_u64);
 }
 
+static struct kp_error *on_traced(struct kp_ck *c, uint64_t ip, void *arg)
+{
+	struct known *k = arg;
+	(void)c;
+	if (!KP_VEC_RESERVE(k->traced, k->traced_cap, k->ntraced + 1))
+		return &kp_enomem;
+	k->traced[k->ntraced++] = ip;
+	return NULL;
+}
+
 static struct kp_error *on_ftrace(struct kp_ck *c, const struct kp_ck_ftrace_ops *o, void *arg)
 {
 	struct known *k = arg;
 	(void)c;
+	k->trace_all |= o->all;
 	if (!o->trampoline)
 		return NULL;
 	if (!KP_VEC_RESERVE(k->trampolines, k->tramp_cap, k->ntramp + 1))
@@ -145,7 +162,7 @@ struct kp_error *kp_ck_text(struct kp_ck *c)
 	struct known k = {0};
 	struct funcs f = {0};
 	size_t branches = 0, unknown_calls = 0;
-	struct kp_error *err = kp_ck_ftrace_ops(c, on_ftrace, &k);
+	struct kp_error *err = kp_ck_ftrace_ops(c, on_ftrace, on_traced, &k);
 	k.ftrace_known = !err;
 	if (err == &kp_enomem)
 		goto out;
@@ -159,6 +176,8 @@ struct kp_error *kp_ck_text(struct kp_ck *c)
 		qsort(k.trampolines, k.ntramp, sizeof(uint64_t), cmp_u64);
 	if (k.nkp)
 		qsort(k.kprobes, k.nkp, sizeof(uint64_t), cmp_u64);
+	if (k.ntraced)
+		qsort(k.traced, k.ntraced, sizeof(uint64_t), cmp_u64);
 	if ((err = collect(c, &f)))
 		goto out;
 	if (!f.n) {
@@ -195,6 +214,13 @@ struct kp_error *kp_ck_text(struct kp_ck *c)
 				continue;
 			if (b.kind == KP_BRANCH_CALL && has(k.trampolines, k.ntramp, target))
 				continue;	// ftrace tracing it (the ftrace check looks at who)
+			// A call at ftrace's patch site of a function an ftrace_ops
+			// traces, into allocated code no module owns: a BPF
+			// trampoline (direct call) or ftrace's own.
+			if (b.kind == KP_BRANCH_CALL && b.at - fn <= FENTRY_SITE_MAX &&
+			    (k.trace_all || has(k.traced, k.ntraced, fn)) &&
+			    !kp_lx_module_map_find(c->mods, target))
+				continue;
 			if (b.kind == KP_BRANCH_CALL && !k.ftrace_known &&
 			    !kp_lx_module_map_find(c->mods, target)) {
 				unknown_calls++;	// maybe an ftrace trampoline: cannot tell
@@ -215,6 +241,7 @@ struct kp_error *kp_ck_text(struct kp_ck *c)
 			     unknown_calls);
 out:
 	free(k.trampolines);
+	free(k.traced);
 	free(k.kprobes);
 	free(f.addr);
 	return err;

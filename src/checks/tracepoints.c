@@ -3,8 +3,9 @@
 // funcs: an array of struct tracepoint_func { func, data, prio } ending
 // with a NULL func) runs at every hit: a rootkit attaches one to watch
 // forks, execs or network events without touching any code. The kernel's
-// own probes (trace events, perf, BPF raw tracepoints) are kernel text. A
-// probe outside it is reported with the tracepoint's name.
+// own probes (trace events, perf, BPF raw tracepoints) are kernel text,
+// or for a module's own events that module's event functions. Any other
+// probe outside kernel text is reported with the tracepoint's name.
 //
 // The tracepoints: the core kernel's __start___tracepoints_ptrs ..
 // __stop___tracepoints_ptrs and each module's tracepoints_ptrs
@@ -14,6 +15,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "checks/check.h"
 #include "core/kernel.h"
@@ -31,6 +33,26 @@ struct state {
 	uint64_t func_size, func_func;	// struct tracepoint_func
 	unsigned tracepoints, probed, probes;
 };
+
+// The kernel's event machinery for a module's own tracepoints: when an
+// event is enabled (tracefs, perf, BPF raw tracepoints) the probe is the
+// module's trace_event_raw_event_CLASS, perf_trace_CLASS or
+// __bpf_trace_CLASS (include/trace/trace_events.h, perf.h, bpf_probe.h;
+// CLASS is the event class, not always the tracepoint's name), in a
+// listed module.
+static bool own_event(struct kp_ck *c, uint64_t fn)
+{
+	static const char *const prefixes[] = { "trace_event_raw_event_", "perf_trace_", "__bpf_trace_" };
+	struct kp_symbol sym;
+	if (!kp_ck_trusted_code(c, fn) || !kp_ck_symbol(c, fn, &sym) || sym.address != fn)
+		return false;
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+		size_t n = strlen(prefixes[i]);
+		if (!strncmp(sym.name, prefixes[i], n) && sym.name[n])
+			return true;
+	}
+	return false;
+}
 
 static struct kp_error *one(struct state *s, uint64_t tp)
 {
@@ -61,7 +83,7 @@ static struct kp_error *one(struct state *s, uint64_t tp)
 			return NULL;
 		s->probes++;
 		char why[200] = "", where[160];
-		if (!kp_ck_in_text(s->c, fn)) {
+		if (!kp_ck_in_text(s->c, fn) && !own_event(s->c, fn)) {
 			kp_ck_where(s->c, fn, where, sizeof(where));
 			snprintf(why, sizeof(why), "probe in %s", where);
 		}

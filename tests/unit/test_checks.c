@@ -142,6 +142,11 @@ TEST(x86_entry_branches)
 	// endbr64; nop5 (fentry, not traced); push %rbp: no branch.
 	static const uint8_t plain[] = { 0xf3, 0x0f, 0x1e, 0xfa, 0x0f, 0x1f, 0x44, 0x00, 0x00, 0x55 };
 	CHECK(!x86(plain, sizeof(plain), &b));
+	// The sealed endbr64 (IBT poison), then a jmp rel32 after it.
+	static const uint8_t sealed[] = { 0x66, 0x0f, 0x1f, 0x00, 0xe9, 0x00, 0x00, 0x00, 0x00 };
+	CHECK(x86(sealed, sizeof(sealed), &b));
+	CHECK_U64(b.at, 0xffffffff81000004ULL);
+	CHECK_U64(b.target, 0xffffffff81000009ULL);
 	// jmp rel32 over the endbr64 (what the test rootkit writes at +0).
 	static const uint8_t jmp[] = { 0xe9, 0xfb, 0xff, 0xff, 0x3e, 0x90 };
 	CHECK(x86(jmp, sizeof(jmp), &b));

@@ -10,12 +10,15 @@
 // -mfentry call is patched into when ftrace does not trace the function
 // (ftrace_nop_replace(): x86_nops[5], "nopl 0x0(%rax,%rax,1)").
 static const uint8_t ENDBR64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
+// With IBT, apply_seal_endbr() (6.2) overwrites the endbr64 of functions
+// never called indirectly with ENDBR_POISON, "osp nopl (%rax)".
+static const uint8_t ENDBR_POISON[] = { 0x66, 0x0f, 0x1f, 0x00 };
 static const uint8_t NOP5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 
 bool kp_x86_entry_branch(const uint8_t *code, size_t size, uint64_t addr, struct kp_branch *ret)
 {
 	size_t i = 0;
-	if (size >= 4 && !memcmp(code, ENDBR64, 4))
+	if (size >= 4 && (!memcmp(code, ENDBR64, 4) || !memcmp(code, ENDBR_POISON, 4)))
 		i = 4;
 	if (size >= i + 5 && !memcmp(code + i, NOP5, 5))
 		i += 5;
