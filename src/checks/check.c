@@ -162,6 +162,43 @@ struct kp_error *kp_ck_cannot_err(struct kp_ck *c, struct kp_error *err, const c
 	return NULL;
 }
 
+bool kp_ck_addrs_add(struct kp_ck_addrs *s, uint64_t address)
+{
+	if (!KP_VEC_RESERVE(s->v, s->cap, s->n + 1))
+		return false;
+	s->v[s->n++] = address;
+	return true;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+void kp_ck_addrs_sort(struct kp_ck_addrs *s)
+{
+	if (!s->n)
+		return;
+	qsort(s->v, s->n, sizeof(*s->v), cmp_u64);
+	size_t n = 1;
+	for (size_t i = 1; i < s->n; i++)
+		if (s->v[i] != s->v[n - 1])
+			s->v[n++] = s->v[i];
+	s->n = n;
+}
+
+bool kp_ck_addrs_has(const struct kp_ck_addrs *s, uint64_t address)
+{
+	return s->n && bsearch(&address, s->v, s->n, sizeof(*s->v), cmp_u64);
+}
+
+void kp_ck_addrs_free(struct kp_ck_addrs *s)
+{
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
 struct kp_check *kp_ck_result_create(const char *name)
 {
 	struct kp_check *c = calloc(1, sizeof(*c));

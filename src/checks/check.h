@@ -72,6 +72,16 @@ typedef struct kp_error *kp_ck_kprobe_fn(struct kp_ck *c, uint64_t kprobe, uint6
 					 void *arg);
 struct kp_error *kp_ck_kprobe_addrs(struct kp_ck *c, kp_ck_kprobe_fn *fn, void *arg);
 
+// A set of addresses: add, then sort (duplicates dropped), then look up.
+struct kp_ck_addrs {
+	uint64_t *v;
+	size_t n, cap;
+};
+bool kp_ck_addrs_add(struct kp_ck_addrs *s, uint64_t address);
+void kp_ck_addrs_sort(struct kp_ck_addrs *s);
+bool kp_ck_addrs_has(const struct kp_ck_addrs *s, uint64_t address);
+void kp_ck_addrs_free(struct kp_ck_addrs *s);
+
 // An empty result named name (registry.c runs the check into it).
 struct kp_check *kp_ck_result_create(const char *name);
 

@@ -26,36 +26,6 @@
 #include "util/le.h"
 #include "util/vec.h"
 
-struct set {
-	uint64_t *v;
-	size_t n, cap;
-};
-
-static bool set_add(struct set *s, uint64_t x)
-{
-	if (!KP_VEC_RESERVE(s->v, s->cap, s->n + 1))
-		return false;
-	s->v[s->n++] = x;
-	return true;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-static void set_sort(struct set *s)
-{
-	if (s->n)
-		qsort(s->v, s->n, sizeof(*s->v), cmp_u64);
-}
-
-static bool set_has(const struct set *s, uint64_t x)
-{
-	return s->n && bsearch(&x, s->v, s->n, sizeof(*s->v), cmp_u64);
-}
-
 // Where a task was seen besides the list.
 enum { SEEN_IDR = 1, SEEN_CHILDREN = 2, SEEN_CPU = 4 };
 
@@ -73,8 +43,8 @@ struct state {
 	uint64_t pid_tasks;		// struct pid: tasks[PIDTYPE_PID].first
 	uint64_t idr;			// init_pid_ns.idr.idr_rt (an xarray)
 	struct kp_lx_xa_layout xa;
-	struct set listed;		// tasks in the list and thread lists
-	struct set pids;		// struct pid * in the PID table
+	struct kp_ck_addrs listed;		// tasks in the list and thread lists
+	struct kp_ck_addrs pids;		// struct pid * in the PID table
 	struct seen *seen;
 	size_t nseen, seen_cap;
 	// Objects a dump lacks (a filtered dump's excluded pages): counted,
@@ -130,7 +100,7 @@ static struct kp_error *layout(struct state *s)
 
 struct idr_walk {
 	struct state *s;
-	struct set *pids;
+	struct kp_ck_addrs *pids;
 	bool note_tasks;
 };
 
@@ -139,7 +109,7 @@ static struct kp_error *on_pid(uint64_t index, uint64_t pid, void *arg)
 	struct idr_walk *w = arg;
 	struct state *s = w->s;
 	(void)index;
-	if (!set_add(w->pids, pid))
+	if (!kp_ck_addrs_add(w->pids, pid))
 		return &kp_enomem;
 	if (w->pids->n > KP_LX_MAX_TASKS || (w->note_tasks && s->nseen > KP_LX_MAX_TASKS))
 		return kp_error_create(KP_ERR_LOOP, "PID table: more than %u entries (corrupt?)",
@@ -161,12 +131,12 @@ static struct kp_error *on_pid(uint64_t index, uint64_t pid, void *arg)
 	return NULL;
 }
 
-static struct kp_error *walk_idr(struct state *s, struct set *pids, bool note_tasks)
+static struct kp_error *walk_idr(struct state *s, struct kp_ck_addrs *pids, bool note_tasks)
 {
 	struct idr_walk w = { s, pids, note_tasks };
 	struct kp_error *err = kp_lx_xa_walk(s->c->k, &s->xa, s->idr, on_pid, &w);
 	if (!err)
-		set_sort(pids);
+		kp_ck_addrs_sort(pids);
 	return err;
 }
 
@@ -178,12 +148,12 @@ static struct kp_error *walk_list(struct state *s)
 		return err;
 	const struct kp_task *t;
 	while (!(err = kp_task_iter_next(it, &t)) && t)
-		if (!set_add(&s->listed, t->address)) {
+		if (!kp_ck_addrs_add(&s->listed, t->address)) {
 			err = &kp_enomem;
 			break;
 		}
 	kp_task_iter_destroy(it);
-	set_sort(&s->listed);
+	kp_ck_addrs_sort(&s->listed);
 	return err;
 }
 
@@ -203,7 +173,7 @@ static struct kp_error *walk_children(struct state *s)
 			if ((err = kp_list_iter_next(it, &node, &done)) || done)
 				break;
 			uint64_t child = node - s->sibling;
-			if (set_has(&s->listed, child))
+			if (kp_ck_addrs_has(&s->listed, child))
 				continue;
 			struct seen *e = saw(s, child);
 			if (!e) {
@@ -293,7 +263,8 @@ static const char *views_text(unsigned v, char *buf, size_t size)
 
 static int cmp_seen(const void *a, const void *b)
 {
-	return cmp_u64(&((const struct seen *)a)->task, &((const struct seen *)b)->task);
+	uint64_t x = ((const struct seen *)a)->task, y = ((const struct seen *)b)->task;
+	return x < y ? -1 : x > y;
 }
 
 static void merge_seen(struct state *s)
@@ -320,7 +291,7 @@ static struct kp_error *report_unlisted(struct state *s, size_t *hidden)
 	merge_seen(s);
 	for (size_t i = 0; i < s->nseen; i++) {
 		struct seen *e = &s->seen[i];
-		if (set_has(&s->listed, e->task))
+		if (kp_ck_addrs_has(&s->listed, e->task))
 			continue;
 		struct task_info ti;
 		struct kp_error *err = task_info(s, e->task, &ti);
@@ -362,7 +333,7 @@ static struct kp_error *report_unpidded(struct state *s, size_t *detached)
 	if (!s->has_thread_pid)
 		return NULL;
 	struct kp_kernel *k = s->c->k;
-	struct set again = {0};
+	struct kp_ck_addrs again = {0};
 	struct kp_error *err = NULL;
 	for (size_t i = 0; !err && i < s->listed.n; i++) {
 		uint64_t task = s->listed.v[i], pid;
@@ -373,11 +344,11 @@ static struct kp_error *report_unpidded(struct state *s, size_t *detached)
 			}
 			break;
 		}
-		if (!pid || set_has(&s->pids, pid))
+		if (!pid || kp_ck_addrs_has(&s->pids, pid))
 			continue;
 		if (!again.v && !again.cap && (err = walk_idr(s, &again, false)))
 			break;
-		if (set_has(&again, pid))
+		if (kp_ck_addrs_has(&again, pid))
 			continue;	// allocated after the first walk (live)
 		struct task_info ti;
 		if ((err = task_info(s, task, &ti))) {
@@ -393,7 +364,7 @@ static struct kp_error *report_unpidded(struct state *s, size_t *detached)
 		err = kp_ck_add(s->c, task, NULL, "in the task list, but its PID is not in the PID table",
 				"pid %d (%s)", ti.pid, ti.comm);
 	}
-	free(again.v);
+	kp_ck_addrs_free(&again);
 	return err;
 }
 
@@ -428,8 +399,8 @@ struct kp_error *kp_ck_tasks(struct kp_ck *c)
 	if (!err && s.unreadable)
 		kp_ck_cannot(c, "%zu objects unreadable (the first: %s)", s.unreadable, s.unreadable_why);
 out:
-	free(s.listed.v);
-	free(s.pids.v);
+	kp_ck_addrs_free(&s.listed);
+	kp_ck_addrs_free(&s.pids);
 	free(s.seen);
 	return err;
 }

@@ -49,35 +49,18 @@ static const char *const hooked[] = {
 };
 
 struct known {
-	uint64_t *trampolines;		// ftrace_ops trampolines
-	size_t ntramp, tramp_cap;
-	uint64_t *traced;		// functions in an ftrace_ops filter
-	size_t ntraced, traced_cap;
+	struct kp_ck_addrs trampolines;	// ftrace_ops trampolines
+	struct kp_ck_addrs traced;	// functions in an ftrace_ops filter
 	bool trace_all;			// an ftrace_ops without a filter
-	uint64_t *kprobes;		// kprobed addresses
-	size_t nkp, kp_cap;
+	struct kp_ck_addrs kprobes;	// kprobed addresses
 	bool ftrace_known;
 };
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-static bool has(const uint64_t *v, size_t n, uint64_t x)
-{
-	return n && bsearch(&x, v, n, sizeof(*v), cmp_u64);
-}
 
 static struct kp_error *on_traced(struct kp_ck *c, uint64_t ip, void *arg)
 {
 	struct known *k = arg;
 	(void)c;
-	if (!KP_VEC_RESERVE(k->traced, k->traced_cap, k->ntraced + 1))
-		return &kp_enomem;
-	k->traced[k->ntraced++] = ip;
-	return NULL;
+	return kp_ck_addrs_add(&k->traced, ip) ? NULL : &kp_enomem;
 }
 
 static struct kp_error *on_ftrace(struct kp_ck *c, const struct kp_ck_ftrace_ops *o, void *arg)
@@ -87,10 +70,7 @@ static struct kp_error *on_ftrace(struct kp_ck *c, const struct kp_ck_ftrace_ops
 	k->trace_all |= o->all;
 	if (!o->trampoline)
 		return NULL;
-	if (!KP_VEC_RESERVE(k->trampolines, k->tramp_cap, k->ntramp + 1))
-		return &kp_enomem;
-	k->trampolines[k->ntramp++] = o->trampoline;
-	return NULL;
+	return kp_ck_addrs_add(&k->trampolines, o->trampoline) ? NULL : &kp_enomem;
 }
 
 static struct kp_error *on_kprobe(struct kp_ck *c, uint64_t kprobe, uint64_t addr, void *arg)
@@ -98,33 +78,17 @@ static struct kp_error *on_kprobe(struct kp_ck *c, uint64_t kprobe, uint64_t add
 	struct known *k = arg;
 	(void)c;
 	(void)kprobe;
-	if (!KP_VEC_RESERVE(k->kprobes, k->kp_cap, k->nkp + 1))
-		return &kp_enomem;
-	k->kprobes[k->nkp++] = addr;
-	return NULL;
+	return kp_ck_addrs_add(&k->kprobes, addr) ? NULL : &kp_enomem;
 }
 
-struct funcs {
-	uint64_t *addr;
-	size_t n, cap;
-};
-
-static bool add_func(struct funcs *f, uint64_t a)
-{
-	if (!KP_VEC_RESERVE(f->addr, f->cap, f->n + 1))
-		return false;
-	f->addr[f->n++] = a;
-	return true;
-}
-
-static struct kp_error *collect(struct kp_ck *c, struct funcs *f)
+static struct kp_error *collect(struct kp_ck *c, struct kp_ck_addrs *f)
 {
 	struct kp_syscall_iter *it;
 	struct kp_error *err = kp_syscall_iter_create(c->k, &it);
 	if (!err) {
 		const struct kp_syscall_entry *e;
 		while (!(err = kp_syscall_iter_next(it, &e)) && e)
-			if (kp_ck_in_text(c, e->target) && !add_func(f, e->target)) {
+			if (kp_ck_in_text(c, e->target) && !kp_ck_addrs_add(f, e->target)) {
 				err = &kp_enomem;
 				break;
 			}
@@ -138,16 +102,10 @@ static struct kp_error *collect(struct kp_ck *c, struct funcs *f)
 	}
 	for (const char *const *n = hooked; *n; n++) {
 		struct kp_symbol s;
-		if (kp_symbol_find(c->k, *n, &s) && kp_ck_in_text(c, s.address) && !add_func(f, s.address))
+		if (kp_symbol_find(c->k, *n, &s) && kp_ck_in_text(c, s.address) && !kp_ck_addrs_add(f, s.address))
 			return &kp_enomem;
 	}
-	if (f->n)
-		qsort(f->addr, f->n, sizeof(*f->addr), cmp_u64);
-	size_t n = 0;
-	for (size_t i = 0; i < f->n; i++)
-		if (!n || f->addr[n - 1] != f->addr[i])
-			f->addr[n++] = f->addr[i];
-	f->n = n;
+	kp_ck_addrs_sort(f);
 	return NULL;
 }
 
@@ -160,7 +118,7 @@ struct kp_error *kp_ck_text(struct kp_ck *c)
 		return NULL;
 	}
 	struct known k = {0};
-	struct funcs f = {0};
+	struct kp_ck_addrs f = {0};
 	size_t branches = 0, unknown_calls = 0;
 	struct kp_error *err = kp_ck_ftrace_ops(c, on_ftrace, on_traced, &k);
 	k.ftrace_known = !err;
@@ -172,12 +130,9 @@ struct kp_error *kp_ck_text(struct kp_ck *c)
 	if (err == &kp_enomem)
 		goto out;
 	kp_error_destroy(err);
-	if (k.ntramp)
-		qsort(k.trampolines, k.ntramp, sizeof(uint64_t), cmp_u64);
-	if (k.nkp)
-		qsort(k.kprobes, k.nkp, sizeof(uint64_t), cmp_u64);
-	if (k.ntraced)
-		qsort(k.traced, k.ntraced, sizeof(uint64_t), cmp_u64);
+	kp_ck_addrs_sort(&k.trampolines);
+	kp_ck_addrs_sort(&k.kprobes);
+	kp_ck_addrs_sort(&k.traced);
 	if ((err = collect(c, &f)))
 		goto out;
 	if (!f.n) {
@@ -186,7 +141,7 @@ struct kp_error *kp_ck_text(struct kp_ck *c)
 	}
 	for (size_t i = 0; i < f.n; i++) {
 		uint8_t code[ENTRY_BYTES];
-		uint64_t fn = f.addr[i];
+		uint64_t fn = f.v[i];
 		size_t got = kp_kernel_read_partial(c->k, fn, code, sizeof(code), false);
 		struct kp_branch b;
 		if (!got || !c->arch->entry_branch(code, got, fn, &b))
@@ -198,7 +153,7 @@ struct kp_error *kp_ck_text(struct kp_ck *c)
 			snprintf(name, sizeof(name), "%s+0x%" PRIx64, s.name, b.at - s.address);
 		else
 			snprintf(name, sizeof(name), "0x%" PRIx64, b.at);
-		bool kprobed = has(k.kprobes, k.nkp, b.at) || has(k.kprobes, k.nkp, fn);
+		bool kprobed = kp_ck_addrs_has(&k.kprobes, b.at) || kp_ck_addrs_has(&k.kprobes, fn);
 		char why[300] = "", where[160];
 		uint64_t target = b.target;
 		if (b.kind == KP_BRANCH_TRAP) {
@@ -212,13 +167,13 @@ struct kp_error *kp_ck_text(struct kp_ck *c)
 				target = 0;
 			if (kp_ck_in_text(c, target) || kprobed)
 				continue;
-			if (b.kind == KP_BRANCH_CALL && has(k.trampolines, k.ntramp, target))
+			if (b.kind == KP_BRANCH_CALL && kp_ck_addrs_has(&k.trampolines, target))
 				continue;	// ftrace tracing it (the ftrace check looks at who)
 			// A call at ftrace's patch site of a function an ftrace_ops
 			// traces, into allocated code no module owns: a BPF
 			// trampoline (direct call) or ftrace's own.
 			if (b.kind == KP_BRANCH_CALL && b.at - fn <= FENTRY_SITE_MAX &&
-			    (k.trace_all || has(k.traced, k.ntraced, fn)) &&
+			    (k.trace_all || kp_ck_addrs_has(&k.traced, fn)) &&
 			    !kp_lx_module_map_find(c->mods, target))
 				continue;
 			if (b.kind == KP_BRANCH_CALL && !k.ftrace_known &&
@@ -235,14 +190,14 @@ struct kp_error *kp_ck_text(struct kp_ck *c)
 	}
 	err = kp_ck_summary(c, "%zu functions checked (syscall handlers and %zu functions rootkits hook), "
 			    "%zu start with a branch; %zu ftrace trampolines, %zu kprobes known",
-			    f.n, sizeof(hooked) / sizeof(hooked[0]) - 1, branches, k.ntramp, k.nkp);
+			    f.n, sizeof(hooked) / sizeof(hooked[0]) - 1, branches, k.trampolines.n, k.kprobes.n);
 	if (!err && unknown_calls)
 		kp_ck_cannot(c, "%zu functions call allocated code at their entry and ftrace_ops cannot be read to tell ftrace trampolines from hooks",
 			     unknown_calls);
 out:
-	free(k.trampolines);
-	free(k.traced);
-	free(k.kprobes);
-	free(f.addr);
+	kp_ck_addrs_free(&k.trampolines);
+	kp_ck_addrs_free(&k.traced);
+	kp_ck_addrs_free(&k.kprobes);
+	kp_ck_addrs_free(&f);
 	return err;
 }

@@ -216,22 +216,25 @@ struct kp_error *kp_lx_module_map_create(struct kp_kernel *k, struct kp_lx_modul
 	}
 	// The other views are optional: a kernel without them (or without the
 	// symbols) is compared on what there is, and the reason is kept.
-	err = from_tree(k, m, &l);
-	m->have_tree = !err;
-	if (err && err->code == KP_ERR_NOMEM) {
-		kp_lx_module_map_destroy(m);
-		return err;
+	struct {
+		struct kp_error *(*read)(struct kp_kernel *, struct kp_lx_module_map *,
+					 const struct kp_lx_module_layout *);
+		bool *have;
+		char *why;
+	} views[] = {
+		{ from_tree, &m->have_tree, m->tree_why },
+		{ from_sysfs, &m->have_sysfs, m->sysfs_why },
+	};
+	for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
+		err = views[i].read(k, m, &l);
+		*views[i].have = !err;
+		if (err && err->code == KP_ERR_NOMEM) {
+			kp_lx_module_map_destroy(m);
+			return err;
+		}
+		if (err)
+			note(views[i].why, sizeof(m->tree_why), err);
 	}
-	if (err)
-		note(m->tree_why, sizeof(m->tree_why), err);
-	err = from_sysfs(k, m, &l);
-	m->have_sysfs = !err;
-	if (err && err->code == KP_ERR_NOMEM) {
-		kp_lx_module_map_destroy(m);
-		return err;
-	}
-	if (err)
-		note(m->sysfs_why, sizeof(m->sysfs_why), err);
 	// Names for the functions of modules missing from the list.
 	for (size_t i = 0; i < m->n; i++) {
 		struct kp_lx_mod *e = &m->mods[i];
