@@ -15,7 +15,7 @@ static void usage(void)
 	       "own views of itself, live or in a dump, with BTF and kallsyms only.\n"
 	       "Without NAME every check runs. Checks:\n");
 	for (const char *const *n = kp_check_names(); *n; n++)
-		printf("  %-9s %s\n", *n, kp_check_description(*n));
+		printf("  %-12s %s\n", *n, kp_check_description(*n));
 	printf("\n"
 	       "Each finding is one line: CHECK: OBJECT: ADDRESS [SYMBOL [MODULE]]: WHY,\n"
 	       "where ADDRESS is what the object points at (a handler, a task, module\n"

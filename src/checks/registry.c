@@ -10,29 +10,32 @@
 #include "linux/linux.h"
 #include "util/error.h"
 
+// name, function, what it compares (kpeek check --help), in run order.
+#define CHECKS(X)                                                                                  \
+	X(syscalls, "syscall tables and dispatchers point at syscall handlers in kernel text")       \
+	X(modules, "the modules list, mod_tree and sysfs name the same modules")                     \
+	X(tasks, "every task in the PID table, a children list or on a CPU is in the task list")     \
+	X(ftrace, "ftrace callbacks are kernel or listed-module code")                                \
+	X(kprobes, "kprobe handlers are kernel code")                                                \
+	X(tracepoints, "tracepoint probes are kernel code")                                          \
+	X(text, "syscall handlers and functions rootkits hook start without a branch out of kernel text") \
+	X(idt, "interrupt vectors point into kernel text")                                           \
+	X(bpf, "loaded BPF programs, and those calling helpers that write user memory or signal")
+
+#define ENTRY(name, what) { #name, kp_ck_##name, what },
 static const struct {
 	const char *name;
 	kp_ck_fn *fn;
 	const char *what;
-} checks[] = {
-	{ "syscalls", kp_ck_syscalls, "syscall tables and dispatchers point at syscall handlers in kernel text" },
-	{ "modules", kp_ck_modules, "the modules list, mod_tree and sysfs name the same modules" },
-	{ "tasks", kp_ck_tasks, "every task in the PID table, a children list or on a CPU is in the task list" },
-	{ "ftrace", kp_ck_ftrace, "ftrace callbacks are kernel or listed-module code" },
-	{ "kprobes", kp_ck_kprobes, "kprobe handlers are kernel code" },
-	{ "tracepoints", kp_ck_tracepoints, "tracepoint probes are kernel code" },
-	{ "text", kp_ck_text, "syscall handlers and hooked-by-rootkits functions start without a branch out of kernel text" },
-	{ "idt", kp_ck_idt, "interrupt vectors point into kernel text" },
-	{ "bpf", kp_ck_bpf, "loaded BPF programs, and those calling helpers that write user memory or signal" },
-};
+} checks[] = { CHECKS(ENTRY) };
+
+#define NAME(name, what) #name,
+static const char *const names[] = { CHECKS(NAME) NULL };
 
 #define NCHECKS (sizeof(checks) / sizeof(checks[0]))
 
 const char *const *kp_check_names(void)
 {
-	static const char *names[NCHECKS + 1];
-	for (size_t i = 0; i < NCHECKS; i++)
-		names[i] = checks[i].name;
 	return names;
 }
 

@@ -42,6 +42,9 @@ struct layout {
 	uint64_t sym_size, st_name, st_value;	// Elf64_Sym
 	uint64_t ksym_size, ksym_value, ksym_name;	// struct kernel_symbol
 	bool ksym_prel;		// value_offset/name_offset relative to themselves
+	// Where the module's core and init text end (text_layouts()).
+	unsigned ntext;
+	uint64_t text_base[2], text_size[2];	// struct module offsets
 };
 
 struct export {
@@ -55,6 +58,41 @@ static struct kp_error *unsupported(struct kp_error *why)
 					       why->message);
 	kp_error_destroy(why);
 	return err;
+}
+
+// The core and init text of a module, whose ends bound the size of its last
+// functions as the kernel's %pS does: <= 6.3 core_layout/init_layout
+// {base, text_size} (struct module_layout), 6.4+ mem[MOD_TEXT] and
+// mem[MOD_INIT_TEXT] {base, size} (struct module_memory, commit ac3b43283923).
+// Without them a module function's size runs to the module's next symbol.
+static void text_layouts(struct kp_kernel *k, struct layout *l)
+{
+	static const char ms[] = "struct module";
+	uint64_t off, size, base, sz, elem;
+	if (kp_lx_has_member(k, ms, "mem", &off, &size)) {
+		static const char *const types[] = {"MOD_TEXT", "MOD_INIT_TEXT"};
+		if (!kp_ok(kp_type_size(k, "struct module_memory", &elem)) || !elem ||
+		    !kp_lx_has_member(k, "struct module_memory", "base", &base, NULL) ||
+		    !kp_lx_has_member(k, "struct module_memory", "size", &sz, NULL))
+			return;
+		for (unsigned i = 0; i < 2; i++) {
+			uint64_t idx;
+			if (!kp_lx_eval_u64(k, types[i], &idx) || (idx + 1) * elem > size)
+				continue;
+			l->text_base[l->ntext] = off + idx * elem + base;
+			l->text_size[l->ntext++] = off + idx * elem + sz;
+		}
+		return;
+	}
+	static const char *const layouts[] = {"core_layout", "init_layout"};
+	if (!kp_lx_has_member(k, "struct module_layout", "base", &base, NULL) ||
+	    !kp_lx_has_member(k, "struct module_layout", "text_size", &sz, NULL))
+		return;
+	for (unsigned i = 0; i < 2; i++)
+		if (kp_lx_has_member(k, ms, layouts[i], &off, NULL)) {
+			l->text_base[l->ntext] = off + base;
+			l->text_size[l->ntext++] = off + sz;
+		}
 }
 
 // KP_ERR_UNSUPPORTED when BTF does not describe module symbols (a kernel
@@ -95,6 +133,7 @@ static struct kp_error *get_layout(struct kp_kernel *k, struct layout *l)
 			l->has_exports = kp_lx_has_member(k, ks, "value", &l->ksym_value, NULL) &&
 					 kp_lx_has_member(k, ks, "name", &l->ksym_name, NULL);
 	}
+	text_layouts(k, l);
 	return NULL;
 }
 
@@ -265,6 +304,15 @@ static struct kp_error *module_symbols(struct kp_kernel *k, const struct layout 
 		if ((err = kp_symtab_add(st, name, end - name, value, type, m->name)))
 			goto out;
 		(*added)++;
+	}
+	for (unsigned i = 0; i < l->ntext; i++) {
+		uint64_t base;
+		uint32_t size;
+		// A module whose init text is freed has a NULL base there.
+		if (kp_ok(kp_read_u64(k, m->address + l->text_base[i], &base)) && base &&
+		    kp_ok(kp_read_u32(k, m->address + l->text_size[i], &size)) && size &&
+		    (err = kp_symtab_add_limit(st, base + size)))
+			goto out;
 	}
 out:
 	free(syms);

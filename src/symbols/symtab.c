@@ -101,6 +101,8 @@ struct kp_symtab {
 	uint16_t lazy_source;
 	int lazy_end;			// the lazy source's _end: -1 unknown, 0 none, 1 at...
 	uint64_t lazy_end_address;	// ... this address (merged_size())
+	uint64_t *limits;		// kp_symtab_add_limit(), sorted by finalize
+	size_t nlimits, limits_cap;
 };
 
 // FNV-1a, then a finalizer (murmur3's fmix32): FNV's low bits, which pick
@@ -157,9 +159,40 @@ void kp_symtab_destroy(struct kp_symtab *st)
 	free(st->entries);
 	free(st->pending);
 	free(st->recs);
+	free(st->limits);
 	if (st->lazy)
 		st->lazy->destroy(st->lazy_ctx);
 	free(st);
+}
+
+struct kp_error *kp_symtab_add_limit(struct kp_symtab *st, uint64_t address)
+{
+	if (!kp_vec_reserve((void **)&st->limits, &st->limits_cap, st->nlimits + 1,
+			    sizeof(*st->limits)))
+		return &kp_enomem;
+	st->limits[st->nlimits++] = address;
+	st->finalized = false;
+	return NULL;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+// The first limit above address, 0 if none (after finalize).
+static uint64_t limit_above(const struct kp_symtab *st, uint64_t address)
+{
+	size_t lo = 0, hi = st->nlimits;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (st->limits[mid] <= address)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < st->nlimits ? st->limits[lo] : 0;
 }
 
 // Makes room in the name hash for want names (load factor <= 1/2).
@@ -517,9 +550,14 @@ struct kp_error *kp_symtab_finalize(struct kp_symtab *st)
 		}
 		recs[nrecs++] = (struct addr_rec){ .address = e->address, .entry = i, .end = end };
 	}
+	if (st->nlimits)
+		qsort(st->limits, st->nlimits, sizeof(*st->limits), cmp_u64);
 	for (size_t i = 0; i < nrecs; i++) {
 		struct addr_rec *r = &recs[i];
 		uint64_t gap = i + 1 < nrecs ? recs[i + 1].address - r->address : 0;
+		uint64_t limit = limit_above(st, r->address);
+		if (limit && (!gap || limit - r->address < gap))
+			gap = limit - r->address;
 		if (gap > MAX_SYMBOL_EXTENT || r->end)
 			gap = 0;
 		r->size = gap;
@@ -696,6 +734,9 @@ static uint64_t merged_size(struct kp_symtab *st, uint64_t address, char type)
 	size_t r = rec_above(st, address);
 	if (r < st->nrecs && (!next || st->recs[r].address < next))
 		next = st->recs[r].address;
+	uint64_t limit = limit_above(st, address);
+	if (limit && (!next || limit < next))
+		next = limit;
 	if (!next || next - address > MAX_SYMBOL_EXTENT)
 		return 0;
 	if (r > 0 && st->recs[r - 1].address == address && st->recs[r - 1].end)

@@ -15,6 +15,10 @@ void kp_symtab_destroy(struct kp_symtab *st);
 // pair twice. type: nm letter or '?'. module: NULL for core kernel.
 struct kp_error *kp_symtab_add(struct kp_symtab *st, const char *name, size_t name_len,
 			       uint64_t address, char type, const char *module);
+// A symbol below address ends at address at the latest (the end of a
+// module's text: a function's size there is what the kernel's %pS prints,
+// kernel/module/kallsyms.c find_kallsyms_symbol()). Not a symbol itself.
+struct kp_error *kp_symtab_add_limit(struct kp_symtab *st, uint64_t address);
 // The symbols added from now on come from another source.
 void kp_symtab_next_source(struct kp_symtab *st);
 // Optional: room for count more symbols (and names), so that a bulk load

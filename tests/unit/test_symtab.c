@@ -84,6 +84,29 @@ TEST(by_address_offset_and_size)
 	kp_symtab_destroy(st);
 }
 
+// A limit (the end of a module's text) ends the symbol below it, as the
+// kernel's %pS does, also when added after a lookup finalized the table;
+// the symbol past it keeps its own extent.
+TEST(limits_end_symbols)
+{
+	struct kp_symtab *st = small_table();
+	struct kp_symbol sym;
+	add(st, "ext4_rodata", 0xffffffffc0202024, 'r', "ext4");
+	CHECK_OK(kp_symtab_by_address(st, 0xffffffffc0201204, &sym));
+	CHECK_STR(sym.name, "init_module");
+	CHECK_U64(sym.size, 0xe24);	// to ext4_rodata: no limit yet
+	CHECK_OK(kp_symtab_add_limit(st, 0xffffffffc0202000));
+	CHECK_OK(kp_symtab_by_address(st, 0xffffffffc0201204, &sym));
+	CHECK_STR(sym.name, "init_module");
+	CHECK_U64(sym.size, 0xe00);
+	CHECK_ERR(kp_symtab_by_address(st, 0xffffffffc0202000, &sym), KP_ERR_NOT_FOUND, "");
+	CHECK_OK(kp_symtab_by_address(st, 0xffffffffc0201104, &sym));
+	CHECK_U64(sym.size, 0x100);	// the next symbol comes first
+	CHECK_OK(kp_symtab_by_name(st, "init_module", &sym));
+	CHECK_U64(sym.size, 0xe00);
+	kp_symtab_destroy(st);
+}
+
 TEST(aliases_first_real_symbol_wins)
 {
 	struct kp_symtab *st = small_table();
@@ -383,6 +406,7 @@ TEST(hostile_repetition)
 int main(void)
 {
 	RUN(by_address_offset_and_size);
+	RUN(limits_end_symbols);
 	RUN(aliases_first_real_symbol_wins);
 	RUN(by_name_preferences);
 	RUN(duplicates_ignored);

@@ -256,16 +256,16 @@ class Guest:
             pass
         return read_out_disk(self.out_img)
 
-    def panic(self, path, timeout=180):
-        """/init's panic: its files onto the output disk, then sysrq-c. Once
-        the console says the panic ended, the stopped guest is dumped (ELF)
-        to path. Returns (files, console text of the panic) or raises
-        RigError."""
+    def panic(self, path, timeout=180, command="panic"):
+        """/init's panic (or crash: kp_crash.ko's panic()): its files onto
+        the output disk, then the crash. Once the console says the panic
+        ended, the stopped guest is dumped (ELF) to path. Returns (files,
+        console text of the panic) or raises RigError."""
         if self.dead:
             raise RigError("panic: %s" % self.dead)
         if self.cmdsock is None:
             self.cmdsock = self._connect(self.cmd_path)
-        self.cmdsock.sendall(b"panic ;;\n")
+        self.cmdsock.sendall(("%s ;;\n" % command).encode())
         if not self.wait_for("end Kernel panic", timeout):
             raise RigError("panic: no end of the kernel panic on the console (%s)" % self.dead)
         self.hmp("stop")
