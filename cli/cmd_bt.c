@@ -70,9 +70,14 @@ static void frame_symbol(struct kp_kernel *k, const struct kp_frame *f, struct k
 
 static void print_regs(struct out *o, const struct kp_frame *f)
 {
-	out_text(o, "    %s at 0x%" PRIx64 ":\n",
-		 f->flags & KP_FRAME_USER ? "entered from user mode, registers" :
-		 "exception frame, registers", f->regs_address);
+	// No address: the registers are the dump note's, of a CPU that was
+	// in user mode when it was stopped.
+	if (!f->regs_address)
+		out_text(o, "    in user mode, registers from the CPU's note:\n");
+	else
+		out_text(o, "    %s at 0x%" PRIx64 ":\n",
+			 f->flags & KP_FRAME_USER ? "entered from user mode, registers" :
+			 "exception frame, registers", f->regs_address);
 	if (!f->nregs) {
 		out_text(o, "    (only pc and sp saved: pc 0x%" PRIx64 " sp 0x%" PRIx64 ")\n", f->pc, f->sp);
 		return;

@@ -15,13 +15,14 @@ static void usage(void)
 	       "to it (\"BUG: ...\", \"Oops: ...\", \"sysrq: Trigger a crash\") from the kernel\n"
 	       "log, the panicking CPU (panic_cpu), the task current on it, the printk\n"
 	       "time of the panic (seconds since boot), the crash time of a kdump vmcore\n"
-	       "(VMCOREINFO CRASHTIME) and the taint flags as the kernel prints them.\n"
+	       "(VMCOREINFO CRASHTIME), the other CPUs kdump stopped (their registers in\n"
+	       "crash_notes) and the taint flags as the kernel prints them.\n"
 	       "A kernel that did not panic is said to be running (exit 0).\n"
 	       "\n"
 	       "Options:\n"
 	       "  -j, --json   {\"panicked\", \"cpu\", \"message\", \"oops\", \"uptime\",\n"
 	       "               \"crash_time\", \"task\": {\"address\", \"pid\", \"comm\"},\n"
-	       "               \"taint\", \"tainted_mask\"}\n"
+	       "               \"taint\", \"tainted_mask\", \"cpus_stopped\"}\n"
 	       "  -h, --help   show this help\n"
 	       "\n"
 	       "Examples:\n"
@@ -44,7 +45,7 @@ int cmd_panic(struct cli *cli, int argc, char **argv)
 	if (err)
 		return cli_error(err);
 	char uptime[32] = "", when[64] = "";
-	if (p.message[0])
+	if (p.ts_nsec)
 		snprintf(uptime, sizeof(uptime), "%" PRIu64 ".%06" PRIu64, p.ts_nsec / 1000000000,
 			 p.ts_nsec % 1000000000 / 1000);
 	if (p.has_crash_time) {
@@ -78,11 +79,14 @@ int cmd_panic(struct cli *cli, int argc, char **argv)
 		}
 		out_kv_str(o, "taint", p.taint);
 		out_kv_hex(o, "tainted_mask", p.tainted_mask);
+		out_kv_str(o, "cpus_stopped", p.cpus_stopped);
 	} else if (!p.panicked && !p.message[0]) {
 		out_text(o, "no panic: panic_cpu is unset and the kernel log has no panic message\n");
 		out_text(o, "taint:      %s\n", p.taint);
 	} else {
-		out_text(o, "panic:      %s\n", p.message[0] ? p.message : "(no panic message in the kernel log)");
+		out_text(o, "panic:      %s\n", p.message[0] ? p.message
+				     : p.oops[0] ? "(none: the oops below went to kdump before panic())"
+				     : "(no panic message in the kernel log)");
 		if (p.oops[0])
 			out_text(o, "oops:       %s\n", p.oops);
 		if (p.panicked)
@@ -91,8 +95,11 @@ int cmd_panic(struct cli *cli, int argc, char **argv)
 			out_text(o, "cpu:        unknown (panic_cpu is unset)\n");
 		if (p.has_task)
 			out_text(o, "task:       PID %d (%s) at 0x%" PRIx64 "\n", p.pid, p.comm, p.task);
+		if (p.ncpus_stopped)
+			out_text(o, "stopped:    CPU %s (registers saved in crash_notes: bt -a)\n", p.cpus_stopped);
 		if (uptime[0])
-			out_text(o, "uptime:     %s s (printk time of the panic message)\n", uptime);
+			out_text(o, "uptime:     %s s (printk time of the %s)\n", uptime,
+				 p.message[0] ? "panic message" : "oops");
 		out_text(o, "crash time: %s\n", when[0] ? when : "unknown (no CRASHTIME in VMCOREINFO: not a kdump vmcore)");
 		out_text(o, "taint:      %s\n", p.taint);
 	}

@@ -59,6 +59,11 @@ static void exercise(struct kp_kernel *k)
 		      kp_printk_iter_destroy, kp_printk_record);
 		DRAIN(kp_syscall_iter, kp_syscall_iter_create(k, &it_), kp_syscall_iter_next,
 		      kp_syscall_iter_destroy, kp_syscall_entry);
+		KP_INIT(kp_panic, p);
+		fuzz_drop(kp_panic_get(k, &p));
+		struct kp_stack *st;
+		if (fuzz_ok(kp_stack_cpu_create(k, 0, &st)))
+			kp_stack_destroy(st);
 		for (const char *const *name = kp_check_names(); *name; name++) {
 			struct kp_check *c;
 			if (fuzz_ok(kp_check_run(k, *name, KP_CHECK_ALL, &c)))

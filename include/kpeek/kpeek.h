@@ -451,11 +451,13 @@ struct kp_panic {
 	int cpu;		// the panicking CPU, -1 if none
 	// "Kernel panic - not syncing: ..." (the last such record), "" if the
 	// ring has none; oops: the record that led to it ("BUG: ...",
-	// "Oops: ...", "sysrq: Trigger a crash"), "" if none.
+	// "Oops: ...", "sysrq: Trigger a crash"), "" if none. A kernel that
+	// crashed (panic_cpu set) with no panic record went to kdump from an
+	// oops (crash_kexec() in oops_end()): oops is then the last such record.
 	char message[256];
 	char oops[256];
-	uint64_t ts_nsec;	// printk time of message, 0 if none
-	uint32_t caller_id;	// printk caller of message (task id, or CPU | 1 << 31)
+	uint64_t ts_nsec;	// printk time of message (else of that oops), 0 if none
+	uint32_t caller_id;	// printk caller of the same record (task id, or CPU | 1 << 31)
 	bool has_task;		// the task current on cpu
 	uint64_t task;
 	int32_t pid;
@@ -464,6 +466,11 @@ struct kp_panic {
 	char taint[72];		// "Not tainted" or "Tainted: G   W", as print_tainted()
 	bool has_crash_time;	// VMCOREINFO CRASHTIME (kdump vmcores)
 	int64_t crash_time;	// seconds since the epoch
+	// Since 0.5: the other CPUs whose registers the crash saved in their
+	// crash_notes (kdump stops them with an NMI on x86-64, an IPI on
+	// arm64), as a CPU list ("1,3-5"), "" if none (QEMU dumps, live).
+	int ncpus_stopped;
+	char cpus_stopped[64];
 };
 KP_API struct kp_error *kp_panic_get(struct kp_kernel *kernel, struct kp_panic *ret);
 

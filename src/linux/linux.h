@@ -116,6 +116,11 @@ char kp_lx_task_state_letter(uint64_t state, uint64_t exit_state);
 // per_cpu(runqueues, cpu).curr: the task current on cpu (false if it
 // cannot be read). Typed by a cast: BTF need not have runqueues as a VAR (5.10).
 bool kp_lx_cpu_curr(struct kp_kernel *kernel, uint64_t cpu, uint64_t *ret);
+// The NT_PRSTATUS descriptor (registers) of per_cpu(crash_notes, cpu), copied
+// to buf (cap bytes); false where the crash did not save one (QEMU dumps,
+// live kernels, a CPU that was not stopped) (crash_notes.c).
+bool kp_lx_crash_note(struct kp_kernel *kernel, uint64_t cpu, uint8_t *buf, size_t cap,
+		      size_t *len_ret);
 
 // What naming a task as /proc does needs (task_name.c); every member is
 // optional (has_*: the kernel has it).

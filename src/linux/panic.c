@@ -9,6 +9,7 @@
 //   runqueues       per_cpu(runqueues, cpu).curr: the task current there.
 //   tainted_mask    with the kernel's taint_flags[] letters, formatted as
 //                   print_tainted() does for the "CPU: ... Comm: ..." line.
+//   crash_notes     the other CPUs the crash stopped (crash_notes.c).
 //   VMCOREINFO      CRASHTIME=<seconds> (written by kdump's crash kernel
 //                   path, crash_save_vmcoreinfo(); QEMU dumps have none).
 #include <ctype.h>
@@ -56,14 +57,19 @@ static void copy_line(char *dst, size_t size, const char *s, size_t n)
 	dst[n] = '\0';
 }
 
+// The last panic record and the oops record before it. An oops with kdump
+// loaded and panic_on_oops (or in interrupt, or in init) goes to
+// crash_kexec() from oops_end() before panic() prints anything: then the
+// last oops record is what there is, and its time the crash's.
 static struct kp_error *scan_log(struct kp_kernel *k, struct kp_panic *p)
 {
 	struct kp_printk_iter *it;
 	struct kp_error *err = kp_printk_iter_create(k, &it);
 	if (err)
 		return err;
-	// The oops record seen last before the panic record.
 	char oops[sizeof(p->oops)] = "";
+	uint64_t oops_ts = 0;
+	uint32_t oops_caller = 0;
 	for (;;) {
 		const struct kp_printk_record *r;
 		if ((err = kp_printk_iter_next(it, &r)) || !r)
@@ -74,11 +80,19 @@ static struct kp_error *scan_log(struct kp_kernel *k, struct kp_panic *p)
 			p->ts_nsec = r->ts_nsec;
 			p->caller_id = r->caller_id;
 			memcpy(p->oops, oops, sizeof(oops));
+			oops[0] = '\0';
 		} else if (is_oops_start(r->text, r->len)) {
 			copy_line(oops, sizeof(oops), r->text, r->len);
+			oops_ts = r->ts_nsec;
+			oops_caller = r->caller_id;
 		}
 	}
 	kp_printk_iter_destroy(it);
+	if (!err && p->panicked && !p->message[0] && oops[0]) {
+		memcpy(p->oops, oops, sizeof(oops));
+		p->ts_nsec = oops_ts;
+		p->caller_id = oops_caller;
+	}
 	return err;
 }
 
@@ -125,6 +139,45 @@ static void current_task(struct kp_kernel *k, struct kp_panic *p)
 	p->has_task = true;
 }
 
+// The CPUs other than the panicking one with a crash note, as a CPU list.
+// Bounded by nr_cpu_ids (and MAX_CPUS against a corrupt value).
+#define MAX_CPUS 8192
+static void stopped_cpus(struct kp_kernel *k, struct kp_panic *p)
+{
+	uint64_t n;
+	if (!kp_lx_eval_u64(k, "nr_cpu_ids", &n))
+		return;
+	if (n > MAX_CPUS)
+		n = MAX_CPUS;
+	size_t used = 0;
+	int64_t run_start = -1;
+	uint8_t note[1024];
+	size_t len;
+	for (uint64_t cpu = 0; cpu <= n; cpu++) {
+		bool has = cpu < n && (int64_t)cpu != p->cpu &&
+			   kp_lx_crash_note(k, cpu, note, sizeof(note), &len);
+		if (has) {
+			p->ncpus_stopped++;
+			if (run_start < 0)
+				run_start = (int64_t)cpu;
+			continue;
+		}
+		if (run_start < 0)
+			continue;
+		char one[48];
+		int w = cpu - 1 == (uint64_t)run_start
+				? snprintf(one, sizeof(one), "%s%" PRId64, used ? "," : "", run_start)
+				: snprintf(one, sizeof(one), "%s%" PRId64 "-%" PRIu64, used ? "," : "", run_start, cpu - 1);
+		if (used + (size_t)w + 4 >= sizeof(p->cpus_stopped)) {
+			snprintf(p->cpus_stopped + used, sizeof(p->cpus_stopped) - used, ",...");
+			return;
+		}
+		memcpy(p->cpus_stopped + used, one, (size_t)w + 1);
+		used += (size_t)w;
+		run_start = -1;
+	}
+}
+
 struct kp_error *kp_panic_get(struct kp_kernel *k, struct kp_panic *ret)
 {
 	struct kp_panic p;
@@ -150,6 +203,8 @@ struct kp_error *kp_panic_get(struct kp_kernel *k, struct kp_panic *ret)
 		if (kp_lx_cpu_curr(k, (uint64_t)p.cpu, &p.task) && p.task)
 			current_task(k, &p);
 	}
+	if (p.panicked)
+		stopped_cpus(k, &p);
 	err = scan_log(k, &p);
 	if (err)
 		return kp_error_prefix(err, "panic: the kernel log");

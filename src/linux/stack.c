@@ -25,6 +25,7 @@
 
 #define MAX_FRAMES 1024
 #define MAX_SWITCHES 8
+#define MAX_CRASH_NOTE 1024	// NT_PRSTATUS: 336 bytes on x86-64, 392 on arm64
 #define STACK_SPAN (64u << 10)	// larger than any kernel stack (16 KiB, 32 with KASAN)
 
 // Per kernel handle (kp_kernel_slot): the unwinder and what it asks for.
@@ -282,17 +283,33 @@ static void unwind(struct stacks *s, struct kp_stack *st, struct kp_unwind_frame
 	}
 }
 
-static struct kp_error *cpu_frame(struct stacks *s, int cpu, struct kp_unwind_frame *ret)
+// A CPU's registers: its crash note in memory (a kdump vmcore), else the
+// dump's n-th CPU note (QEMU's, or /proc/vmcore's copy of the crash notes).
+static struct kp_error *cpu_frame(struct stacks *s, int cpu, struct kp_unwind_frame *ret,
+				  const char **from)
 {
 	const struct kp_source *src = kp_kernel_source(s->k);
-	if (cpu < 0 || (size_t)cpu >= src->ncpus || !src->cpus[cpu].prstatus)
-		return kp_error_create(KP_ERR_NOT_FOUND, "the %s has no registers of CPU %d%s",
-				       src->live ? "live kernel" : "dump", cpu,
-				       src->ncpus ? "" : " (no CPU notes)");
+	uint8_t note[MAX_CRASH_NOTE];
+	size_t len;
+	const uint8_t *desc = note;
+	*from = "crash_notes";
+	if (cpu < 0 || !kp_lx_crash_note(s->k, (uint64_t)cpu, note, sizeof(note), &len)) {
+		if (cpu < 0 || (size_t)cpu >= src->ncpus || !src->cpus[cpu].prstatus)
+			return kp_error_create(KP_ERR_NOT_FOUND, "the %s has no registers of CPU %d%s",
+					       src->live ? "live kernel" : "dump", cpu,
+					       src->ncpus ? "" : " (no CPU notes)");
+		desc = src->cpus[cpu].prstatus;
+		len = src->cpus[cpu].prstatus_len;
+		*from = "dump note";
+	}
 	memset(ret, 0, sizeof(*ret));
-	if (!s->arch->prstatus_regs(src->cpus[cpu].prstatus, src->cpus[cpu].prstatus_len, &ret->regs))
+	if (!s->arch->prstatus_regs(desc, len, &ret->regs)) {
+		if (desc == note)
+			return kp_error_create(KP_ERR_FORMAT, "CPU %d: its crash note has %zu bytes: too short",
+					       cpu, len);
 		return kp_error_create(KP_ERR_FORMAT, "CPU %d: NT_PRSTATUS note at file offset 0x%" PRIx64
 				       " too short", cpu, src->cpus[cpu].prstatus_at);
+	}
 	if (!ret->regs.pc && !ret->regs.sp)
 		return kp_error_create(KP_ERR_NOT_FOUND, "CPU %d: its note holds no registers (offline CPU?)", cpu);
 	ret->pc = ret->regs.pc;
@@ -320,14 +337,15 @@ struct kp_error *kp_stack_cpu_create(struct kp_kernel *k, int cpu, struct kp_sta
 	struct stacks *s;
 	struct kp_unwind_frame f;
 	struct kp_error *err = get_stacks(k, &s);
-	if (err || (err = cpu_frame(s, cpu, &f)))
+	const char *from;
+	if (err || (err = cpu_frame(s, cpu, &f, &from)))
 		return err;
 	if (!s->curr_loaded)
 		load_curr(s);
 	struct kp_stack *st = stack_alloc((size_t)cpu < s->ncurr ? s->curr[cpu] : 0, cpu);
 	if (!st)
 		return &kp_enomem;
-	snprintf(st->origin, sizeof(st->origin), "registers of CPU %d (dump note)", cpu);
+	snprintf(st->origin, sizeof(st->origin), "registers of CPU %d (%s)", cpu, from);
 	unwind(s, st, f);
 	finish(st);
 	*ret = st;
@@ -348,8 +366,9 @@ struct kp_error *kp_stack_task_create(struct kp_kernel *k, uint64_t task, struct
 		if (s->curr[i] == task)
 			cpu = (int)i;
 	struct kp_unwind_frame f;
+	const char *from = NULL;
 	if (cpu >= 0) {
-		if ((err = cpu_frame(s, cpu, &f)))
+		if ((err = cpu_frame(s, cpu, &f, &from)))
 			return err;
 	} else {
 		if (src->live) {
@@ -369,7 +388,7 @@ struct kp_error *kp_stack_task_create(struct kp_kernel *k, uint64_t task, struct
 	if (!st)
 		return &kp_enomem;
 	if (cpu >= 0)
-		snprintf(st->origin, sizeof(st->origin), "registers of CPU %d (dump note)", cpu);
+		snprintf(st->origin, sizeof(st->origin), "registers of CPU %d (%s)", cpu, from);
 	else
 		snprintf(st->origin, sizeof(st->origin), "where the scheduler switched it out");
 	unwind(s, st, f);

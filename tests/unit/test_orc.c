@@ -146,6 +146,51 @@ TEST(orc_hole_is_corrupt)
 	scene_destroy(&s);
 }
 
+// Registers (a kdump crash note) whose pc is in code without ORC, as
+// __crash_kexec() (STACK_FRAME_NON_STANDARD): the caller is the first word
+// above sp that returns from a direct call into that code; a word that
+// returns from a call elsewhere is passed over, and with none the stack is
+// corrupt as before.
+static void put_call(uint64_t ret_addr, uint64_t target)
+{
+	uint8_t *p = mem_buf + (ret_addr - 5 - MKSTACK_BASE);
+	int32_t rel = (int32_t)(target - ret_addr);
+	p[0] = 0xe8;
+	memcpy(p + 1, &rel, 4);
+}
+
+TEST(orc_registers_in_code_without_orc)
+{
+	for (int found = 0; found < 2; found++) {
+		struct scene s;
+		scene_create(&s, 3, NULL, false);
+		uint64_t sp = MKSTACK_SP - 0x100;
+		put_call(MKSTACK_FUNC_A + 0x10, MKSTACK_FUNC_B);	// a call, elsewhere
+		put64(sp + 0x10, MKSTACK_FUNC_A + 0x10);
+		if (found) {
+			put_call(MKSTACK_FUNC_B + 0x20, MKSTACK_HOLE);
+			put64(sp + 0x30, MKSTACK_FUNC_B + 0x20);
+		}
+		struct kp_unwinder *u = NULL;
+		CHECK_OK(kp_x86_unwinder_create(NULL, &s.env, &u));
+		struct kp_unwind_frame f = { .pc = MKSTACK_HOLE + 0x10, .sp = sp, .exact = true,
+					     .have_regs = true, .regs_full = true };
+		const char *end = NULL;
+		if (found) {
+			CHECK_OK(kp_x86_unwind_step(u, &f, &end));
+			CHECK(!end);
+			CHECK_U64(f.pc, MKSTACK_FUNC_B + 0x20);
+			CHECK_U64(f.sp, sp + 0x38);
+			CHECK(!f.exact && !f.have_regs);
+		} else {
+			CHECK_ERR(kp_x86_unwind_step(u, &f, &end), KP_ERR_FORMAT,
+				  "corrupt stack at pc 0xffffffff81000450: no unwind information (ORC undefined)");
+		}
+		kp_x86_unwinder_destroy(u);
+		scene_destroy(&s);
+	}
+}
+
 TEST(orc_unreadable_stack)
 {
 	struct scene s;
@@ -185,6 +230,7 @@ int main(void)
 	RUN(orc_v4_by_header);
 	RUN(orc_unknown_header_refused);
 	RUN(orc_hole_is_corrupt);
+	RUN(orc_registers_in_code_without_orc);
 	RUN(orc_unreadable_stack);
 	RUN(orc_tables_inconsistent);
 	return TEST_SUMMARY();

@@ -278,6 +278,26 @@ class Guest:
         files = read_out_disk(self.out_img)
         return files, text[max(0, start - 4000):]
 
+    def kdump(self, command, timeout=600):
+        """/init's files onto the output disk, then the crash command
+        (panic, oops) with a crash kernel loaded (/init's kdump): the crash
+        kernel saves the vmcore to the guest's other disks and powers off.
+        Returns (files, console text from the crash on) or raises
+        RigError."""
+        if self.dead:
+            raise RigError("kdump: %s" % self.dead)
+        if self.cmdsock is None:
+            self.cmdsock = self._connect(self.cmd_path)
+        mark = len(self.text())
+        self.cmdsock.sendall(("%s ;;\n" % command).encode())
+        if not self.wait_for("==KP-KDUMP-SAVED==", timeout):
+            raise RigError("kdump: the crash kernel did not save the vmcore (%s)" % self.dead)
+        try:
+            self.proc.wait(60)  # /init powers the crash kernel off
+        except subprocess.TimeoutExpired:
+            pass
+        return read_out_disk(self.out_img), self.text()[mark:]
+
     def stop(self):
         """Powers the guest off: the monitor, else SIGKILL."""
         try:

@@ -72,6 +72,7 @@ struct orc {
 	enum orc_reg sp_reg, bp_reg;
 	enum orc_type type;
 	bool signal;
+	uint64_t ip;		// where the entry starts (search()); 0 if made up
 };
 
 // One ORC table: vmlinux's or a module's.
@@ -291,6 +292,11 @@ static struct kp_error *search(struct kp_unwinder *u, const struct table *t, uin
 	if ((err = read_virt(u, t->entries + (uint64_t)ORC_ENTRY_SIZE * found, raw, sizeof(raw))))
 		return kp_error_prefix(err, "ORC table");
 	decode(u, raw, ret);
+	int32_t rel;
+	uint64_t at = t->ip + 4ull * found;
+	if ((err = read_virt(u, at, &rel, 4)))
+		return kp_error_prefix(err, "ORC table");
+	ret->ip = at + (int64_t)rel;
 	return NULL;
 }
 
@@ -387,6 +393,44 @@ static struct kp_error *read_pt_regs(struct kp_unwinder *u, uint64_t at, struct 
 	return NULL;
 }
 
+// A CPU's saved registers can hold a pc in a function objtool left without
+// ORC: __crash_kexec() is STACK_FRAME_NON_STANDARD (its crash_setup_regs()
+// takes the address of a label, _THIS_IP_), and it is where kdump saves the
+// registers of the CPU that panicked. Its caller is then the first word
+// above sp that is the return address of a direct call (e8 rel32) whose
+// target lies in the same ORC-less stretch of text as pc ([undef->ip, pc]),
+// and whose own ORC is defined. At most SCAN_WORDS words are read.
+#define SCAN_WORDS 1024
+static bool caller_of_orcless(struct kp_unwinder *u, const struct kp_unwind_frame *f,
+			      const struct orc *undef, struct kp_unwind_frame *ret)
+{
+	if (!f->exact || !f->have_regs || !undef->ip)
+		return false;
+	for (uint64_t i = 0; i < SCAN_WORDS; i++) {
+		uint64_t slot = f->sp + 8 * i, r;
+		uint8_t call[5];
+		if (!kp_ok(read_u64(u, slot, &r)) || r < 5 ||
+		    !kp_ok(read_virt(u, r - 5, call, sizeof(call))) || call[0] != 0xe8)
+			continue;
+		int32_t rel = (int32_t)((uint32_t)call[1] | (uint32_t)call[2] << 8 |
+					(uint32_t)call[3] << 16 | (uint32_t)call[4] << 24);
+		uint64_t target = r + (int64_t)rel;
+		struct orc o;
+		bool found;
+		if (target < undef->ip || target > f->pc || !kp_ok(find(u, r - 1, &o, &found)) ||
+		    !found || o.type == T_UNDEFINED || o.type == T_END)
+			continue;
+		*ret = *f;
+		ret->pc = r;
+		ret->sp = slot + 8;
+		ret->regs_at = 0;
+		ret->have_regs = ret->regs_full = false;
+		ret->exact = false;
+		return true;
+	}
+	return false;
+}
+
 struct kp_error *kp_x86_unwind_step(struct kp_unwinder *u, struct kp_unwind_frame *f,
 				    const char **end_ret)
 {
@@ -407,15 +451,20 @@ struct kp_error *kp_x86_unwind_step(struct kp_unwinder *u, struct kp_unwind_fram
 	if (!found) {
 		// Generated code (BPF, trampolines) has no ORC: assume a frame
 		// pointer, as the kernel does (orc_fp_entry); not reliable.
-		o = (struct orc){ 16, -16, R_BP, R_PREV_SP, T_CALL, false };
+		o = (struct orc){ 16, -16, R_BP, R_PREV_SP, T_CALL, false, 0 };
 		guess = true;
 	}
 	if (o.type == T_END) {
 		*end_ret = KP_UNWIND_END;
 		return NULL;
 	}
-	if (o.type == T_UNDEFINED)
-		return corrupt(f->pc, "no unwind information (ORC undefined)");
+	if (o.type == T_UNDEFINED) {
+		struct kp_unwind_frame n;
+		if (!caller_of_orcless(u, f, &o, &n))
+			return corrupt(f->pc, "no unwind information (ORC undefined)");
+		*f = n;
+		return NULL;
+	}
 
 	uint64_t sp, v;
 	bool indirect = false;
