@@ -82,21 +82,7 @@ static void print_regs(struct out *o, const struct kp_frame *f)
 		out_text(o, "    (only pc and sp saved: pc 0x%" PRIx64 " sp 0x%" PRIx64 ")\n", f->pc, f->sp);
 		return;
 	}
-	unsigned col = 0;
-	for (unsigned i = 0; i < f->nregs && f->reg_names[i]; i++) {
-		char name[16];
-		size_t j = 0;
-		for (; f->reg_names[i][j] && j + 1 < sizeof(name); j++)
-			name[j] = (char)toupper((unsigned char)f->reg_names[i][j]);
-		name[j] = '\0';
-		out_text(o, "%s%8s: %016" PRIx64, col ? " " : "   ", name, f->regs[i]);
-		if (++col == 3) {
-			out_text(o, "\n");
-			col = 0;
-		}
-	}
-	if (col)
-		out_text(o, "\n");
+	out_regs(o, NULL, f->nregs, f->regs, f->reg_names);
 }
 
 static void print_stack(struct kp_kernel *k, struct out *o, const struct who *w,
@@ -140,12 +126,8 @@ static void print_stack(struct kp_kernel *k, struct out *o, const struct who *w,
 			out_kv_bool(o, "exact", f->flags & KP_FRAME_EXACT);
 			out_kv_bool(o, "reliable", !(f->flags & KP_FRAME_UNRELIABLE));
 			out_kv_bool(o, "user", user);
-			if (f->nregs) {
-				out_begin_object(o, "regs");
-				for (unsigned r = 0; r < f->nregs && f->reg_names[r]; r++)
-					out_kv_hex(o, f->reg_names[r], f->regs[r]);
-				out_end_object(o);
-			}
+			if (f->nregs)
+				out_regs(o, "regs", f->nregs, f->regs, f->reg_names);
 			out_end_object(o);
 		}
 		out_end_list(o);

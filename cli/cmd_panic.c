@@ -16,13 +16,16 @@ static void usage(void)
 	       "log, the panicking CPU (panic_cpu), the task current on it, the printk\n"
 	       "time of the panic (seconds since boot), the crash time of a kdump vmcore\n"
 	       "(VMCOREINFO CRASHTIME), the other CPUs kdump stopped (their registers in\n"
-	       "crash_notes) and the taint flags as the kernel prints them.\n"
+	       "crash_notes), the taint flags as the kernel prints them, and the registers\n"
+	       "of the panicking CPU at the crash (kdump's crash notes, a QEMU dump's CPU\n"
+	       "note: for a QEMU dump of a kernel stopped in panic(), where it was then).\n"
 	       "A kernel that did not panic is said to be running (exit 0).\n"
 	       "\n"
 	       "Options:\n"
 	       "  -j, --json   {\"panicked\", \"cpu\", \"message\", \"oops\", \"uptime\",\n"
 	       "               \"crash_time\", \"task\": {\"address\", \"pid\", \"comm\"},\n"
-	       "               \"taint\", \"tainted_mask\", \"cpus_stopped\"}\n"
+	       "               \"taint\", \"tainted_mask\", \"cpus_stopped\",\n"
+	       "               \"registers\": {\"name\": \"0x...\"} of the panicking CPU}\n"
 	       "  -h, --help   show this help\n"
 	       "\n"
 	       "Examples:\n"
@@ -54,6 +57,18 @@ int cmd_panic(struct cli *cli, int argc, char **argv)
 		if (gmtime_r(&t, &tm))
 			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
 	}
+	// The panicking CPU's registers at the crash (its crash note in a
+	// kdump vmcore, QEMU's CPU note in a QEMU dump): the first frame of
+	// its stack.
+	struct kp_stack *st = NULL;
+	const struct kp_frame *f0 = NULL;
+	if (p.panicked) {
+		const struct kp_frame *fr;
+		struct kp_error *serr = kp_stack_cpu_create(k, p.cpu, &st);
+		kp_error_destroy(serr);
+		if (!serr && kp_stack_frames(st, &fr) && (fr[0].flags & KP_FRAME_REGS) && fr[0].nregs)
+			f0 = &fr[0];
+	}
 	struct out *o = out_create(cli->json);
 	if (out_is_json(o)) {
 		out_kv_bool(o, "panicked", p.panicked);
@@ -80,6 +95,10 @@ int cmd_panic(struct cli *cli, int argc, char **argv)
 		out_kv_str(o, "taint", p.taint);
 		out_kv_hex(o, "tainted_mask", p.tainted_mask);
 		out_kv_str(o, "cpus_stopped", p.cpus_stopped);
+		if (f0)
+			out_regs(o, "registers", f0->nregs, f0->regs, f0->reg_names);
+		else
+			out_kv_str(o, "registers", NULL);
 	} else if (!p.panicked && !p.message[0]) {
 		out_text(o, "no panic: panic_cpu is unset and the kernel log has no panic message\n");
 		out_text(o, "taint:      %s\n", p.taint);
@@ -102,7 +121,12 @@ int cmd_panic(struct cli *cli, int argc, char **argv)
 				 p.message[0] ? "panic message" : "oops");
 		out_text(o, "crash time: %s\n", when[0] ? when : "unknown (no CRASHTIME in VMCOREINFO: not a kdump vmcore)");
 		out_text(o, "taint:      %s\n", p.taint);
+		if (f0) {
+			out_text(o, "registers:  CPU %d at the crash (%s):\n", p.cpu, kp_stack_origin(st));
+			out_regs(o, NULL, f0->nregs, f0->regs, f0->reg_names);
+		}
 	}
+	kp_stack_destroy(st);
 	out_destroy(o);
 	return 0;
 }

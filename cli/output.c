@@ -3,6 +3,7 @@
 // run of key/value lines so that their values line up, and a whole table so
 // that its columns line up; everything else streams. JSON mode streams one
 // document, indented, with table rows on one line each.
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -765,4 +766,31 @@ void out_text(struct out *o, const char *fmt, ...)
 bool out_is_json(const struct out *o)
 {
 	return o->json;
+}
+
+void out_regs(struct out *o, const char *key, unsigned nregs, const uint64_t *regs,
+	      const char *const *names)
+{
+	if (out_is_json(o)) {
+		out_begin_object(o, key);
+		for (unsigned i = 0; i < nregs && names[i]; i++)
+			out_kv_hex(o, names[i], regs[i]);
+		out_end_object(o);
+		return;
+	}
+	unsigned col = 0;
+	for (unsigned i = 0; i < nregs && names[i]; i++) {
+		char name[16];
+		size_t j = 0;
+		for (; names[i][j] && j + 1 < sizeof(name); j++)
+			name[j] = (char)toupper((unsigned char)names[i][j]);
+		name[j] = '\0';
+		out_text(o, "%s%8s: %016" PRIx64, col ? " " : "   ", name, regs[i]);
+		if (++col == 3) {
+			out_text(o, "\n");
+			col = 0;
+		}
+	}
+	if (col)
+		out_text(o, "\n");
 }

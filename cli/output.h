@@ -58,6 +58,10 @@ void out_end_list(struct out *o);
 // JSON is emitted as a string, so the document always stays valid.
 void out_kv_json(struct out *o, const char *key, const char *json, const char *text);
 // Prints what is pending and flushes stdout (e.g. after each watch sample).
+// CPU registers: JSON {"name": "0x..."} under key; text three to a line,
+// names upper-case ("      PC: ffff800080000000"), indented by four.
+void out_regs(struct out *o, const char *key, unsigned nregs, const uint64_t *regs,
+	      const char *const *names);
 void out_flush(struct out *o);
 bool out_is_json(const struct out *o);
 // Writes to a closed pipe (kpeek ps | head) end the process quietly with

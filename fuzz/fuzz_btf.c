@@ -166,6 +166,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!err) {
 			types(t, kp_types_btf(t));
 			exprs(k);
+			// The same bytes as a module's split BTF over the kernel's.
+			size_t added = 0;
+			fuzz_drop(kp_types_add_split(t, data, size, &added));
+			types(t, kp_types_btf(t));
 		}
 		kp_kernel_destroy(k);
 	}

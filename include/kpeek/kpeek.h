@@ -481,7 +481,9 @@ enum kp_frame_flags {
 	// not a return address.
 	KP_FRAME_EXACT = 1 << 0,
 	// The frame was entered by an exception or interrupt: regs holds the
-	// registers it saved (struct pt_regs at regs_address).
+	// registers it saved (struct pt_regs at regs_address). Also the first
+	// frame of a stack unwound from a CPU's registers (a dump's CPU note,
+	// kdump's crash_notes): regs are those, regs_address 0.
 	KP_FRAME_REGS = 1 << 1,
 	// The last frame: the user-space context the kernel was entered from
 	// (the pt_regs of a system call or exception from user mode).

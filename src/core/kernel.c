@@ -63,6 +63,7 @@ struct kp_kernel {
 	// symbols out of memory: linux/open.c). Not when a kallsyms text
 	// (/proc/kallsyms, --kallsyms) gave them already.
 	kp_kernel_late_symbols_fn *late_symbols;
+	kp_kernel_late_types_fn *late_types;
 	const char *late_name;
 	bool late_done, text_symbols;
 
@@ -628,6 +629,19 @@ bool kp_kernel_is_kernel_address(struct kp_kernel *k, uint64_t address)
 	return k->arch->kernel_address(k->arch_ctx, address);
 }
 
+static bool more_types(void *ctx, struct kp_types *types)
+{
+	struct kp_kernel *k = ctx;
+	return k->late_types(k, types);
+}
+
+void kp_kernel_set_late_types(struct kp_kernel *k, kp_kernel_late_types_fn *fn)
+{
+	k->late_types = fn;
+	if (k->types)
+		kp_types_set_more(k->types, more_types, k);
+}
+
 struct kp_error *kp_kernel_types(struct kp_kernel *k, struct kp_types **ret)
 {
 	if (!k->types && !k->types_error) {
@@ -638,6 +652,8 @@ struct kp_error *kp_kernel_types(struct kp_kernel *k, struct kp_types **ret)
 		if (err == &kp_enomem)
 			return err;	// not remembered: may succeed later
 		k->types_error = err;
+		if (!err && k->late_types)
+			kp_types_set_more(k->types, more_types, k);
 	}
 	if (k->types_error)
 		return kp_error_copy(k->types_error);

@@ -59,6 +59,12 @@ typedef struct kp_error *kp_kernel_late_symbols_fn(struct kp_kernel *kernel,
 						   struct kp_symtab *st, size_t *added);
 void kp_kernel_set_late_symbols(struct kp_kernel *kernel, kp_kernel_late_symbols_fn *fn,
 				const char *name);
+// The types a higher layer can add when a type name misses in the kernel's
+// BTF (module BTF): run at most once per handle, with its types; true if
+// it added any.
+struct kp_types;
+typedef bool kp_kernel_late_types_fn(struct kp_kernel *kernel, struct kp_types *types);
+void kp_kernel_set_late_types(struct kp_kernel *kernel, kp_kernel_late_types_fn *fn);
 // State a higher layer builds once per handle and keeps until it is
 // destroyed (the stack unwinder of linux/stack.c): one slot per user.
 enum kp_kernel_slot_id {

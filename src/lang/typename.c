@@ -32,6 +32,26 @@ static bool is_qualifier(const struct kp_tok *t)
 		kp_tok_is_word(t, "restrict") || kp_tok_is_word(t, "__restrict");
 }
 
+// kp_types_find(), and on a miss once more after the modules' BTF is in
+// (kp_types_more(): loaded on the first miss), unless kernel_only.
+static struct kp_error *find(struct kp_parser *p, int kind, const char *name, uint32_t *ret)
+{
+	struct kp_error *err = kp_types_find(p->types, kind, name, ret);
+	if (!err || kp_error_code(err) != KP_ERR_NOT_FOUND || p->kernel_only)
+		return err;
+	if (kp_types_more(p->types)) {
+		kp_error_destroy(err);
+		err = kp_types_find(p->types, kind, name, ret);
+	}
+	const char *note = kp_types_more_note(p->types);
+	if (err && note && kind != BTF_KIND_FWD) {
+		struct kp_error *e = kp_error_create(KP_ERR_NOT_FOUND, "%s (%s)", kp_error_message(err), note);
+		kp_error_destroy(err);
+		err = e;
+	}
+	return err;
+}
+
 // A typedef name BTF knows (so "(u64)x" is a cast, "(jiffies)" is not).
 static bool is_typedef_name(struct kp_parser *p, const struct kp_tok *t)
 {
@@ -41,7 +61,7 @@ static bool is_typedef_name(struct kp_parser *p, const struct kp_tok *t)
 	memcpy(name, t->s, t->len);
 	name[t->len] = '\0';
 	uint32_t id;
-	struct kp_error *err = kp_types_find(p->types, BTF_KIND_TYPEDEF, name, &id);
+	struct kp_error *err = find(p, BTF_KIND_TYPEDEF, name, &id);
 	if (err) {
 		kp_error_destroy(err);
 		return false;
@@ -83,7 +103,7 @@ bool kp_parse_type_tokens(struct kp_parser *p, uint32_t *ret)
 		buf[name->len] = '\0';
 		int kind = kp_tok_is_word(t, "struct") ? BTF_KIND_STRUCT :
 			kp_tok_is_word(t, "union") ? BTF_KIND_UNION : BTF_KIND_ENUM;
-		struct kp_error *err = kp_types_find(p->types, kind, buf, &id);
+		struct kp_error *err = find(p, kind, buf, &id);
 		if (err && kind == BTF_KIND_ENUM) {
 			kp_error_destroy(err);
 			err = kp_types_find(p->types, BTF_KIND_ENUM64, buf, &id);
@@ -130,7 +150,7 @@ bool kp_parse_type_tokens(struct kp_parser *p, uint32_t *ret)
 		char buf[128];
 		memcpy(buf, t->s, t->len);
 		buf[t->len] = '\0';
-		struct kp_error *err = kp_types_find(p->types, BTF_KIND_TYPEDEF, buf, &id);
+		struct kp_error *err = find(p, BTF_KIND_TYPEDEF, buf, &id);
 		if (err) {
 			kp_error_destroy(err);
 			err = kp_types_find(p->types, BTF_KIND_INT, buf, &id);
@@ -227,11 +247,17 @@ bool kp_parse_type_tokens(struct kp_parser *p, uint32_t *ret)
 
 struct kp_error *kp_parse_type(struct kp_types *types, const char *str, uint32_t *ret)
 {
+	return kp_parse_type_in(types, str, false, ret);
+}
+
+struct kp_error *kp_parse_type_in(struct kp_types *types, const char *str, bool kernel_only,
+				  uint32_t *ret)
+{
 	size_t len = strlen(str);
 	if (len > KP_EXPR_MAX_LEN)
 		return kp_error_create(KP_ERR_INVALID, "type name longer than %d bytes",
 				       KP_EXPR_MAX_LEN);
-	struct kp_parser p = { .types = types, .src = str };
+	struct kp_parser p = { .types = types, .src = str, .kernel_only = kernel_only };
 	struct kp_error *err = kp_lex(str, len, &p.toks, &p.ntoks);
 	if (err)
 		return err;

@@ -9,6 +9,8 @@
 
 #include <kpeek/kpeek.h>
 
+#include "lang/layout.h"
+
 // Bounds of the list walkers: no real kernel has this many tasks or
 // modules; a list longer than this is corrupt or cyclic.
 #define KP_LX_MAX_LIST (4u << 20)
@@ -42,13 +44,12 @@ static inline bool kp_lx_loop_step(struct kp_lx_loop *l, uint64_t node)
 	return false;
 }
 
-// Whether type has the member (kp_member_offset() without the error).
+// Whether type has the member (kp_member_offset() without the error, and
+// without loading module BTF for a type the kernel lacks).
 static inline bool kp_lx_has_member(struct kp_kernel *k, const char *type, const char *member,
 				    uint64_t *off_ret, uint64_t *size_ret)
 {
-	struct kp_error *err = kp_member_offset(k, type, member, off_ret, size_ret);
-	kp_error_destroy(err);
-	return !err;
+	return kp_member_probe(k, type, member, off_ret, size_ret);
 }
 
 // The value of a C expression as a u64 (kp_eval() without the error).
@@ -233,6 +234,13 @@ struct kp_lx_taint_table {
 // taint_flags[] (taint.c). KP_ERR_NOT_FOUND without the table's symbol or
 // types; the read's error, prefixed "taint_flags unreadable", otherwise.
 struct kp_error *kp_lx_taint_table(struct kp_kernel *kernel, struct kp_lx_taint_table *ret);
+
+// ---------------------------------------------------------------- module BTF
+
+struct kp_types;
+// Adds every loaded module's BTF to types (module_btf.c); true if any type
+// was added. Installed with kp_kernel_set_late_types() by kp_kernel_open().
+bool kp_lx_module_btf(struct kp_kernel *kernel, struct kp_types *types);
 
 // ---------------------------------------------------------------- module symbols
 

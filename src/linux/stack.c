@@ -215,7 +215,9 @@ static bool add(struct kp_stack *st, const struct kp_unwind_frame *f, const stru
 	fr->sp = f->sp;
 	fr->flags = (f->exact ? KP_FRAME_EXACT : 0) | (f->guess ? KP_FRAME_UNRELIABLE : 0) |
 		    (f->user ? KP_FRAME_USER : 0);
-	if ((f->regs_at || f->user) && f->have_regs) {
+	// The first frame of a CPU's stack carries that CPU's registers (from
+	// its note: regs_address 0).
+	if ((f->regs_at || f->user || st->n == 0) && f->have_regs) {
 		fr->flags |= KP_FRAME_REGS;
 		fr->regs_address = f->regs_at;
 		fr->nregs = f->regs.nregs;

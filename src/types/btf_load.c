@@ -32,6 +32,9 @@ struct blob {
 	uint32_t type_start;	// file offset of the type section, for messages
 	const char *where;
 	uint32_t ntypes;	// records counted by the first pass (ids 1..ntypes)
+	// Split BTF: its ids continue the base's (base_types + 1 on), its
+	// string offsets the base's strings (base_strs on); 0 for a whole BTF.
+	uint32_t base_types, base_strs;
 };
 
 // Bytes of a record's trailing data (after the 12-byte struct btf_type), or
@@ -66,12 +69,12 @@ static struct kp_error *bad(const struct blob *b, uint32_t id, uint64_t off, con
 
 static bool name_ok(const struct blob *b, uint32_t off)
 {
-	return off < b->str_len;
+	return (uint64_t)off < (uint64_t)b->base_strs + b->str_len;
 }
 
 static bool ref_ok(const struct blob *b, uint32_t id)
 {
-	return id <= b->ntypes;
+	return (uint64_t)id <= (uint64_t)b->base_types + b->ntypes;
 }
 
 // One record at off (already known to fit): names, references and the
@@ -137,8 +140,10 @@ static struct kp_error *check_type(const struct blob *b, uint32_t id, uint64_t o
 	return NULL;
 }
 
-struct kp_error *kp_btf_validate(const void *data, size_t size, const char *where)
+static struct kp_error *validate(const void *data, size_t size, const char *where,
+				 uint32_t base_types, uint32_t base_strs)
 {
+	bool split = base_types > 0;
 	struct btf_header hdr;
 	if (size < sizeof(hdr))
 		return kp_error_create(KP_ERR_FORMAT,
@@ -193,8 +198,13 @@ struct kp_error *kp_btf_validate(const void *data, size_t size, const char *wher
 				       "%s: BTF type section [%u, +%u) overlaps the string section at %u",
 				       where, hdr.type_off, hdr.type_len, hdr.str_off);
 	const char *strs = (const char *)data + hdr.hdr_len + hdr.str_off;
-	if (hdr.str_len == 0 || hdr.str_len > BTF_MAX_NAME_OFFSET || strs[0] != '\0' ||
-	    strs[hdr.str_len - 1] != '\0')
+	// Split BTF may have no strings of its own, and its first need not be
+	// empty (libbpf's btf_parse_str_sec()).
+	if (split && hdr.str_len == 0) {
+		;
+	} else if (hdr.str_len == 0 || hdr.str_len > BTF_MAX_NAME_OFFSET ||
+		   (!split && strs[0] != '\0') || strs[hdr.str_len - 1] != '\0' ||
+		   (uint64_t)base_strs + hdr.str_len > BTF_MAX_NAME_OFFSET)
 		return kp_error_create(KP_ERR_FORMAT,
 				       "%s: bad BTF string section at offset %u (length %u)",
 				       where, hdr.hdr_len + hdr.str_off, hdr.str_len);
@@ -206,6 +216,7 @@ struct kp_error *kp_btf_validate(const void *data, size_t size, const char *wher
 		.types = (const uint8_t *)data + hdr.hdr_len + hdr.type_off,
 		.type_len = hdr.type_len, .str_len = hdr.str_len,
 		.type_start = hdr.hdr_len + hdr.type_off, .where = where,
+		.base_types = base_types, .base_strs = base_strs,
 	};
 	// Pass 1: the records tile the section exactly; count them.
 	uint64_t off = 0;
@@ -221,7 +232,7 @@ struct kp_error *kp_btf_validate(const void *data, size_t size, const char *wher
 		if ((uint64_t)extra > b.type_len - off - 12)
 			return bad(&b, n + 1, off, "record runs past the type section",
 				   (uint64_t)extra);
-		if (++n > MAX_TYPES)
+		if (++n > MAX_TYPES - base_types)
 			return bad(&b, n, off, "too many types", n);
 		off += 12 + (uint64_t)extra;
 	}
@@ -229,13 +240,26 @@ struct kp_error *kp_btf_validate(const void *data, size_t size, const char *wher
 	// Pass 2: every name and reference inside the blob.
 	off = 0;
 	for (uint32_t id = 1; id <= n; id++) {
-		struct kp_error *err = check_type(&b, id, off);
+		struct kp_error *err = check_type(&b, base_types + id, off);
 		if (err)
 			return err;
 		uint32_t info = kp_le32(b.types + off + 4);
 		off += 12 + (uint64_t)trailing(BTF_INFO_KIND(info), BTF_INFO_VLEN(info));
 	}
 	return NULL;
+}
+
+struct kp_error *kp_btf_validate(const void *data, size_t size, const char *where)
+{
+	return validate(data, size, where, 0, 0);
+}
+
+struct kp_error *kp_btf_validate_split(const void *data, size_t size, const char *where,
+				       uint32_t base_types, uint32_t base_strs)
+{
+	if (!base_types)
+		return kp_error_create(KP_ERR_INVALID, "%s: split BTF over an empty base", where);
+	return validate(data, size, where, base_types, base_strs);
 }
 
 struct kp_error *kp_btf_from_blob(const void *data, size_t size, const char *where,

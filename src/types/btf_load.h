@@ -8,6 +8,7 @@
 #define KP_TYPES_BTF_LOAD_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct btf;
 struct kp_error;
@@ -18,6 +19,10 @@ struct kp_error;
 // Checks a raw BTF blob; where names the source in errors ("BTF file /x",
 // ".BTF in memory at 0x..."). KP_ERR_FORMAT naming the offset when corrupt.
 struct kp_error *kp_btf_validate(const void *data, size_t size, const char *where);
+// The same for split BTF (module BTF) over a base of base_types types and
+// base_strs bytes of strings: ids and name offsets continue the base's.
+struct kp_error *kp_btf_validate_split(const void *data, size_t size, const char *where,
+				       uint32_t base_types, uint32_t base_strs);
 struct kp_error *kp_btf_from_blob(const void *data, size_t size, const char *where,
 				  struct btf **ret);
 // A raw BTF file or an ELF file with a .BTF section.

@@ -54,6 +54,27 @@ bool kp_types_enumerator(struct kp_types *types, const char *name, uint32_t *typ
 bool kp_types_var(struct kp_types *types, const char *name, uint32_t *type_ret,
 		  bool *percpu_ret);
 
+// ---------------------------------------------------------------- module types
+
+// Appends a module's split BTF (data, size bytes: raw BTF whose ids and
+// strings continue the kernel's) to the working BTF, renumbering its own
+// type ids; its types are found by name after the kernel's. *added: how
+// many types. Nothing is added if the BTF does not parse; a type that
+// names an id past the module's is KP_ERR_FORMAT.
+struct kp_error *kp_types_add_split(struct kp_types *types, const void *data, size_t size,
+				    size_t *added);
+// What adds more types when a lookup by name misses (the kernel's modules:
+// linux/module_btf.c through core/kernel.c), run at most once by
+// kp_types_more(); true if it added any.
+typedef bool kp_types_more_fn(void *ctx, struct kp_types *types);
+void kp_types_set_more(struct kp_types *types, kp_types_more_fn *fn, void *ctx);
+bool kp_types_more(struct kp_types *types);
+// Why kp_types_more() added nothing, for a lookup's error ("no module BTF:
+// ..."); NULL if it did or has not run. The callback sets it (a static
+// string).
+void kp_types_set_more_note(struct kp_types *types, const char *note);
+const char *kp_types_more_note(const struct kp_types *types);
+
 // ---------------------------------------------------------------- members and layouts
 
 // Walks a member designator ("tasks", "se.vruntime", "mem[0].x") from type:

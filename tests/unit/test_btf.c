@@ -371,6 +371,96 @@ TEST(vars_and_int_names)
 	mkk_destroy(k);
 }
 
+// Module BTF: split BTF over the kernel's, appended to the working BTF with
+// its own ids renumbered (the working BTF already has a synthesized type),
+// its references to the kernel's types kept; looked for only on a miss,
+// once, and never by a kernel-only lookup.
+static struct btf *split_base(void)
+{
+	struct btf *b = btf__new_empty();
+	CHECK(b && btf__add_int(b, "int", 4, BTF_INT_SIGNED) == 1);	// 1
+	CHECK(btf__add_struct(b, "kern_s", 4) == 2);			// 2
+	CHECK(btf__add_field(b, "a", 1, 0, 0) == 0);
+	return b;
+}
+
+static int more_calls;
+static const void *more_raw;
+static uint32_t more_size;
+
+static bool more_split(void *ctx, struct kp_types *t)
+{
+	(void)ctx;
+	more_calls++;
+	size_t added = 0;
+	CHECK_OK(kp_types_add_split(t, more_raw, more_size, &added));
+	CHECK_U64(added, 2);
+	return added > 0;
+}
+
+TEST(module_split_btf)
+{
+	struct btf *base = split_base();
+	struct btf *mod = btf__new_empty_split(base);
+	CHECK(mod && btf__add_struct(mod, "mod_s", 24) == 3);		// 3
+	CHECK(btf__add_field(mod, "x", 1, 0, 0) == 0);
+	CHECK(btf__add_field(mod, "next", 4, 64, 0) == 0);
+	CHECK(btf__add_field(mod, "s", 2, 128, 0) == 0);
+	CHECK(btf__add_ptr(mod, 3) == 4);				// 4
+	uint32_t size;
+	const void *raw = btf__raw_data(mod, &size);
+	CHECK(raw != NULL);
+
+	uint32_t bsize;
+	const void *braw = btf__raw_data(base, &bsize);
+	struct kp_types *t;
+	CHECK_OK(kp_types_create(btf__new(braw, bsize), "test", &t));
+	uint32_t ptr, id;
+	CHECK_OK(kp_types_pointer_to(t, 1, &ptr));			// 3 in the working BTF
+	CHECK_U64(ptr, 3);
+	more_raw = raw;
+	more_size = size;
+	more_calls = 0;
+	kp_types_set_more(t, more_split, NULL);
+	CHECK_ERR(kp_parse_type_in(t, "struct mod_s", true, &id), KP_ERR_NOT_FOUND, "mod_s");
+	CHECK(more_calls == 0);
+	CHECK_OK(kp_parse_type(t, "struct mod_s", &id));
+	CHECK(more_calls == 1);
+	CHECK_U64(id, 4);
+	struct btf *w = kp_types_btf(t);
+	const struct btf_type *st = btf__type_by_id(w, id);
+	CHECK(st && btf_is_struct(st) && btf_vlen(st) == 3);
+	if (st && btf_vlen(st) == 3) {
+		const struct btf_member *m = btf_members(st);
+		CHECK_U64(m[0].type, 1);	// the kernel's int
+		CHECK_U64(m[1].type, 5);	// the module's pointer, renumbered
+		CHECK_U64(m[2].type, 2);	// the kernel's struct
+		const struct btf_type *pt = btf__type_by_id(w, 5);
+		CHECK(pt && btf_is_ptr(pt) && pt->type == 4);
+	}
+	// A miss after the modules are in looks no further.
+	CHECK_ERR(kp_parse_type(t, "struct nowhere", &id), KP_ERR_NOT_FOUND, "nowhere");
+	CHECK(more_calls == 1);
+	// Garbage is an error, and adds nothing.
+	size_t added = 0;
+	uint8_t junk[64];
+	memset(junk, 0x41, sizeof(junk));
+	CHECK_ERR(kp_types_add_split(t, junk, sizeof(junk), &added), KP_ERR_FORMAT, "module BTF: bad BTF magic");
+	CHECK_U64(added, 0);
+	// A type naming an id past the module's last.
+	struct btf *bad = btf__new_empty_split(base);
+	CHECK(bad && btf__add_ptr(bad, 9) == 3);
+	raw = btf__raw_data(bad, &size);
+	uint32_t before = btf__type_cnt(kp_types_btf(t));
+	CHECK_ERR(kp_types_add_split(t, raw, size, &added), KP_ERR_FORMAT, "type [3] at offset 0x18: referenced type id out of range (9)");
+	CHECK_U64(added, 0);
+	CHECK_U64(btf__type_cnt(kp_types_btf(t)), before);
+	btf__free(bad);
+	kp_types_destroy(t);
+	btf__free(mod);
+	btf__free(base);
+}
+
 int main(void)
 {
 	RUN(load_from_file);
@@ -386,5 +476,6 @@ int main(void)
 	RUN(members_through_anonymous_and_bitfields);
 	RUN(type_sizes);
 	RUN(vars_and_int_names);
+	RUN(module_split_btf);
 	return TEST_SUMMARY();
 }

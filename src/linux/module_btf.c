@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: MIT
+// Module BTF (CONFIG_DEBUG_INFO_BTF_MODULES, 5.11+): each loaded module's
+// split BTF over vmlinux's, added to the kernel's types when a type name
+// misses (types.c kp_types_more()). Read as the kernel keeps it for
+// /sys/kernel/btf/MODULE: kernel/bpf/btf.c's btf_modules list of
+// struct btf_module {list, module, btf}, the raw BTF in struct btf's
+// data/data_size. (struct module's btf_data is NULL once the module's init
+// has run: do_init_module() clears it.) The same on dumps and live.
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "core/kernel.h"
+#include "linux/linux.h"
+#include "types/types.h"
+#include "util/error.h"
+
+// Bounds against corrupt memory: Debian's largest module BTF is a few
+// hundred KiB; a kernel has at most a few thousand modules.
+#define MAX_MODULE_BTF (64u << 20)
+#define MAX_MODULES 65536
+
+bool kp_lx_module_btf(struct kp_kernel *k, struct kp_types *types)
+{
+	uint64_t list, btf, data, data_size;
+	struct kp_symbol head;
+	if (!kp_lx_has_member(k, "struct btf_module", "list", &list, NULL) ||
+	    !kp_lx_has_member(k, "struct btf_module", "btf", &btf, NULL) ||
+	    !kp_lx_has_member(k, "struct btf", "data", &data, NULL) ||
+	    !kp_lx_has_member(k, "struct btf", "data_size", &data_size, NULL)) {
+		kp_types_set_more_note(types, "no module BTF: CONFIG_DEBUG_INFO_BTF_MODULES (5.11+) is not set");
+		return false;
+	}
+	struct kp_list_iter *it;
+	if (!kp_symbol_find(k, "btf_modules", &head) ||
+	    !kp_ok(kp_list_iter_create(k, head.address, 0, &it))) {
+		kp_types_set_more_note(types, "module BTF: the btf_modules list is unknown or unreadable");
+		return false;
+	}
+	kp_list_iter_set_limit(it, MAX_MODULES);
+	size_t added = 0;
+	for (;;) {
+		uint64_t node, b, d;
+		uint32_t size;
+		bool done;
+		if (!kp_ok(kp_list_iter_next(it, &node, &done)) || done)
+			break;
+		// A module whose BTF cannot be read costs its own types only.
+		if (!kp_ok(kp_read_u64(k, node - list + btf, &b)) || !b ||
+		    !kp_ok(kp_read_u64(k, b + data, &d)) || !d ||
+		    !kp_ok(kp_read_u32(k, b + data_size, &size)) || !size || size > MAX_MODULE_BTF)
+			continue;
+		void *raw = malloc(size);
+		if (!raw)
+			break;
+		if (kp_ok(kp_read(k, KP_VIRT, d, raw, size)))
+			kp_ok(kp_types_add_split(types, raw, size, &added));
+		free(raw);
+	}
+	kp_list_iter_destroy(it);
+	if (!added)
+		kp_types_set_more_note(types, "no module's BTF could be read");
+	else
+		kp_types_set_more_note(types, "nor in the modules' BTF");
+	return added > 0;
+}
