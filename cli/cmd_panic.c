@@ -24,7 +24,7 @@ static void usage(void)
 	       "Options:\n"
 	       "  -j, --json   {\"panicked\", \"cpu\", \"message\", \"oops\", \"uptime\",\n"
 	       "               \"crash_time\", \"task\": {\"address\", \"pid\", \"comm\"},\n"
-	       "               \"taint\", \"tainted_mask\", \"cpus_stopped\",\n"
+	       "               \"taint\", \"tainted_mask\", \"cpus_stopped\", \"from_log\",\n"
 	       "               \"registers\": {\"name\": \"0x...\"} of the panicking CPU}\n"
 	       "  -h, --help   show this help\n"
 	       "\n"
@@ -93,8 +93,12 @@ int cmd_panic(struct cli *cli, int argc, char **argv)
 			out_kv_str(o, "task", NULL);
 		}
 		out_kv_str(o, "taint", p.taint);
-		out_kv_hex(o, "tainted_mask", p.tainted_mask);
+		if (p.has_tainted_mask)
+			out_kv_hex(o, "tainted_mask", p.tainted_mask);
+		else
+			out_kv_str(o, "tainted_mask", NULL);
 		out_kv_str(o, "cpus_stopped", p.cpus_stopped);
+		out_kv_bool(o, "from_log", p.from_log);
 		if (f0)
 			out_regs(o, "registers", f0->nregs, f0->regs, f0->reg_names);
 		else
@@ -109,7 +113,8 @@ int cmd_panic(struct cli *cli, int argc, char **argv)
 		if (p.oops[0])
 			out_text(o, "oops:       %s\n", p.oops);
 		if (p.panicked)
-			out_text(o, "cpu:        %d\n", p.cpu);
+			out_text(o, "cpu:        %d%s\n", p.cpu,
+				 p.from_log ? " (from the kernel log: no panic_cpu in kallsyms)" : "");
 		else
 			out_text(o, "cpu:        unknown (panic_cpu is unset)\n");
 		if (p.has_task)

@@ -471,6 +471,13 @@ struct kp_panic {
 	// arm64), as a CPU list ("1,3-5"), "" if none (QEMU dumps, live).
 	int ncpus_stopped;
 	char cpus_stopped[64];
+	// Since 0.5: panic_cpu (or tainted_mask) could not be read (a kernel
+	// whose kallsyms has no variables: Debian's 6.1 arm64): cpu, pid,
+	// comm and taint are the kernel's own "CPU: N PID: P Comm: C ..." line
+	// that followed the panic record in the log, and task the task of that
+	// PID (has_task false for PID 0, the idle task).
+	bool from_log;
+	bool has_tainted_mask;	// since 0.5: tainted_mask was read (else 0)
 };
 KP_API struct kp_error *kp_panic_get(struct kp_kernel *kernel, struct kp_panic *ret);
 

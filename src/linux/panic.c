@@ -57,17 +57,63 @@ static void copy_line(char *dst, size_t size, const char *s, size_t n)
 	dst[n] = '\0';
 }
 
+// dump_stack_print_info()'s "CPU: %d PID: %d Comm: %.20s [Kdump: loaded ]TAINT
+// RELEASE ..." (6.12+: "CPU: %d UID: %u PID: %d ..."), the record after the
+// panic message. TAINT is "Not tainted" or "Tainted: ..." (with spaces), up
+// to " RELEASE".
+struct log_cpu {
+	bool found;
+	int cpu, pid;
+	char comm[16];
+	char taint[72];
+};
+
+static void parse_cpu_line(const char *text, size_t len, const char *release, struct log_cpu *ret)
+{
+	char line[256];
+	copy_line(line, sizeof(line), text, len);
+	int cpu, pid, n = 0;
+	unsigned uid;
+	if (sscanf(line, "CPU: %d PID: %d Comm: %n", &cpu, &pid, &n) != 2 &&
+	    sscanf(line, "CPU: %d UID: %u PID: %d Comm: %n", &cpu, &uid, &pid, &n) != 3)
+		return;
+	if (!n || cpu < 0 || pid < 0)
+		return;
+	const char *rest = line + n;
+	const char *taint = strstr(rest, " Not tainted");
+	const char *tainted = strstr(rest, " Tainted: ");
+	if (!taint || (tainted && tainted < taint))
+		taint = tainted;
+	if (!taint || taint - rest > 20)
+		return;
+	snprintf(ret->comm, sizeof(ret->comm), "%.*s", (int)(taint - rest < 15 ? taint - rest : 15), rest);
+	taint++;
+	if (!strncmp(taint, "Kdump: loaded ", 14))
+		taint += 14;
+	char want[80];
+	snprintf(want, sizeof(want), " %s", release ? release : "");
+	const char *end = release ? strstr(taint, want) : NULL;
+	if (!end)
+		return;
+	snprintf(ret->taint, sizeof(ret->taint), "%.*s", (int)(end - taint), taint);
+	ret->cpu = cpu;
+	ret->pid = pid;
+	ret->found = true;
+}
+
 // The last panic record and the oops record before it. An oops with kdump
 // loaded and panic_on_oops (or in interrupt, or in init) goes to
 // crash_kexec() from oops_end() before panic() prints anything: then the
 // last oops record is what there is, and its time the crash's.
-static struct kp_error *scan_log(struct kp_kernel *k, struct kp_panic *p)
+// lc: the "CPU: ..." line after the last panic record.
+static struct kp_error *scan_log(struct kp_kernel *k, struct kp_panic *p, struct log_cpu *lc)
 {
 	struct kp_printk_iter *it;
 	struct kp_error *err = kp_printk_iter_create(k, &it);
 	if (err)
 		return err;
 	char oops[sizeof(p->oops)] = "";
+	bool after_panic = false;
 	uint64_t oops_ts = 0;
 	uint32_t oops_caller = 0;
 	for (;;) {
@@ -81,6 +127,10 @@ static struct kp_error *scan_log(struct kp_kernel *k, struct kp_panic *p)
 			p->caller_id = r->caller_id;
 			memcpy(p->oops, oops, sizeof(oops));
 			oops[0] = '\0';
+			memset(lc, 0, sizeof(*lc));
+			after_panic = true;
+		} else if (after_panic && !lc->found && r->len > 5 && !memcmp(r->text, "CPU: ", 5)) {
+			parse_cpu_line(r->text, r->len, kp_kernel_release(k), lc);
 		} else if (is_oops_start(r->text, r->len)) {
 			copy_line(oops, sizeof(oops), r->text, r->len);
 			oops_ts = r->ts_nsec;
@@ -178,6 +228,25 @@ static void stopped_cpus(struct kp_kernel *k, struct kp_panic *p)
 	}
 }
 
+// The task of pid, by walking the task list (for from_log).
+static void task_by_pid(struct kp_kernel *k, int pid, struct kp_panic *p)
+{
+	struct kp_task_iter *it;
+	if (pid <= 0 || !kp_ok(kp_task_iter_create(k, KP_TASKS_THREADS, &it)))
+		return;
+	for (;;) {
+		const struct kp_task *t;
+		if (!kp_ok(kp_task_iter_next(it, &t)) || !t)
+			break;
+		if (t->pid == pid) {
+			p->task = t->address;
+			p->has_task = true;
+			break;
+		}
+	}
+	kp_task_iter_destroy(it);
+}
+
 struct kp_error *kp_panic_get(struct kp_kernel *k, struct kp_panic *ret)
 {
 	struct kp_panic p;
@@ -188,11 +257,19 @@ struct kp_error *kp_panic_get(struct kp_kernel *k, struct kp_panic *ret)
 	struct kp_symbol sym;
 	struct kp_value *v = NULL, *counter = NULL;
 	struct kp_error *err = kp_symbol_by_name(k, "panic_cpu", &sym);
+	// Without panic_cpu in kallsyms (no CONFIG_KALLSYMS_ALL) the log says
+	// which CPU and task panicked (from_log, below).
+	bool no_panic_cpu = err && err->code == KP_ERR_NOT_FOUND;
 	if (!err && !(err = kp_value_at(k, "atomic_t", sym.address, &v)) &&
 	    !(err = kp_value_member(v, "counter", &counter)))
 		err = kp_value_to_s64(counter, &cpu);
 	kp_value_destroy(v);
 	kp_value_destroy(counter);
+	if (no_panic_cpu) {
+		kp_error_destroy(err);
+		err = NULL;
+		cpu = -1;
+	}
 	if (err)
 		return kp_error_prefix(err, "panic: panic_cpu");
 	if (cpu >= 0) {
@@ -205,15 +282,29 @@ struct kp_error *kp_panic_get(struct kp_kernel *k, struct kp_panic *ret)
 	}
 	if (p.panicked)
 		stopped_cpus(k, &p);
-	err = scan_log(k, &p);
+	struct log_cpu lc = { .found = false };
+	err = scan_log(k, &p, &lc);
 	if (err)
 		return kp_error_prefix(err, "panic: the kernel log");
 	uint64_t mask;
-	if (kp_lx_eval_u64(k, "*(unsigned long *)&tainted_mask", &mask)) {
+	bool have_mask = kp_lx_eval_u64(k, "*(unsigned long *)&tainted_mask", &mask);
+	if (have_mask) {
 		p.tainted_mask = mask;
+		p.has_tainted_mask = true;
 		format_taint(k, &p);
 	} else {
 		snprintf(p.taint, sizeof(p.taint), "unknown (tainted_mask unreadable)");
+	}
+	if (no_panic_cpu && p.message[0] && lc.found &&
+	    kp_ok(kp_kernel_check_cpu(k, (uint64_t)lc.cpu))) {
+		p.from_log = true;
+		p.panicked = true;
+		p.cpu = lc.cpu;
+		p.pid = lc.pid;
+		memcpy(p.comm, lc.comm, sizeof(p.comm));
+		task_by_pid(k, lc.pid, &p);
+		if (!have_mask)
+			snprintf(p.taint, sizeof(p.taint), "%s", lc.taint);
 	}
 	const struct kp_vmcoreinfo *vi = kp_kernel_vmcoreinfo(k);
 	const char *ct = vi ? kp_vmcoreinfo_get(vi, "CRASHTIME") : NULL;
