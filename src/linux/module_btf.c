@@ -7,6 +7,7 @@
 // data/data_size. (struct module's btf_data is NULL once the module's init
 // has run: do_init_module() clears it.) The same on dumps and live.
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "core/kernel.h"
@@ -37,29 +38,57 @@ bool kp_lx_module_btf(struct kp_kernel *k, struct kp_types *types)
 		return false;
 	}
 	kp_list_iter_set_limit(it, MAX_MODULES);
-	size_t added = 0;
+	size_t added = 0, unread = 0;
+	// The first module whose BTF could not be read, and why (a filtered
+	// dump may have left its pages out): said with a lookup that misses.
+	struct kp_error *first = NULL;
 	for (;;) {
 		uint64_t node, b, d;
 		uint32_t size;
 		bool done;
-		if (!kp_ok(kp_list_iter_next(it, &node, &done)) || done)
+		struct kp_error *err = kp_list_iter_next(it, &node, &done);
+		if (err || done) {
+			if (err && !first)
+				first = kp_error_prefix(err, "the btf_modules list");
+			else
+				kp_error_destroy(err);
 			break;
+		}
 		// A module whose BTF cannot be read costs its own types only.
-		if (!kp_ok(kp_read_u64(k, node - list + btf, &b)) || !b ||
-		    !kp_ok(kp_read_u64(k, b + data, &d)) || !d ||
-		    !kp_ok(kp_read_u32(k, b + data_size, &size)) || !size || size > MAX_MODULE_BTF)
-			continue;
-		void *raw = malloc(size);
-		if (!raw)
-			break;
-		if (kp_ok(kp_read(k, KP_VIRT, d, raw, size)))
-			kp_ok(kp_types_add_split(types, raw, size, &added));
-		free(raw);
+		if ((err = kp_read_u64(k, node - list + btf, &b)) || !b ||
+		    (err = kp_read_u64(k, b + data, &d)) || !d ||
+		    (err = kp_read_u32(k, b + data_size, &size)) || !size || size > MAX_MODULE_BTF) {
+			if (!err)
+				err = kp_error_create(KP_ERR_FORMAT, "struct btf_module at 0x%" PRIx64
+						      ": no BTF or one of %" PRIu32 " bytes", node - list,
+						      b && d ? size : 0);
+		} else {
+			void *raw = malloc(size);
+			if (!raw) {
+				kp_error_destroy(err);
+				break;
+			}
+			if (!(err = kp_read(k, KP_VIRT, d, raw, size)))
+				err = kp_types_add_split(types, raw, size, &added);
+			free(raw);
+		}
+		if (err) {
+			unread++;
+			if (!first)
+				first = err;
+			else
+				kp_error_destroy(err);
+		}
 	}
 	kp_list_iter_destroy(it);
-	if (!added)
-		kp_types_set_more_note(types, "no module's BTF could be read");
+	char note[512];
+	if (first)
+		snprintf(note, sizeof(note), "%s; %zu module(s) unread, the first: %s",
+			 added ? "nor in the BTF of the modules read" : "no module's BTF could be read",
+			 unread, kp_error_message(first));
 	else
-		kp_types_set_more_note(types, "nor in the modules' BTF");
+		snprintf(note, sizeof(note), "nor in the modules' BTF");
+	kp_types_set_more_note(types, note);
+	kp_error_destroy(first);
 	return added > 0;
 }

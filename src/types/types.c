@@ -53,7 +53,7 @@ struct kp_types {
 	kp_types_more_fn *more;
 	void *more_ctx;
 	bool more_done;
-	const char *more_note;
+	char *more_note;
 };
 
 struct kp_error *kp_types_create(struct btf *base, const char *source, struct kp_types **ret)
@@ -94,6 +94,7 @@ void kp_types_destroy(struct kp_types *t)
 	free(t->synth);
 	free(t->vars);
 	free(t->source);
+	free(t->more_note);
 	free(t);
 }
 
@@ -386,7 +387,8 @@ void kp_types_set_more(struct kp_types *t, kp_types_more_fn *fn, void *ctx)
 
 void kp_types_set_more_note(struct kp_types *t, const char *note)
 {
-	t->more_note = note;
+	free(t->more_note);
+	t->more_note = note ? strdup(note) : NULL;	// a lost note only shortens a message
 }
 
 const char *kp_types_more_note(const struct kp_types *t)

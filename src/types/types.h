@@ -70,8 +70,7 @@ typedef bool kp_types_more_fn(void *ctx, struct kp_types *types);
 void kp_types_set_more(struct kp_types *types, kp_types_more_fn *fn, void *ctx);
 bool kp_types_more(struct kp_types *types);
 // Why kp_types_more() added nothing, for a lookup's error ("no module BTF:
-// ..."); NULL if it did or has not run. The callback sets it (a static
-// string).
+// ..."); NULL if it has not run. The callback sets it (copied).
 void kp_types_set_more_note(struct kp_types *types, const char *note);
 const char *kp_types_more_note(const struct kp_types *types);
 
