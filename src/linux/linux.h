@@ -120,6 +120,7 @@ bool kp_lx_cpu_curr(struct kp_kernel *kernel, uint64_t cpu, uint64_t *ret);
 // The NT_PRSTATUS descriptor (registers) of per_cpu(crash_notes, cpu), copied
 // to buf (cap bytes); false where the crash did not save one (QEMU dumps,
 // live kernels, a CPU that was not stopped) (crash_notes.c).
+#define KP_LX_CRASH_NOTE_MAX 1024	// NT_PRSTATUS: 336 bytes on x86-64, 392 on arm64
 bool kp_lx_crash_note(struct kp_kernel *kernel, uint64_t cpu, uint8_t *buf, size_t cap,
 		      size_t *len_ret);
 

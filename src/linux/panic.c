@@ -201,7 +201,7 @@ static void stopped_cpus(struct kp_kernel *k, struct kp_panic *p)
 		n = MAX_CPUS;
 	size_t used = 0;
 	int64_t run_start = -1;
-	uint8_t note[1024];
+	uint8_t note[KP_LX_CRASH_NOTE_MAX];
 	size_t len;
 	for (uint64_t cpu = 0; cpu <= n; cpu++) {
 		bool has = cpu < n && (int64_t)cpu != p->cpu &&

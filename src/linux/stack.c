@@ -25,7 +25,6 @@
 
 #define MAX_FRAMES 1024
 #define MAX_SWITCHES 8
-#define MAX_CRASH_NOTE 1024	// NT_PRSTATUS: 336 bytes on x86-64, 392 on arm64
 #define STACK_SPAN (64u << 10)	// larger than any kernel stack (16 KiB, 32 with KASAN)
 
 // Per kernel handle (kp_kernel_slot): the unwinder and what it asks for.
@@ -291,7 +290,7 @@ static struct kp_error *cpu_frame(struct stacks *s, int cpu, struct kp_unwind_fr
 				  const char **from)
 {
 	const struct kp_source *src = kp_kernel_source(s->k);
-	uint8_t note[MAX_CRASH_NOTE];
+	uint8_t note[KP_LX_CRASH_NOTE_MAX];
 	size_t len;
 	const uint8_t *desc = note;
 	*from = "crash_notes";

@@ -238,15 +238,13 @@ struct kp_error *kp_types_find(struct kp_types *t, int kind, const char *name, u
 // Module BTF is split BTF over vmlinux's: ids below first are the kernel's
 // (the same in the working BTF), the module's own from first on are
 // renumbered to where they now start.
-// to == 0: only check that the id is the kernel's or the module's.
 static bool remap(uint32_t *id, uint32_t first, uint32_t end, uint32_t to)
 {
 	if (*id < first)
 		return true;
 	if (*id >= end)
 		return false;
-	if (to)
-		*id = to + (*id - first);
+	*id = to + (*id - first);
 	return true;
 }
 
@@ -349,17 +347,9 @@ struct kp_error *kp_types_add_split(struct kp_types *t, const void *data, size_t
 		return err;
 	uint32_t first = btf__type_cnt(t->base), end = btf__type_cnt(m);
 	uint32_t to = btf__type_cnt(t->work);
-	// All or nothing: every reference is checked before any type is added
-	// (the check writes nothing).
-	for (uint32_t id = first; id < end; id++) {
-		struct btf_type *bt = (struct btf_type *)btf__type_by_id(m, id);
-		if (!bt || !remap_type(bt, first, end, 0)) {
-			err = kp_error_create(KP_ERR_FORMAT, "split BTF type %u names a type past its last (%u) or is of an unknown kind",
-					      id, end - 1);
-			btf__free(m);
-			return err;
-		}
-	}
+	// parse_split() validated every reference (kp_btf_validate_split()),
+	// so remap_type() cannot fail below: the add is all or nothing but for
+	// running out of memory.
 	for (uint32_t id = first; id < end && !err; id++) {
 		int nid = btf__add_type(t->work, m, btf__type_by_id(m, id));
 		if (nid < 0) {
