@@ -12,7 +12,8 @@ static void usage(void)
 	       "  LOAD1 LOAD5 LOAD15 RUNNING/THREADS LAST_PID\n"
 	       "from avenrun[], the runqueues' nr_running summed over online CPUs,\n"
 	       "nr_threads and init_pid_ns's last allocated PID. A number kpeek cannot\n"
-	       "find is printed as 0 (RUNNING, THREADS) or -1 (LAST_PID).\n"
+	       "find (a symbol the kernel lacks, memory the dump lacks) is printed as ?\n"
+	       "(null in JSON).\n"
 	       "\n"
 	       "Options:\n"
 	       "  -j, --json   {\"load1\": 0.42, \"load5\", \"load15\", \"avenrun\": [raw fixed\n"
@@ -50,12 +51,28 @@ int cmd_loadavg(struct cli *cli, int argc, char **argv)
 		for (int i = 0; i < 3; i++)
 			out_kv_uint(o, NULL, la.avenrun[i]);
 		out_end_list(o);
-		out_kv_uint(o, "running", la.running);
-		out_kv_uint(o, "threads", la.total);
-		out_kv_int(o, "last_pid", la.last_pid);
+		if (la.has_running)
+			out_kv_uint(o, "running", la.running);
+		else
+			out_kv_str(o, "running", NULL);
+		if (la.has_total)
+			out_kv_uint(o, "threads", la.total);
+		else
+			out_kv_str(o, "threads", NULL);
+		if (la.last_pid >= 0)
+			out_kv_int(o, "last_pid", la.last_pid);
+		else
+			out_kv_str(o, "last_pid", NULL);
 	} else {
-		out_text(o, "%s %s %s %u/%u %d\n", l[0], l[1], l[2], la.running, la.total,
-			 la.last_pid);
+		// /proc/loadavg's line; "?" for a number the kernel did not give.
+		char running[16] = "?", total[16] = "?", last_pid[16] = "?";
+		if (la.has_running)
+			snprintf(running, sizeof(running), "%u", la.running);
+		if (la.has_total)
+			snprintf(total, sizeof(total), "%u", la.total);
+		if (la.last_pid >= 0)
+			snprintf(last_pid, sizeof(last_pid), "%d", la.last_pid);
+		out_text(o, "%s %s %s %s/%s %s\n", l[0], l[1], l[2], running, total, last_pid);
 	}
 	out_destroy(o);
 	return 0;

@@ -64,7 +64,10 @@ int cmd_lsmod(struct cli *cli, int argc, char **argv)
 			snprintf(taints, sizeof(taints), "(%s)", m->taints);
 		out_cell_str(o, m->name);
 		out_cell_uint(o, m->size);
-		out_cell_int(o, m->refcnt);
+		if (m->refcnt >= 0)
+			out_cell_int(o, m->refcnt);
+		else	// no CONFIG_MODULE_UNLOAD: /proc/modules prints "-"
+			out_cell_str(o, NULL);
 		out_cell_str(o, used[0] ? used : "-");
 		free(used);
 		out_cell_str(o, m->state_name);

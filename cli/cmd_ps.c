@@ -22,7 +22,8 @@ static void usage(void)
 	       "the task list. A task whose memory the dump lacks (pages makedumpfile\n"
 	       "excluded) is left out, and the tasks are listed as far as the task list\n"
 	       "can be followed; stderr then counts the errors and names the first, and\n"
-	       "the exit status is 1.\n"
+	       "the exit status is 1. A number kpeek cannot read (a parent the dump\n"
+	       "lacks, a CPU the kernel does not record) is shown as - (null in JSON).\n"
 	       "\n"
 	       "Options:\n"
 	       "  -t, --threads   every thread, each group's threads after its leader\n"
@@ -235,7 +236,10 @@ int cmd_ps(struct cli *cli, int argc, char **argv)
 				len += snprintf(comm + len, sizeof(comm) - (size_t)len, "\\_ ");
 			snprintf(comm + len, sizeof(comm) - (size_t)len, p->kthread ? "[%s]" : "%s", p->name);
 			out_cell_int(o, p->pid);
-			out_cell_int(o, p->ppid);	// -1: unknown, said on stderr
+			if (p->ppid >= 0)
+				out_cell_int(o, p->ppid);
+			else	// unknown, said on stderr
+				out_cell_str(o, NULL);
 			out_cell_int(o, p->tgid);
 			out_cell_str(o, st);
 			out_cell_str(o, cpu);
@@ -247,7 +251,7 @@ int cmd_ps(struct cli *cli, int argc, char **argv)
 	out_destroy(o);
 	free(order);
 	free(depth);
-	// A parent whose task_struct the dump lacks (PPID -1, JSON null) is
+	// A parent whose task_struct the dump lacks (PPID "-", JSON null) is
 	// said here: the listing is not the whole truth.
 	size_t orphans = 0;
 	char first[128] = "";

@@ -407,7 +407,7 @@ struct kp_module {
 	char name[64];
 	uint64_t base;		// start of core text
 	uint64_t size;		// as /proc/modules
-	int32_t refcnt;
+	int32_t refcnt;		// -1 without CONFIG_MODULE_UNLOAD (no refcnt)
 	int32_t state;		// MODULE_STATE_*
 	char state_name[16];	// "Live", "Loading", "Unloading"
 	// The names of the modules that use this one, each followed by a comma
@@ -434,6 +434,10 @@ struct kp_loadavg {
 	uint32_t running;	// runnable tasks (nr_running), 0 if unknown
 	uint32_t total;		// all threads, 0 if unknown
 	int32_t last_pid;	// -1 if unknown
+	// Since 0.5: running and total were read (a dump's idle kernel has
+	// nr_running 0: 0 alone does not say unknown).
+	bool has_running;
+	bool has_total;
 };
 
 KP_API struct kp_error *kp_loadavg(struct kp_kernel *kernel, struct kp_loadavg *ret);

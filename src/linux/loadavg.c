@@ -36,18 +36,18 @@ static bool sym_addr(struct kp_kernel *k, const char *name, uint64_t *ret)
 
 // nr_running(): the sum of cpu_rq(cpu)->nr_running over online CPUs, the
 // runqueues being the per-CPU variable 'runqueues' at
-// &runqueues + __per_cpu_offset[cpu]. 0 if anything is missing.
-static uint32_t sum_nr_running(struct kp_kernel *k)
+// &runqueues + __per_cpu_offset[cpu]. false if anything is missing.
+static bool sum_nr_running(struct kp_kernel *k, uint32_t *ret)
 {
 	uint64_t rq_sym, pco, online, nr_off, nr_cpu_ids_addr;
 	uint32_t nr_cpu_ids = MAX_CPUS;
 	if (!sym_addr(k, "runqueues", &rq_sym) || !sym_addr(k, "__per_cpu_offset", &pco) ||
 	    !sym_addr(k, "__cpu_online_mask", &online))
-		return 0;
+		return false;
 	struct kp_error *err = kp_member_offset(k, "struct rq", "nr_running", &nr_off, NULL);
 	if (err) {
 		kp_error_destroy(err);
-		return 0;
+		return false;
 	}
 	if (sym_addr(k, "nr_cpu_ids", &nr_cpu_ids_addr)) {
 		err = kp_read_u32(k, nr_cpu_ids_addr, &nr_cpu_ids);
@@ -62,7 +62,7 @@ static uint32_t sum_nr_running(struct kp_kernel *k)
 	size_t nwords = (nr_cpu_ids + 63) / 64;
 	if ((err = kp_read(k, KP_VIRT, online, words, nwords * 8))) {
 		kp_error_destroy(err);
-		return 0;
+		return false;
 	}
 	uint32_t sum = 0;
 	bool any = false;
@@ -73,7 +73,7 @@ static uint32_t sum_nr_running(struct kp_kernel *k)
 		uint32_t nr;
 		if ((err = kp_read_u64(k, pco + 8ULL * cpu, &off))) {
 			kp_error_destroy(err);
-			return 0;
+			return false;
 		}
 		err = kp_read_u32(k, rq_sym + off + nr_off, &nr);
 		uint64_t kaslr;
@@ -83,12 +83,14 @@ static uint32_t sum_nr_running(struct kp_kernel *k)
 		}
 		if (err) {
 			kp_error_destroy(err);
-			return 0;
+			return false;
 		}
 		sum += nr;
 		any = true;
 	}
-	return any ? sum : 0;
+	if (any)
+		*ret = sum;
+	return any;
 }
 
 struct kp_error *kp_loadavg(struct kp_kernel *k, struct kp_loadavg *ret)
@@ -101,13 +103,15 @@ struct kp_error *kp_loadavg(struct kp_kernel *k, struct kp_loadavg *ret)
 	if ((err = kp_read(k, KP_VIRT, sym.address, la.avenrun, sizeof(la.avenrun))))
 		return kp_error_prefix(err, "loadavg: reading avenrun at 0x%llx",
 				       (unsigned long long)sym.address);
-	la.running = sum_nr_running(k);
+	la.has_running = sum_nr_running(k, &la.running);
 	uint64_t addr, off;
 	if (sym_addr(k, "nr_threads", &addr)) {
 		uint32_t v;
 		err = kp_read_u32(k, addr, &v);
-		if (!err)
+		if (!err) {
 			la.total = v;
+			la.has_total = true;
+		}
 		kp_error_destroy(err);
 	}
 	// 4.15+: last_pid is idr_get_cursor(&init_pid_ns.idr) - 1.

@@ -507,9 +507,28 @@ TEST(loadavg_through_btf)
 	char buf[16];
 	kp_loadavg_format(la.avenrun[0], buf);
 	CHECK_STR(buf, "1.50");
+	CHECK(la.has_running);
 	CHECK_U64(la.running, 1 + 3);	// CPUs 0 and 2
+	CHECK(la.has_total);
 	CHECK_U64(la.total, 4);
 	CHECK_U64(la.last_pid, 123);
+
+	// Every run queue empty (an idle kernel's dump): 0, and known.
+	for (int c = 0; c < 4; c++)
+		mkk_put_u32(k, A(0x5000 + 0x100 * (uint64_t)c) + 0x40 + 4, 0);
+	CHECK_OK(kp_loadavg(k, &la));
+	CHECK(la.has_running);
+	CHECK_U64(la.running, 0);
+
+	// CPU 2's run queue outside memory: nr_running unknown, not the sum
+	// of the others.
+	mkk_put_u64(k, A(0x4300) + 8 * 2, 0xdead000000000000ULL);
+	KP_INIT(kp_loadavg, la2);
+	CHECK_OK(kp_loadavg(k, &la2));
+	CHECK(!la2.has_running);
+	CHECK(la2.has_total);
+	CHECK_U64(la2.avenrun[0], 3072);
+	CHECK_U64(la2.last_pid, 123);
 	mkk_destroy(k);
 }
 
