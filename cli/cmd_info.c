@@ -26,14 +26,6 @@ static void usage(void)
 	       "  kpeek -c vmcore info\n");
 }
 
-static void kv_opt_hex(struct out *o, const char *key, bool has, uint64_t value)
-{
-	if (has)
-		out_kv_hex(o, key, value);
-	else
-		out_kv_str(o, key, o && out_is_json(o) ? NULL : "unknown");
-}
-
 static void ranges(struct out *o, struct kp_kernel *k, enum kp_space space)
 {
 	static const struct column text_cols[] = {
@@ -107,8 +99,8 @@ int cmd_info(struct cli *cli, int argc, char **argv)
 		snprintf(buf, sizeof(buf), "0x%" PRIx64 " (%s)", info.kaslr_offset, info.kaslr_check);
 		out_kv_str(o, "KASLR offset", buf);
 	} else {
-		kv_opt_hex(o, json ? "kaslr_offset" : "KASLR offset", info.has_kaslr_offset,
-			   info.kaslr_offset);
+		out_kv_hex_known(o, json ? "kaslr_offset" : "KASLR offset", info.has_kaslr_offset,
+				 info.kaslr_offset);
 	}
 	if (json && info.kaslr_check)
 		out_kv_str(o, "kaslr_check", info.kaslr_check);
@@ -120,23 +112,15 @@ int cmd_info(struct cli *cli, int argc, char **argv)
 		for (char *p = key; json && *p; p++)
 			*p = *p == ' ' ? '_' : *p;
 		if (f.kind == KP_FACT_HEX)
-			kv_opt_hex(o, key, f.known, f.value);
+			out_kv_hex_known(o, key, f.known, f.value);
 		else if (f.kind == KP_FACT_STR)
 			out_kv_str(o, key, f.known ? f.str : json ? NULL : "unknown");
-		else if (f.known)
-			out_kv_int(o, key, (int64_t)f.value);
 		else
-			out_kv_str(o, key, json ? NULL : "unknown");
+			out_kv_int_known(o, key, f.known, (int64_t)f.value);
 	}
 	if (json) {
-		if (info.possible_cpus)
-			out_kv_uint(o, "possible_cpus", info.possible_cpus);
-		else
-			out_kv_str(o, "possible_cpus", NULL);
-		if (info.online_cpus)
-			out_kv_uint(o, "online_cpus", info.online_cpus);
-		else
-			out_kv_str(o, "online_cpus", NULL);
+		out_kv_int_known(o, "possible_cpus", info.possible_cpus, info.possible_cpus);
+		out_kv_int_known(o, "online_cpus", info.online_cpus, info.online_cpus);
 		out_kv_int(o, "cpu_notes", info.ncpus);
 	} else {
 		char buf[128], possible[16] = "?", online[16] = "?";

@@ -51,18 +51,9 @@ int cmd_loadavg(struct cli *cli, int argc, char **argv)
 		for (int i = 0; i < 3; i++)
 			out_kv_uint(o, NULL, la.avenrun[i]);
 		out_end_list(o);
-		if (la.has_running)
-			out_kv_uint(o, "running", la.running);
-		else
-			out_kv_str(o, "running", NULL);
-		if (la.has_total)
-			out_kv_uint(o, "threads", la.total);
-		else
-			out_kv_str(o, "threads", NULL);
-		if (la.last_pid >= 0)
-			out_kv_int(o, "last_pid", la.last_pid);
-		else
-			out_kv_str(o, "last_pid", NULL);
+		out_kv_int_known(o, "running", la.has_running, la.running);
+		out_kv_int_known(o, "threads", la.has_total, la.total);
+		out_kv_int_known(o, "last_pid", la.last_pid >= 0, la.last_pid);
 	} else {
 		// /proc/loadavg's line; "?" for a number the kernel did not give.
 		char running[16] = "?", total[16] = "?", last_pid[16] = "?";

@@ -72,17 +72,11 @@ int cmd_panic(struct cli *cli, int argc, char **argv)
 	struct out *o = out_create(cli->json);
 	if (out_is_json(o)) {
 		out_kv_bool(o, "panicked", p.panicked);
-		if (p.panicked)
-			out_kv_int(o, "cpu", p.cpu);
-		else
-			out_kv_str(o, "cpu", NULL);
+		out_kv_int_known(o, "cpu", p.panicked, p.cpu);
 		out_kv_str(o, "message", p.message[0] ? p.message : NULL);
 		out_kv_str(o, "oops", p.oops[0] ? p.oops : NULL);
 		out_kv_json(o, "uptime", uptime[0] ? uptime : "null", NULL);
-		if (p.has_crash_time)
-			out_kv_int(o, "crash_time", p.crash_time);
-		else
-			out_kv_str(o, "crash_time", NULL);
+		out_kv_int_known(o, "crash_time", p.has_crash_time, p.crash_time);
 		if (p.has_task) {
 			out_begin_object(o, "task");
 			out_kv_hex(o, "address", p.task);
@@ -93,10 +87,7 @@ int cmd_panic(struct cli *cli, int argc, char **argv)
 			out_kv_str(o, "task", NULL);
 		}
 		out_kv_str(o, "taint", p.taint);
-		if (p.has_tainted_mask)
-			out_kv_hex(o, "tainted_mask", p.tainted_mask);
-		else
-			out_kv_str(o, "tainted_mask", NULL);
+		out_kv_hex_known(o, "tainted_mask", p.has_tainted_mask, p.tainted_mask);
 		out_kv_str(o, "cpus_stopped", p.cpus_stopped);
 		out_kv_bool(o, "from_log", p.from_log);
 		if (f0)

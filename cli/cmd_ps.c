@@ -194,16 +194,10 @@ int cmd_ps(struct cli *cli, int argc, char **argv)
 			char st[2] = { p->state, 0 };
 			out_begin_object(o, NULL);
 			out_kv_int(o, "pid", p->pid);
-			if (p->ppid >= 0)
-				out_kv_int(o, "ppid", p->ppid);
-			else
-				out_kv_str(o, "ppid", NULL);	// parent unreadable
+			out_kv_int_known(o, "ppid", p->ppid >= 0, p->ppid);	// parent unreadable
 			out_kv_int(o, "tgid", p->tgid);
 			out_kv_str(o, "state", st);
-			if (p->cpu >= 0)
-				out_kv_int(o, "cpu", p->cpu);
-			else
-				out_kv_str(o, "cpu", NULL);
+			out_kv_int_known(o, "cpu", p->cpu >= 0, p->cpu);
 			out_kv_hex(o, "task", p->address);
 			out_kv_str(o, "comm", p->comm);
 			out_kv_str(o, "name", p->name);

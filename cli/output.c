@@ -492,6 +492,22 @@ void out_kv_hex(struct out *o, const char *key, uint64_t value)
 	kv_scalar(o, key, buf, buf, true);
 }
 
+void out_kv_int_known(struct out *o, const char *key, bool known, int64_t value)
+{
+	if (known)
+		out_kv_int(o, key, value);
+	else
+		kv_scalar(o, key, "null", "unknown", false);
+}
+
+void out_kv_hex_known(struct out *o, const char *key, bool known, uint64_t value)
+{
+	if (known)
+		out_kv_hex(o, key, value);
+	else
+		kv_scalar(o, key, "null", "unknown", false);
+}
+
 void out_kv_bool(struct out *o, const char *key, bool value)
 {
 	kv_scalar(o, key, value ? "true" : "false", value ? "yes" : "no", false);

@@ -33,6 +33,10 @@ void out_kv_str(struct out *o, const char *key, const char *value);	// NULL -> n
 void out_kv_int(struct out *o, const char *key, int64_t value);
 void out_kv_uint(struct out *o, const char *key, uint64_t value);
 void out_kv_hex(struct out *o, const char *key, uint64_t value);	// text 0x..., JSON "0x..."
+// The value if known, else null in JSON and "unknown" in text: a number
+// kpeek could not read is never printed as 0 or -1.
+void out_kv_int_known(struct out *o, const char *key, bool known, int64_t value);
+void out_kv_hex_known(struct out *o, const char *key, bool known, uint64_t value);
 void out_kv_bool(struct out *o, const char *key, bool value);
 // Nested object / list of objects under key (text: indented section).
 void out_begin_object(struct out *o, const char *key);

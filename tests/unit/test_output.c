@@ -107,6 +107,27 @@ TEST(json_kv_nested)
 	free(s);
 }
 
+// A number kpeek could not read: null, "unknown"; one it could, even 0.
+static void known_doc(struct out *o)
+{
+	out_kv_int_known(o, "running", true, 0);
+	out_kv_int_known(o, "threads", false, 0);
+	out_kv_hex_known(o, "mask", true, 0);
+	out_kv_hex_known(o, "kaslr", false, 0x1000);
+}
+
+TEST(unknown_numbers_are_null_not_zero)
+{
+	char *s = capture(true, known_doc);
+	CHECK_TEXT(s, "{\n  \"running\": 0,\n  \"threads\": null,\n  \"mask\": \"0x0\",\n"
+		     "  \"kaslr\": null\n}\n");
+	CHECK(json_valid(s));
+	free(s);
+	s = capture(false, known_doc);
+	CHECK_TEXT(s, "running: 0\nthreads: unknown\nmask:    0x0\nkaslr:   unknown\n");
+	free(s);
+}
+
 static void hostile_strings(struct out *o)
 {
 	out_kv_str(o, "c1", "x\xc2\x9by\xc2\xa0z");
@@ -257,6 +278,7 @@ int main(void)
 	RUN(json_table_rows);
 	RUN(text_kv_aligned_and_nested);
 	RUN(json_kv_nested);
+	RUN(unknown_numbers_are_null_not_zero);
 	RUN(json_escapes_control_and_non_utf8);
 	RUN(text_strips_control_bytes);
 	RUN(json_lists_and_raw_values);
