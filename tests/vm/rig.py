@@ -257,15 +257,21 @@ class Guest:
         return read_out_disk(self.out_img)
 
     def panic(self, path, timeout=180, command="panic"):
-        """/init's panic (or crash: kp_crash.ko's panic()): its files onto
-        the output disk, then the crash. Once the console says the panic
-        ended, the stopped guest is dumped (ELF) to path. Returns (files,
-        console text of the panic) or raises RigError."""
+        """/init's panic (or crash: kp_crash.ko's panic(); panic-key: the
+        keyboard's alt-sysrq-c, a panic in its interrupt handler): its
+        files onto the output disk, then the crash. Once the console says
+        the panic ended, the stopped guest is dumped (ELF) to path. Returns
+        (files, console text of the panic) or raises RigError."""
         if self.dead:
             raise RigError("panic: %s" % self.dead)
-        if self.cmdsock is None:
-            self.cmdsock = self._connect(self.cmd_path)
-        self.cmdsock.sendall(("%s ;;\n" % command).encode())
+        if command == "panic-key":
+            if not self.command(command):
+                raise RigError("panic-key: %s" % self.dead)
+            self.hmp("sendkey alt-sysrq-c")
+        else:
+            if self.cmdsock is None:
+                self.cmdsock = self._connect(self.cmd_path)
+            self.cmdsock.sendall(("%s ;;\n" % command).encode())
         if not self.wait_for("end Kernel panic", timeout):
             raise RigError("panic: no end of the kernel panic on the console (%s)" % self.dead)
         self.hmp("stop")
