@@ -678,7 +678,7 @@ TEST(memory_name_index_repeated_name)
 	CHECK(kp_symtab_loaded(st));
 	double t1 = now_ms();
 	printf("  100k symbols of one name, 50 lookups: %.1f ms\n", t1 - t0);
-	CHECK(t1 - t0 < 1000);
+	CHECK(t1 - t0 < 3000);	// ASan+UBSan: 95 ms; quadratic: minutes
 	kp_symtab_destroy(st);
 	kp_memory_destroy(mem);
 	kp_mkkallsyms_deinit(&k);

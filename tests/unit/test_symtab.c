@@ -348,8 +348,10 @@ TEST(speed_on_200k_symbols)
 	}
 	printf("  200k symbols: sorted input %.1f ms, shuffled %.1f ms, 4k lookups %.2f ms, "
 	       "typo suggestions %.1f ms\n", t1 - t0, t2 - t1, t3 - t2, t4 - t3);
-	// Generous bounds: these also run under ASan+UBSan on slow machines.
-	CHECK(t1 - t0 < 500);
+	// Bounds against quadratic work (minutes at 200k), not a benchmark:
+	// ten times what ASan+UBSan take here (270 ms, 4 ms), for a machine
+	// busy with other work (a QEMU guest beside the tests).
+	CHECK(t1 - t0 < 3000);
 	CHECK(t4 - t3 < 300);
 	kp_symtab_destroy(st);
 	kp_symtab_destroy(st2);
@@ -399,7 +401,7 @@ TEST(hostile_repetition)
 	CHECK_STR(sym.name, "s0");
 	double t1 = now_ms();
 	printf("  200k repeated symbols: %.1f ms\n", t1 - t0);
-	CHECK(t1 - t0 < 1000);
+	CHECK(t1 - t0 < 3000);	// ASan+UBSan: 290 ms; quadratic: minutes
 	kp_symtab_destroy(st);
 }
 
