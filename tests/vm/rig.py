@@ -192,15 +192,19 @@ class Guest:
                 time.sleep(0.05)
 
     # --- guest commands over ttyS1
-    def command(self, line, timeout=300):
-        if self.dead:
-            return False
+    def _send(self, line):
+        """One command line to /init (connecting on first use)."""
         if self.cmdsock is None:
             self.cmdsock = self._connect(self.cmd_path)
-        self.seq += 1
         # " ;;" marks the end of the line: tests/vm/init joins the parts of
         # a line that one read returned short.
         self.cmdsock.sendall((line + " ;;\n").encode())
+
+    def command(self, line, timeout=300):
+        if self.dead:
+            return False
+        self.seq += 1
+        self._send(line)
         return self.wait_for("==KP-DONE %d==" % self.seq, timeout)
 
     # --- QEMU human monitor
@@ -269,9 +273,7 @@ class Guest:
                 raise RigError("panic-key: %s" % self.dead)
             self.hmp("sendkey alt-sysrq-c")
         else:
-            if self.cmdsock is None:
-                self.cmdsock = self._connect(self.cmd_path)
-            self.cmdsock.sendall(("%s ;;\n" % command).encode())
+            self._send(command)  # no answer: the guest crashes
         if not self.wait_for("end Kernel panic", timeout):
             raise RigError("panic: no end of the kernel panic on the console (%s)" % self.dead)
         self.hmp("stop")
@@ -292,10 +294,8 @@ class Guest:
         RigError."""
         if self.dead:
             raise RigError("kdump: %s" % self.dead)
-        if self.cmdsock is None:
-            self.cmdsock = self._connect(self.cmd_path)
         mark = len(self.text())
-        self.cmdsock.sendall(("%s ;;\n" % command).encode())
+        self._send(command)  # no answer: the guest crashes into the crash kernel
         if not self.wait_for("==KP-KDUMP-SAVED==", timeout):
             raise RigError("kdump: the crash kernel did not save the vmcore (%s)" % self.dead)
         try:
