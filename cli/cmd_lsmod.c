@@ -64,10 +64,8 @@ int cmd_lsmod(struct cli *cli, int argc, char **argv)
 			snprintf(taints, sizeof(taints), "(%s)", m->taints);
 		out_cell_str(o, m->name);
 		out_cell_uint(o, m->size);
-		if (m->refcnt >= 0)
-			out_cell_int(o, m->refcnt);
-		else	// no CONFIG_MODULE_UNLOAD: /proc/modules prints "-"
-			out_cell_str(o, NULL);
+		// No CONFIG_MODULE_UNLOAD (refcnt -1): /proc/modules prints "-".
+		out_cell_int_known(o, m->refcnt >= 0, m->refcnt);
 		out_cell_str(o, used[0] ? used : "-");
 		free(used);
 		out_cell_str(o, m->state_name);

@@ -230,10 +230,7 @@ int cmd_ps(struct cli *cli, int argc, char **argv)
 				len += snprintf(comm + len, sizeof(comm) - (size_t)len, "\\_ ");
 			snprintf(comm + len, sizeof(comm) - (size_t)len, p->kthread ? "[%s]" : "%s", p->name);
 			out_cell_int(o, p->pid);
-			if (p->ppid >= 0)
-				out_cell_int(o, p->ppid);
-			else	// unknown, said on stderr
-				out_cell_str(o, NULL);
+			out_cell_int_known(o, p->ppid >= 0, p->ppid);	// unknown: said on stderr
 			out_cell_int(o, p->tgid);
 			out_cell_str(o, st);
 			out_cell_str(o, cpu);

@@ -667,6 +667,14 @@ void out_cell_int(struct out *o, int64_t value)
 	cell(o, buf, false, buf);
 }
 
+void out_cell_int_known(struct out *o, bool known, int64_t value)
+{
+	if (known)
+		out_cell_int(o, value);
+	else
+		out_cell_str(o, NULL);
+}
+
 void out_cell_uint(struct out *o, uint64_t value)
 {
 	char buf[32];

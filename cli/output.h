@@ -47,6 +47,7 @@ void out_end_object(struct out *o);
 void out_table_begin(struct out *o, const char *key, const struct column *cols, int ncols);
 void out_cell_str(struct out *o, const char *value);
 void out_cell_int(struct out *o, int64_t value);
+void out_cell_int_known(struct out *o, bool known, int64_t value);	// unknown: null / "-"
 void out_cell_uint(struct out *o, uint64_t value);
 void out_cell_hex(struct out *o, uint64_t value);
 void out_table_end(struct out *o);

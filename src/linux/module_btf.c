@@ -64,10 +64,8 @@ bool kp_lx_module_btf(struct kp_kernel *k, struct kp_types *types)
 						      b && d ? size : 0);
 		} else {
 			void *raw = malloc(size);
-			if (!raw) {
-				kp_error_destroy(err);
+			if (!raw)
 				break;
-			}
 			if (!(err = kp_read(k, KP_VIRT, d, raw, size)))
 				err = kp_types_add_split(types, raw, size, &added);
 			free(raw);
