@@ -262,17 +262,11 @@ struct kp_error *cli_collect_tasks(struct kp_kernel *k, bool threads, struct kp_
 	size_t n = 0, cap = 0;
 	*bad = 0;
 	*bad_err = NULL;
+	// The iterator's error is its last word: what came before it is the
+	// partial answer, the error says where it stopped.
 	for (;;) {
 		const struct kp_task *task;
 		err = kp_task_iter_next(it, &task);
-		if (err && kp_error_code(err) == KP_ERR_FAULT) {
-			if (!*bad_err)
-				*bad_err = err;
-			else
-				kp_error_destroy(err);
-			++*bad;
-			continue;
-		}
 		if (err || !task)
 			break;
 		if (n == cap) {
@@ -289,12 +283,16 @@ struct kp_error *cli_collect_tasks(struct kp_kernel *k, bool threads, struct kp_
 		}
 		t[n++] = *task;
 	}
+	KP_INIT(kp_walk_status, st);
+	kp_task_iter_status(it, &st);
 	kp_task_iter_destroy(it);
-	if (err) {
+	if (err && (!n || kp_error_code(err) == KP_ERR_NOMEM)) {
 		free(t);
-		kp_error_destroy(*bad_err);
-		*bad_err = NULL;
 		return err;
+	}
+	if (err) {
+		*bad = st.left_out ? st.left_out : 1;
+		*bad_err = err;
 	}
 	*ret = t;
 	*n_ret = n;

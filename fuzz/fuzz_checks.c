@@ -11,7 +11,7 @@
 #include "arch/arch.h"
 #include "core/kernel.h"
 #include "io/memory.h"
-#include "linux/linux.h"
+#include "linux/lib/xarray.h"
 #include "symbols/symtab.h"
 
 #define BASE 0xffff888000000000ULL

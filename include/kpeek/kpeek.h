@@ -46,9 +46,9 @@ extern "C" {
 // ---------------------------------------------------------------- version
 
 #define KPEEK_VERSION_MAJOR 0
-#define KPEEK_VERSION_MINOR 5
+#define KPEEK_VERSION_MINOR 6
 #define KPEEK_VERSION_PATCH 0
-#define KPEEK_VERSION_STRING "0.5.0"
+#define KPEEK_VERSION_STRING "0.6.0"
 
 // The version of the library loaded at run time ("0.2.0"), which may be
 // newer than the KPEEK_VERSION_* the caller was compiled with.
@@ -339,13 +339,27 @@ KP_API struct kp_error *kp_type_size(struct kp_kernel *kernel, const char *type,
 
 // Walks a kernel struct list_head list: from the head at address head,
 // yields the address of every node (struct list_head) until the list
-// returns to head. Every link is checked (next->prev must point back), so
-// a corrupt or hostile list ends with KP_ERR_FORMAT or KP_ERR_LOOP naming
-// the node instead of a wrong answer. A node the source lacks (a page a
-// filtered dump left out) is a KP_ERR_FAULT that does not end the walk of
-// a doubly linked list: the next call goes on from the list's other end,
-// backwards from the head, and yields the nodes after the missing one in
-// their order; a second gap behind it is another KP_ERR_FAULT, then the end.
+// returns to head.
+//
+// Every walk of kernel objects (lists, tasks, modules, the printk ring)
+// ends with an answer or an error, and an error is its last word: once
+// kp_*_iter_next() returns one, every later call says the walk is done.
+// What was yielded before it is what the walk could read; the error names
+// the structure and the address where it stopped. kp_*_iter_status() then
+// says how the walk ended (struct kp_walk_status).
+//
+// In a dump every link is checked (next->prev must point back), so a
+// corrupt or hostile list ends with KP_ERR_FORMAT or KP_ERR_LOOP naming the
+// node instead of a wrong answer. A node the dump lacks (a page a filtered
+// dump left out) ends the forward walk; the nodes behind it, still
+// reachable backwards from the head, are yielded in their order before the
+// KP_ERR_FAULT that names the missing node.
+//
+// On a live kernel (/proc/kcore) the list changes while it is read: the
+// walk follows next pointers as the kernel's own RCU readers do, and
+// starts again from the head when it meets a link that moved, up to
+// KP_WALK_LIVE_PASSES passes; the answer is the first pass that met no
+// change, else the last pass, marked KP_WALK_LIVE_CHANGED (not an error).
 struct kp_list_iter;
 
 enum kp_list_flags {
@@ -366,6 +380,31 @@ KP_API struct kp_error *kp_list_iter_next(struct kp_list_iter *it, uint64_t *nod
 // Stops the walk with KP_ERR_LOOP after max nodes (default: 4,194,304).
 KP_API void kp_list_iter_set_limit(struct kp_list_iter *it, uint64_t max);
 KP_API void kp_list_iter_destroy(struct kp_list_iter *it);
+
+// How a walk ended, once its iterator said it was done (or returned its
+// error): the same for every iterator (kp_list_iter_status(),
+// kp_task_iter_status(), kp_module_iter_status(), kp_printk_iter_status()).
+enum kp_walk_end {
+	KP_WALK_COMPLETE,	// every object, from one consistent pass
+	// A live kernel changed during every pass: the answer is one pass that
+	// reached the end; it may miss objects created or freed meanwhile.
+	KP_WALK_LIVE_CHANGED,
+	// An error ended the walk early or left objects out (the iterator
+	// returned it); what came before it was yielded.
+	KP_WALK_STOPPED,
+};
+
+// Passes a walk of a live kernel makes before it answers with a changed one.
+#define KP_WALK_LIVE_PASSES 8
+
+struct kp_walk_status {
+	size_t sz;		// KP_INIT(kp_walk_status, ...)
+	enum kp_walk_end end;
+	unsigned restarts;	// passes started again because a live kernel changed
+	uint64_t left_out;	// objects found but not read (their memory is not there)
+};
+
+KP_API void kp_list_iter_status(const struct kp_list_iter *it, struct kp_walk_status *ret);
 
 // ---------------------------------------------------------------- tasks
 
@@ -399,6 +438,7 @@ KP_API struct kp_error *kp_task_iter_create(struct kp_kernel *kernel, unsigned f
 // *ret is NULL at the end; it points into the iterator until the next call.
 KP_API struct kp_error *kp_task_iter_next(struct kp_task_iter *it, const struct kp_task **ret);
 KP_API void kp_task_iter_destroy(struct kp_task_iter *it);
+KP_API void kp_task_iter_status(const struct kp_task_iter *it, struct kp_walk_status *ret);
 
 // ---------------------------------------------------------------- modules
 
@@ -425,6 +465,7 @@ KP_API struct kp_error *kp_module_iter_create(struct kp_kernel *kernel,
 KP_API struct kp_error *kp_module_iter_next(struct kp_module_iter *it,
 					    const struct kp_module **ret);
 KP_API void kp_module_iter_destroy(struct kp_module_iter *it);
+KP_API void kp_module_iter_status(const struct kp_module_iter *it, struct kp_walk_status *ret);
 
 // ---------------------------------------------------------------- load average
 
@@ -566,6 +607,7 @@ KP_API struct kp_error *kp_printk_iter_create(struct kp_kernel *kernel,
 KP_API struct kp_error *kp_printk_iter_next(struct kp_printk_iter *it,
 					    const struct kp_printk_record **ret);
 KP_API void kp_printk_iter_destroy(struct kp_printk_iter *it);
+KP_API void kp_printk_iter_status(const struct kp_printk_iter *it, struct kp_walk_status *ret);
 
 // ---------------------------------------------------------------- syscall check
 

@@ -15,7 +15,8 @@
 
 #include "checks/check.h"
 #include "core/kernel.h"
-#include "linux/linux.h"
+#include "core/layout.h"
+#include "linux/lib/xarray.h"
 #include "util/error.h"
 #include "util/le.h"
 
@@ -38,22 +39,28 @@ struct state {
 
 static void type_name(struct kp_kernel *k, uint32_t type, char *buf, size_t size)
 {
-	char expr[64];
-	struct kp_value *v = NULL;
-	char *text = NULL;
-	snprintf(expr, sizeof(expr), "(enum bpf_prog_type)%u", type);
+	const char *name = kp_kernel_enum_name(k, "bpf_prog_type", type);
 	snprintf(buf, size, "type %u", type);
-	if (kp_ok(kp_eval(k, expr, &v)) && kp_ok(kp_value_format(v, 0, &text)) && text) {
-		const char *p = strstr(text, "BPF_PROG_TYPE_");
-		if (p) {
-			snprintf(buf, size, "%s", p + strlen("BPF_PROG_TYPE_"));
-			for (char *q = buf; *q; q++)
-				*q = (char)(*q >= 'A' && *q <= 'Z' ? *q - 'A' + 'a' : *q);
-		}
+	if (name && !strncmp(name, "BPF_PROG_TYPE_", strlen("BPF_PROG_TYPE_"))) {
+		snprintf(buf, size, "%s", name + strlen("BPF_PROG_TYPE_"));
+		for (char *q = buf; *q; q++)
+			*q = (char)(*q >= 'A' && *q <= 'Z' ? *q - 'A' + 'a' : *q);
 	}
-	free(text);
-	kp_value_destroy(v);
 }
+
+enum { P_TYPE, P_LEN, P_AUX, P_INSNSI, P_N };
+static const struct kp_member_spec prog_members[P_N] = {
+	[P_TYPE] = { .name = "type" }, [P_LEN] = { .name = "len" }, [P_AUX] = { .name = "aux" }, [P_INSNSI] = { .name = "insnsi" },
+};
+static const struct kp_struct_spec prog_spec = KP_STRUCT_SPEC("struct bpf_prog", prog_members);
+enum { A_ID, A_NAME, A_ATTACH, A_N };
+static const struct kp_member_spec aux_members[A_N] = {
+	[A_ID] = { .name = "id" }, [A_NAME] = { .name = "name" },
+	[A_ATTACH] = { .name = "attach_func_name", .flags = KP_MEMBER_OPTIONAL },
+};
+static const struct kp_struct_spec aux_spec = KP_STRUCT_SPEC("struct bpf_prog_aux", aux_members);
+static const struct kp_member_spec idr_members[] = { { .name = "idr_rt" } };
+static const struct kp_struct_spec idr_spec = KP_STRUCT_SPEC("struct idr", idr_members);
 
 static struct kp_error *on_prog(uint64_t index, uint64_t prog, void *arg)
 {
@@ -131,16 +138,19 @@ struct kp_error *kp_ck_bpf(struct kp_ck *c)
 		kp_ck_cannot(c, "no prog_idr symbol (no CONFIG_BPF_SYSCALL, or kallsyms without variables)");
 		return NULL;
 	}
-	if ((err = kp_member_offset(k, "struct bpf_prog", "type", &s.type, NULL)) ||
-	    (err = kp_member_offset(k, "struct bpf_prog", "len", &s.len, NULL)) ||
-	    (err = kp_member_offset(k, "struct bpf_prog", "aux", &s.aux, NULL)) ||
-	    (err = kp_member_offset(k, "struct bpf_prog", "insnsi", &s.insnsi, NULL)) ||
-	    (err = kp_member_offset(k, "struct bpf_prog_aux", "id", &s.aux_id, NULL)) ||
-	    (err = kp_member_offset(k, "struct bpf_prog_aux", "name", &s.aux_name, NULL)) ||
-	    (err = kp_member_offset(k, "struct idr", "idr_rt", &rt, NULL)) ||
-	    (err = kp_lx_xa_layout(k, &xa)))
+	static const struct kp_struct_spec *const specs[] = { &prog_spec, &aux_spec, &idr_spec };
+	const struct kp_struct_layout *l[3];
+	if ((err = kp_kernel_layouts(k, specs, 3, l)) || (err = kp_lx_xa_layout(k, &xa)))
 		return kp_ck_cannot_err(c, err, "bpf");
-	s.has_attach = kp_lx_has_member(k, "struct bpf_prog_aux", "attach_func_name", &s.aux_attach, NULL);
+	s.type = kp_layout_off(l[0], P_TYPE);
+	s.len = kp_layout_off(l[0], P_LEN);
+	s.aux = kp_layout_off(l[0], P_AUX);
+	s.insnsi = kp_layout_off(l[0], P_INSNSI);
+	s.aux_id = kp_layout_off(l[1], A_ID);
+	s.aux_name = kp_layout_off(l[1], A_NAME);
+	s.has_attach = kp_layout_has(l[1], A_ATTACH);
+	s.aux_attach = kp_layout_off(l[1], A_ATTACH);
+	rt = kp_layout_off(l[2], 0);
 	s.call_base = kp_symbol_find(k, "__bpf_call_base", &base) ? base.address : 0;
 	size_t first_summary = kp_check_summary_count(c->out);
 	if ((err = kp_lx_xa_walk(k, &xa, idr.address + rt, on_prog, &s)))

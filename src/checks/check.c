@@ -10,7 +10,7 @@
 #include "arch/arch.h"
 #include "checks/check.h"
 #include "core/kernel.h"
-#include "linux/linux.h"
+#include "linux/module/module.h"
 #include "util/error.h"
 #include "util/vec.h"
 

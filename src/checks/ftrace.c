@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "checks/check.h"
-#include "linux/linux.h"
+#include "core/layout.h"
 #include "util/error.h"
 #include "util/le.h"
 
@@ -28,21 +28,42 @@ struct layout {
 	uint64_t entry_ip;		// struct ftrace_func_entry (hlist first)
 };
 
+enum { O_FUNC, O_NEXT, O_FUNC_HASH, O_SAVED_FUNC, O_TRAMPOLINE, O_N };
+static const struct kp_member_spec ops_members[O_N] = {
+	[O_FUNC] = { .name = "func" }, [O_NEXT] = { .name = "next" }, [O_FUNC_HASH] = { .name = "func_hash" },
+	[O_SAVED_FUNC] = { .name = "saved_func", .flags = KP_MEMBER_OPTIONAL },
+	[O_TRAMPOLINE] = { .name = "trampoline", .flags = KP_MEMBER_OPTIONAL },
+};
+static const struct kp_struct_spec ops_spec = KP_STRUCT_SPEC("struct ftrace_ops", ops_members);
+static const struct kp_member_spec ops_hash_members[] = { { .name = "filter_hash" } };
+static const struct kp_struct_spec ops_hash_spec = KP_STRUCT_SPEC("struct ftrace_ops_hash", ops_hash_members);
+enum { H_SIZE_BITS, H_BUCKETS, H_COUNT, H_N };
+static const struct kp_member_spec hash_members[H_N] = {
+	[H_SIZE_BITS] = { .name = "size_bits" }, [H_BUCKETS] = { .name = "buckets" }, [H_COUNT] = { .name = "count" },
+};
+static const struct kp_struct_spec hash_spec = KP_STRUCT_SPEC("struct ftrace_hash", hash_members);
+static const struct kp_member_spec entry_members[] = { { .name = "ip" } };
+static const struct kp_struct_spec entry_spec = KP_STRUCT_SPEC("struct ftrace_func_entry", entry_members);
+
 static struct kp_error *get_layout(struct kp_kernel *k, struct layout *l)
 {
-	static const char ops[] = "struct ftrace_ops";
-	struct kp_error *err;
-	if ((err = kp_member_offset(k, ops, "func", &l->func, NULL)) ||
-	    (err = kp_member_offset(k, ops, "next", &l->next, NULL)) ||
-	    (err = kp_member_offset(k, ops, "func_hash", &l->func_hash, NULL)) ||
-	    (err = kp_member_offset(k, "struct ftrace_ops_hash", "filter_hash", &l->filter_hash, NULL)) ||
-	    (err = kp_member_offset(k, "struct ftrace_hash", "size_bits", &l->size_bits, NULL)) ||
-	    (err = kp_member_offset(k, "struct ftrace_hash", "buckets", &l->buckets, NULL)) ||
-	    (err = kp_member_offset(k, "struct ftrace_hash", "count", &l->count, NULL)) ||
-	    (err = kp_member_offset(k, "struct ftrace_func_entry", "ip", &l->entry_ip, NULL)))
+	static const struct kp_struct_spec *const specs[] = { &ops_spec, &ops_hash_spec, &hash_spec, &entry_spec };
+	const struct kp_struct_layout *sl[4];
+	struct kp_error *err = kp_kernel_layouts(k, specs, 4, sl);
+	if (err)
 		return err;
-	l->has_saved_func = kp_lx_has_member(k, ops, "saved_func", &l->saved_func, NULL);
-	l->has_trampoline = kp_lx_has_member(k, ops, "trampoline", &l->trampoline, NULL);
+	l->func = kp_layout_off(sl[0], O_FUNC);
+	l->next = kp_layout_off(sl[0], O_NEXT);
+	l->func_hash = kp_layout_off(sl[0], O_FUNC_HASH);
+	l->has_saved_func = kp_layout_has(sl[0], O_SAVED_FUNC);
+	l->saved_func = kp_layout_off(sl[0], O_SAVED_FUNC);
+	l->has_trampoline = kp_layout_has(sl[0], O_TRAMPOLINE);
+	l->trampoline = kp_layout_off(sl[0], O_TRAMPOLINE);
+	l->filter_hash = kp_layout_off(sl[1], 0);
+	l->size_bits = kp_layout_off(sl[2], H_SIZE_BITS);
+	l->buckets = kp_layout_off(sl[2], H_BUCKETS);
+	l->count = kp_layout_off(sl[2], H_COUNT);
+	l->entry_ip = kp_layout_off(sl[3], 0);
 	return NULL;
 }
 

@@ -12,7 +12,8 @@
 #include <stdio.h>
 
 #include "checks/check.h"
-#include "linux/linux.h"
+#include "core/layout.h"
+#include "linux/lib/list.h"
 #include "util/error.h"
 
 // include/linux/kprobes.h: KPROBE_HASH_BITS 6, unchanged since 2.6.
@@ -33,20 +34,36 @@ struct walk {
 	unsigned count;
 };
 
+enum { K_HLIST, K_LIST, K_ADDR, K_PRE, K_POST, K_N };
+static const struct kp_member_spec kprobe_members[K_N] = {
+	[K_HLIST] = { .name = "hlist" }, [K_LIST] = { .name = "list" }, [K_ADDR] = { .name = "addr" },
+	[K_PRE] = { .name = "pre_handler" }, [K_POST] = { .name = "post_handler" },
+};
+static const struct kp_struct_spec kprobe_spec = KP_STRUCT_SPEC("struct kprobe", kprobe_members);
+enum { R_KP, R_HANDLER, R_ENTRY, R_N };
+static const struct kp_member_spec kretprobe_members[R_N] = {
+	[R_KP] = { .name = "kp" }, [R_HANDLER] = { .name = "handler" }, [R_ENTRY] = { .name = "entry_handler" },
+};
+static const struct kp_struct_spec kretprobe_spec = KP_STRUCT_SPEC_OPTIONAL("struct kretprobe", kretprobe_members);
+
 static struct kp_error *get_layout(struct kp_kernel *k, struct layout *l)
 {
-	static const char kp[] = "struct kprobe";
-	struct kp_error *err;
-	if ((err = kp_member_offset(k, kp, "hlist", &l->hlist, NULL)) ||
-	    (err = kp_member_offset(k, kp, "list", &l->list, NULL)) ||
-	    (err = kp_member_offset(k, kp, "addr", &l->addr, NULL)) ||
-	    (err = kp_member_offset(k, kp, "pre_handler", &l->pre, NULL)) ||
-	    (err = kp_member_offset(k, kp, "post_handler", &l->post, NULL)))
+	static const struct kp_struct_spec *const specs[] = { &kprobe_spec, &kretprobe_spec };
+	const struct kp_struct_layout *sl[2];
+	struct kp_error *err = kp_kernel_layouts(k, specs, 2, sl);
+	if (err)
 		return err;
-	if (kp_lx_has_member(k, "struct kretprobe", "kp", &l->rp_kp, NULL) &&
-	    kp_lx_has_member(k, "struct kretprobe", "handler", &l->rp_handler, NULL))
-		l->has_rp_entry = kp_lx_has_member(k, "struct kretprobe", "entry_handler",
-						   &l->rp_entry, NULL);
+	l->hlist = kp_layout_off(sl[0], K_HLIST);
+	l->list = kp_layout_off(sl[0], K_LIST);
+	l->addr = kp_layout_off(sl[0], K_ADDR);
+	l->pre = kp_layout_off(sl[0], K_PRE);
+	l->post = kp_layout_off(sl[0], K_POST);
+	if (sl[1]->present) {
+		l->rp_kp = kp_layout_off(sl[1], R_KP);
+		l->rp_handler = kp_layout_off(sl[1], R_HANDLER);
+		l->rp_entry = kp_layout_off(sl[1], R_ENTRY);
+		l->has_rp_entry = true;
+	}
 	struct kp_symbol s;
 	l->aggr = kp_symbol_find(k, "aggr_pre_handler", &s) ? s.address : 0;
 	l->kretprobe = kp_symbol_find(k, "pre_handler_kretprobe", &s) ? s.address : 0;

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "checks/check.h"
-#include "linux/linux.h"
+#include "linux/module/module.h"
 #include "util/error.h"
 
 // MODULE_STATE_LIVE: a module is in every view only once formed (the list

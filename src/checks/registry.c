@@ -7,7 +7,7 @@
 
 #include "checks/check.h"
 #include "core/kernel.h"
-#include "linux/linux.h"
+#include "linux/module/module.h"
 #include "util/error.h"
 
 // name, function, what it compares (kpeek check --help), in run order.

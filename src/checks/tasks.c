@@ -21,7 +21,10 @@
 #include <string.h>
 
 #include "checks/check.h"
-#include "linux/linux.h"
+#include "core/layout.h"
+#include "linux/lib/list.h"
+#include "linux/lib/xarray.h"
+#include "linux/sched/sched.h"
 #include "util/error.h"
 #include "util/le.h"
 #include "util/vec.h"
@@ -35,9 +38,24 @@ struct seen {
 	uint64_t parent;	// for SEEN_CHILDREN: the listed parent
 };
 
+enum { X_GROUP_LEADER, X_CHILDREN, X_SIBLING, X_PID_LINKS, X_THREAD_PID, X_N };
+static const struct kp_member_spec task_members[X_N] = {
+	[X_GROUP_LEADER] = { .name = "group_leader" },
+	[X_CHILDREN] = { .name = "children" },
+	[X_SIBLING] = { .name = "sibling" },
+	[X_PID_LINKS] = { .name = "pid_links[0]" },
+	// 4.19+: the task's own struct pid (for the reverse check).
+	[X_THREAD_PID] = { .name = "thread_pid", .flags = KP_MEMBER_OPTIONAL },
+};
+static const struct kp_struct_spec task_spec = KP_STRUCT_SPEC("struct task_struct", task_members);
+static const struct kp_member_spec pid_members[] = { { .name = "tasks[0].first" } };
+static const struct kp_struct_spec pid_spec = KP_STRUCT_SPEC("struct pid", pid_members);
+static const struct kp_member_spec ns_members[] = { { .name = "idr.idr_rt" } };
+static const struct kp_struct_spec ns_spec = KP_STRUCT_SPEC("struct pid_namespace", ns_members);
+
 struct state {
 	struct kp_ck *c;
-	struct kp_lx_task_layout tl;
+	const struct kp_struct_layout *tl;	// kp_lx_task_spec
 	uint64_t group_leader, children, sibling, pid_links, thread_pid;
 	bool has_thread_pid;
 	uint64_t pid_tasks;		// struct pid: tasks[PIDTYPE_PID].first
@@ -75,26 +93,24 @@ static struct seen *saw(struct state *s, uint64_t task)
 
 static struct kp_error *layout(struct state *s)
 {
-	static const char ts[] = "struct task_struct";
+	static const struct kp_struct_spec *const specs[] = { &kp_lx_task_spec, &task_spec, &pid_spec, &ns_spec };
+	const struct kp_struct_layout *l[4];
 	struct kp_kernel *k = s->c->k;
 	struct kp_symbol ns;
-	uint64_t idr_off, rt_off;
 	struct kp_error *err;
-	if ((err = kp_lx_task_layout(k, &s->tl)) ||
-	    (err = kp_member_offset(k, ts, "group_leader", &s->group_leader, NULL)) ||
-	    (err = kp_member_offset(k, ts, "children", &s->children, NULL)) ||
-	    (err = kp_member_offset(k, ts, "sibling", &s->sibling, NULL)) ||
-	    (err = kp_member_offset(k, ts, "pid_links[0]", &s->pid_links, NULL)) ||
-	    (err = kp_member_offset(k, "struct pid", "tasks[0].first", &s->pid_tasks, NULL)) ||
-	    (err = kp_member_offset(k, "struct pid_namespace", "idr", &idr_off, NULL)) ||
-	    (err = kp_member_offset(k, "struct idr", "idr_rt", &rt_off, NULL)) ||
-	    (err = kp_lx_xa_layout(k, &s->xa)))
+	if ((err = kp_kernel_layouts(k, specs, 4, l)) || (err = kp_lx_xa_layout(k, &s->xa)))
 		return err;
-	// 4.19+: the task's own struct pid (for the reverse check).
-	s->has_thread_pid = kp_lx_has_member(k, ts, "thread_pid", &s->thread_pid, NULL);
+	s->tl = l[0];
+	s->group_leader = kp_layout_off(l[1], X_GROUP_LEADER);
+	s->children = kp_layout_off(l[1], X_CHILDREN);
+	s->sibling = kp_layout_off(l[1], X_SIBLING);
+	s->pid_links = kp_layout_off(l[1], X_PID_LINKS);
+	s->has_thread_pid = kp_layout_has(l[1], X_THREAD_PID);
+	s->thread_pid = kp_layout_off(l[1], X_THREAD_PID);
+	s->pid_tasks = kp_layout_off(l[2], 0);
 	if (!kp_symbol_find(k, "init_pid_ns", &ns))
 		return kp_error_create(KP_ERR_NOT_FOUND, "no symbol 'init_pid_ns' (the PID table)");
-	s->idr = ns.address + idr_off + rt_off;
+	s->idr = ns.address + kp_layout_off(l[3], 0);
 	return NULL;
 }
 
@@ -195,8 +211,10 @@ static struct kp_error *walk_children(struct state *s)
 
 static struct kp_error *walk_cpus(struct state *s)
 {
-	uint64_t n;
-	if (!kp_lx_eval_u64(s->c->k, "nr_cpu_ids", &n) || n > 8192)
+	struct kp_symbol sym;
+	uint32_t n;
+	if (!kp_symbol_find(s->c->k, "nr_cpu_ids", &sym) || !kp_ok(kp_read_u32(s->c->k, sym.address, &n)) ||
+	    n > 8192)
 		return NULL;	// without it, the other views still count
 	for (uint64_t cpu = 0; cpu < n; cpu++) {
 		uint64_t curr;
@@ -236,10 +254,11 @@ static struct kp_error *task_info(struct state *s, uint64_t task, struct task_in
 	uint32_t pid, tgid, exit_state;
 	struct kp_error *err;
 	memset(ret, 0, sizeof(*ret));
-	if ((err = kp_read_u32(k, task + s->tl.pid, &pid)) ||
-	    (err = kp_read_u32(k, task + s->tl.tgid, &tgid)) ||
-	    (err = kp_read_u32(k, task + s->tl.exit_state, &exit_state)) ||
-	    (err = kp_read(k, KP_VIRT, task + s->tl.comm, ret->comm, 16)) ||
+	const struct kp_struct_layout *tl = s->tl;
+	if ((err = kp_read_u32(k, task + kp_layout_off(tl, KP_LX_T_PID), &pid)) ||
+	    (err = kp_read_u32(k, task + kp_layout_off(tl, KP_LX_T_TGID), &tgid)) ||
+	    (err = kp_read_u32(k, task + kp_layout_off(tl, KP_LX_T_EXIT_STATE), &exit_state)) ||
+	    (err = kp_read(k, KP_VIRT, task + kp_layout_off(tl, KP_LX_T_COMM), ret->comm, 16)) ||
 	    (err = kp_read_u64(k, task + s->group_leader, &ret->leader)))
 		return kp_error_prefix(err, "task 0x%" PRIx64, task);
 	ret->pid = (int32_t)pid;
@@ -304,9 +323,8 @@ static struct kp_error *report_unlisted(struct state *s, size_t *hidden)
 		bool leader = ti.leader == e->task;
 		// A leader must be linked into init_task.tasks; a thread into its
 		// group's thread list.
-		uint64_t node = leader ? e->task + s->tl.tasks :
-			s->tl.has_thread_node ? e->task + s->tl.thread_node :
-			e->task + s->tl.thread_group;
+		uint64_t node = e->task + kp_layout_off(s->tl, leader ? KP_LX_T_TASKS :
+			kp_layout_has(s->tl, KP_LX_T_THREAD_NODE) ? KP_LX_T_THREAD_NODE : KP_LX_T_THREAD_GROUP);
 		if (linked(k, node))
 			continue;	// linked after the walk (live), or its leader is hidden
 		if (ti.exit_state & 0x10)
@@ -314,7 +332,7 @@ static struct kp_error *report_unlisted(struct state *s, size_t *hidden)
 		char views[128], why[256], parent[64] = "";
 		if (e->views & SEEN_CHILDREN) {
 			uint32_t ppid;
-			if (kp_ok(kp_read_u32(k, e->parent + s->tl.pid, &ppid)))
+			if (kp_ok(kp_read_u32(k, e->parent + kp_layout_off(s->tl, KP_LX_T_PID), &ppid)))
 				snprintf(parent, sizeof(parent), " (pid %u)", ppid);
 		}
 		snprintf(why, sizeof(why), "not in the %s, but in %s%s",

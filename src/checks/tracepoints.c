@@ -19,7 +19,8 @@
 
 #include "checks/check.h"
 #include "core/kernel.h"
-#include "linux/linux.h"
+#include "core/layout.h"
+#include "linux/module/module.h"
 #include "util/error.h"
 #include "util/le.h"
 
@@ -116,13 +117,23 @@ static struct kp_error *table(struct state *s, uint64_t start, uint64_t count)
 	return NULL;
 }
 
+// CONFIG_TRACEPOINTS: a module's own table.
+enum { MT_PTRS, MT_NUM, MT_N };
+static const struct kp_member_spec module_members[MT_N] = {
+	[MT_PTRS] = { .name = "tracepoints_ptrs", .flags = KP_MEMBER_OPTIONAL },
+	[MT_NUM] = { .name = "num_tracepoints", .flags = KP_MEMBER_OPTIONAL },
+};
+static const struct kp_struct_spec module_spec = KP_STRUCT_SPEC("struct module", module_members);
+
 static struct kp_error *modules(struct state *s)
 {
 	struct kp_kernel *k = s->c->k;
-	uint64_t ptrs, num;
-	if (!s->c->mods || !kp_lx_has_member(k, "struct module", "tracepoints_ptrs", &ptrs, NULL) ||
-	    !kp_lx_has_member(k, "struct module", "num_tracepoints", &num, NULL))
+	const struct kp_struct_layout *ml;
+	struct kp_error *lerr = kp_kernel_layout(k, &module_spec, &ml);
+	kp_error_destroy(lerr);
+	if (!s->c->mods || lerr || !kp_layout_has(ml, MT_PTRS) || !kp_layout_has(ml, MT_NUM))
 		return NULL;
+	uint64_t ptrs = kp_layout_off(ml, MT_PTRS), num = kp_layout_off(ml, MT_NUM);
 	for (size_t i = 0; i < s->c->mods->n; i++) {
 		uint64_t mod = s->c->mods->mods[i].address, start;
 		uint32_t n;
@@ -135,8 +146,21 @@ static struct kp_error *modules(struct state *s)
 	return NULL;
 }
 
+// tracepoint_ptr_t: an int offset with CONFIG_HAVE_ARCH_PREL32_RELOCATIONS
+// (5.0+), else struct tracepoint *.
+static const struct kp_struct_spec ptr_spec = KP_TYPE_SPEC("tracepoint_ptr_t");
+enum { TP_NAME, TP_FUNCS, TP_N };
+static const struct kp_member_spec tp_members[TP_N] = {
+	[TP_NAME] = { .name = "name" }, [TP_FUNCS] = { .name = "funcs" },
+};
+static const struct kp_struct_spec tp_spec = KP_STRUCT_SPEC("struct tracepoint", tp_members);
+static const struct kp_member_spec func_members[] = { { .name = "func" } };
+static const struct kp_struct_spec func_spec = KP_STRUCT_SPEC("struct tracepoint_func", func_members);
+
 struct kp_error *kp_ck_tracepoints(struct kp_ck *c)
 {
+	static const struct kp_struct_spec *const specs[] = { &ptr_spec, &tp_spec, &func_spec };
+	const struct kp_struct_layout *l[3];
 	struct kp_kernel *k = c->k;
 	struct state s = { .c = c };
 	struct kp_symbol start, stop;
@@ -146,12 +170,13 @@ struct kp_error *kp_ck_tracepoints(struct kp_ck *c)
 		kp_ck_cannot(c, "no __start___tracepoints_ptrs/__stop___tracepoints_ptrs symbols (no CONFIG_TRACEPOINTS?)");
 		return NULL;
 	}
-	if ((err = kp_type_size(k, "tracepoint_ptr_t", &s.ptr_size)) ||
-	    (err = kp_member_offset(k, "struct tracepoint", "name", &s.tp_name, NULL)) ||
-	    (err = kp_member_offset(k, "struct tracepoint", "funcs", &s.tp_funcs, NULL)) ||
-	    (err = kp_type_size(k, "struct tracepoint_func", &s.func_size)) ||
-	    (err = kp_member_offset(k, "struct tracepoint_func", "func", &s.func_func, NULL)))
+	if ((err = kp_kernel_layouts(k, specs, 3, l)))
 		return kp_ck_cannot_err(c, err, "tracepoints");
+	s.ptr_size = l[0]->size;
+	s.tp_name = kp_layout_off(l[1], TP_NAME);
+	s.tp_funcs = kp_layout_off(l[1], TP_FUNCS);
+	s.func_size = l[2]->size;
+	s.func_func = kp_layout_off(l[2], 0);
 	if ((s.ptr_size != 4 && s.ptr_size != 8) || s.func_size < 8 || s.func_size > 64) {
 		kp_ck_cannot(c, "tracepoint_ptr_t of %" PRIu64 " bytes, struct tracepoint_func of %" PRIu64,
 			     s.ptr_size, s.func_size);

@@ -1,21 +1,22 @@
 // SPDX-License-Identifier: MIT
-// kp_member_offset() and kp_type_size(): layouts by C type name, for the
-// kernel helpers of src/linux (which never hard-code an offset) and for
-// library users. Names are C type names (lang/typename.c); results are
-// cached by name (types/layout.c), so asking again costs a hash.
+// kp_member_offset() and kp_type_size() of the public API: layouts by any C
+// type name a user writes ("unsigned long[3]", "struct task_struct *"),
+// parsed by the expression language's type names (lang/typename.c);
+// results are cached by name (types/types.c), so asking again costs a hash.
+// The library's own walkers declare their layouts in member tables
+// instead (types/layout.h).
 #include <string.h>
 
 #include <bpf/btf.h>
 #include <linux/btf.h>
 
 #include "core/kernel.h"
-#include "lang/layout.h"
 #include "lang/typename.h"
 #include "types/types.h"
 #include "util/error.h"
 
 static struct kp_error *layout(struct kp_kernel *k, const char *type, const char *member,
-			       bool kernel_only, uint64_t *offset_ret, uint64_t *size_ret)
+			       uint64_t *offset_ret, uint64_t *size_ret)
 {
 	struct kp_types *types = NULL;
 	struct kp_error *err = kp_kernel_types(k, &types);
@@ -25,7 +26,7 @@ static struct kp_error *layout(struct kp_kernel *k, const char *type, const char
 		return NULL;
 	const struct btf *btf = kp_types_btf(types);
 	uint32_t id;
-	if ((err = kp_parse_type_in(types, type, kernel_only, &id)))
+	if ((err = kp_parse_type_in(types, type, false, &id)))
 		return err;
 	uint64_t offset = 0, size;
 	if (*member) {
@@ -55,7 +56,7 @@ struct kp_error *kp_member_offset(struct kp_kernel *k, const char *type, const c
 	if (!*member)
 		return kp_error_create(KP_ERR_INVALID, "empty member name for %s", type);
 	uint64_t offset, size;
-	struct kp_error *err = layout(k, type, member, false, &offset, &size);
+	struct kp_error *err = layout(k, type, member, &offset, &size);
 	if (err)
 		return err;
 	*offset_ret = offset;
@@ -64,27 +65,10 @@ struct kp_error *kp_member_offset(struct kp_kernel *k, const char *type, const c
 	return NULL;
 }
 
-bool kp_member_probe(struct kp_kernel *k, const char *type, const char *member,
-		     uint64_t *offset_ret, uint64_t *size_ret)
-{
-	uint64_t offset, size;
-	struct kp_error *err = *member ? layout(k, type, member, true, &offset, &size) :
-			       kp_error_create(KP_ERR_INVALID, "empty member name");
-	if (err) {
-		kp_error_destroy(err);
-		return false;
-	}
-	if (offset_ret)
-		*offset_ret = offset;
-	if (size_ret)
-		*size_ret = size;
-	return true;
-}
-
 struct kp_error *kp_type_size(struct kp_kernel *k, const char *type, uint64_t *ret)
 {
 	uint64_t offset, size;
-	struct kp_error *err = layout(k, type, "", false, &offset, &size);
+	struct kp_error *err = layout(k, type, "", &offset, &size);
 	if (!err)
 		*ret = size;
 	return err;

@@ -4,7 +4,7 @@
 // the symbols of loaded modules (module_symbols.c) and their BTF
 // (module_btf.c).
 #include "core/kernel.h"
-#include "linux/linux.h"
+#include "linux/module/module.h"
 
 struct kp_error *kp_kernel_open(const struct kp_open_options *opts, struct kp_kernel **ret)
 {

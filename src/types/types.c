@@ -50,6 +50,13 @@ struct kp_types {
 		size_t key_len;
 		uint64_t offset, size;
 	} layouts[LAYOUT_CACHE];
+	// Results keyed by the address of what asked (kp_types_memo_*): the
+	// struct layouts of layout.c, one per static spec.
+	struct memo {
+		const void *key;
+		void *value;
+	} *memo;
+	size_t nmemo, memo_cap;
 	kp_types_more_fn *more;
 	void *more_ctx;
 	bool more_done;
@@ -89,6 +96,9 @@ void kp_types_destroy(struct kp_types *t)
 		return;
 	for (size_t i = 0; i < LAYOUT_CACHE; i++)
 		free(t->layouts[i].key);
+	for (size_t i = 0; i < t->nmemo; i++)
+		free(t->memo[i].value);
+	free(t->memo);
 	btf__free(t->work);
 	btf__free(t->base);
 	free(t->synth);
@@ -506,6 +516,50 @@ void kp_types_layout_store(struct kp_types *t, const char *type, const char *mem
 	slot->key_len = len;
 	slot->offset = offset;
 	slot->size = size;
+}
+
+// A walker asks for the same few dozen specs again and again; a linear scan
+// of that many pointers costs less than hashing them.
+void *kp_types_memo_get(const struct kp_types *t, const void *key)
+{
+	for (size_t i = 0; i < t->nmemo; i++)
+		if (t->memo[i].key == key)
+			return t->memo[i].value;
+	return NULL;
+}
+
+bool kp_types_memo_put(struct kp_types *t, const void *key, void *value)
+{
+	if (!KP_VEC_RESERVE(t->memo, t->memo_cap, t->nmemo + 1))
+		return false;
+	t->memo[t->nmemo++] = (struct memo){ key, value };
+	return true;
+}
+
+const char *kp_types_enumerator_name(struct kp_types *t, const char *name, uint64_t value)
+{
+	const struct btf *btf = t->work;
+	int32_t id = btf__find_by_name_kind(btf, name, BTF_KIND_ENUM);
+	if (id <= 0)
+		id = btf__find_by_name_kind(btf, name, BTF_KIND_ENUM64);
+	const struct btf_type *bt = id > 0 ? btf__type_by_id(btf, (uint32_t)id) : NULL;
+	if (!bt)
+		return NULL;
+	for (uint32_t j = 0; j < btf_vlen(bt); j++) {
+		uint32_t name_off;
+		uint64_t val;
+		if (btf_is_enum(bt)) {
+			name_off = btf_enum(bt)[j].name_off;
+			val = btf_kflag(bt) ? (uint64_t)(int64_t)btf_enum(bt)[j].val :
+				(uint32_t)btf_enum(bt)[j].val;
+		} else {
+			name_off = btf_enum64(bt)[j].name_off;
+			val = btf_enum64_value(&btf_enum64(bt)[j]);
+		}
+		if (val == value)
+			return btf__name_by_offset(btf, name_off);
+	}
+	return NULL;
 }
 
 bool kp_types_enumerator(struct kp_types *t, const char *name, uint32_t *type_ret,

@@ -50,6 +50,9 @@ struct kp_error *kp_types_find(struct kp_types *types, int kind, const char *nam
 // no enum has it.
 bool kp_types_enumerator(struct kp_types *types, const char *name, uint32_t *type_ret,
 			 uint64_t *value_ret);
+// The name of value in the enum named name (no "enum "); NULL if the
+// kernel has no such enum or no enumerator of that value.
+const char *kp_types_enumerator_name(struct kp_types *types, const char *name, uint64_t value);
 // VAR of a global or per-CPU variable from a DATASEC. false if none.
 bool kp_types_var(struct kp_types *types, const char *name, uint32_t *type_ret,
 		  bool *percpu_ret);
@@ -87,5 +90,12 @@ bool kp_types_layout_lookup(struct kp_types *types, const char *type, const char
 			    uint64_t *offset_ret, uint64_t *size_ret);
 void kp_types_layout_store(struct kp_types *types, const char *type, const char *member,
 			   uint64_t offset, uint64_t size);
+
+// Values computed once per kernel and kept with its types, keyed by the
+// address of what asked (a static spec): NULL if none. put takes value
+// (freed with free() when types is destroyed); false on out-of-memory,
+// value then still the caller's.
+void *kp_types_memo_get(const struct kp_types *types, const void *key);
+bool kp_types_memo_put(struct kp_types *types, const void *key, void *value);
 
 #endif

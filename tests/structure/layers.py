@@ -5,7 +5,11 @@
 #      this order (lowest first);
 #   2. no include cycle among files;
 #   3. no file outside src/arch/NAME/ names a register or paging constant of
-#      that architecture (the words in ARCH_WORDS).
+#      that architecture (the words in ARCH_WORDS);
+#   4. the walkers of kernel objects (src/linux, src/checks) do not use the
+#      expression language: no lang/ header, no call of kp_eval(),
+#      kp_value_*() or the by-name layouts kp_member_offset()/kp_type_size();
+#      their layouts come from member tables (src/types/layout.h).
 # Prints one line per check ("ok NAME" / "FAIL NAME: why") and a closing
 # "layers: N passed, N failed".
 import os
@@ -102,6 +106,18 @@ for arch, words in ARCH_WORDS.items():
                     if words.search(line):
                         hits.append("%s:%d" % (rel, n))
     report("%s-words-only-in-src/arch/%s" % (arch, arch), ", ".join(hits[:10]))
+
+# 4. Walkers without the expression language.
+LANG_CALLS = re.compile(r"\b(kp_eval|kp_value_[a-z0-9_]+|kp_member_offset|kp_type_size)\s*\(")
+hits = []
+for f in files:
+    if f.split("/")[0] not in ("linux", "checks"):
+        continue
+    hits += ["%s includes %s" % (f, i) for i in includes[f] if i.startswith("lang/")]
+    for n, line in enumerate(open(os.path.join(src, f)), 1):
+        if LANG_CALLS.search(line.split("//")[0]):
+            hits.append("%s:%d calls %s" % (f, n, LANG_CALLS.search(line).group(1)))
+report("walkers-without-the-expression-language", "; ".join(hits[:10]))
 
 print("layers: %d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)

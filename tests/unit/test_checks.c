@@ -11,7 +11,7 @@
 #include "arch/x86_64/x86_64.h"
 #include "core/kernel.h"
 #include "io/memory.h"
-#include "linux/linux.h"
+#include "linux/lib/xarray.h"
 #include "symbols/symtab.h"
 
 #define BASE 0xffff888000100000ULL

@@ -3,7 +3,7 @@
 // written the way kernel/printk/printk_ringbuffer.c (6.1) writes them.
 #include "test.h"
 #include "collect.h"
-#include "linux/linux.h"
+#include "linux/printk/printk.h"
 
 // 6.1 x86-64 layout (BTF of Debian's 6.1.0-57-amd64).
 static const struct kp_lx_prb_layout L = {
@@ -29,6 +29,8 @@ struct ring {
 };
 
 static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
+
+static struct kp_lx_prb_stats st;	// of the last decode
 
 static void ring_init(struct ring *r)
 {
@@ -117,7 +119,7 @@ TEST(records_in_order_with_levels_and_times)
 	ring_add(&r, "Command line: x", 6, 1500, 2, 2);
 	ring_add(&r, "cont", 4, 2000, 8, 1);	// committed, LOG_CONT
 	struct seen s = {0};
-	CHECK_OK(kp_lx_prb_decode(&L, &r.img, collect, &s));
+	CHECK_OK(kp_lx_prb_decode(&L, &r.img, collect, &s, &st));
 	CHECK_U64(s.n, 3);
 	CHECK_STR(s.text[0], "Linux version 6.1.0");
 	CHECK_STR(s.text[1], "Command line: x");
@@ -144,7 +146,7 @@ TEST(wrapping_block_is_read_from_start_of_data)
 	r.img.tail_id = 101;
 	ring_add(&r, "wrapped!", 3, 4, 2, 2);
 	struct seen s = {0};
-	CHECK_OK(kp_lx_prb_decode(&L, &r.img, collect, &s));
+	CHECK_OK(kp_lx_prb_decode(&L, &r.img, collect, &s, &st));
 	CHECK_U64(s.n, 3);
 	CHECK_STR(s.text[0], "second record text 12345678901");
 	CHECK_STR(s.text[2], "wrapped!");
@@ -170,11 +172,34 @@ TEST(empty_lost_recycled_and_reserved_records)
 	put64(r.data + b % DSIZE, 12345);
 	ring_add(&r, "f", 6, 7, 2, 2);
 	struct seen s = {0};
-	CHECK_OK(kp_lx_prb_decode(&L, &r.img, collect, &s));
+	CHECK_OK(kp_lx_prb_decode(&L, &r.img, collect, &s, &st));
 	CHECK_U64(s.n, 3);
 	CHECK_STR(s.text[0], "a");
 	CHECK_STR(s.text[1], "");
 	CHECK_STR(s.text[2], "f");
+	// Only the recycled descriptor does not hold its own id.
+	CHECK_U64(st.descs, 7);
+	CHECK_U64(st.records, 3);
+	CHECK_U64(st.bad_ids, 1);
+	CHECK_U64(st.first_bad, recycled);
+}
+
+// The descriptor array read one descriptor off (a damaged prb->desc_ring.descs):
+// no descriptor holds its id, which the stats say (the iterator makes that an
+// error, never an empty log).
+TEST(descriptors_read_at_the_wrong_place_are_counted)
+{
+	struct ring r;
+	ring_init(&r);
+	for (int i = 0; i < 5; i++)
+		ring_add(&r, "line", 6, (uint64_t)i, 2, 2);
+	r.img.descs = r.descs + 24;
+	struct seen s = {0};
+	CHECK_OK(kp_lx_prb_decode(&L, &r.img, collect, &s, &st));
+	CHECK_U64(s.n, 0);
+	CHECK_U64(st.records, 0);
+	CHECK_U64(st.descs, 5);
+	CHECK_U64(st.bad_ids, 5);
 }
 
 TEST(callback_error_stops_the_walk)
@@ -184,7 +209,7 @@ TEST(callback_error_stops_the_walk)
 	for (int i = 0; i < 5; i++)
 		ring_add(&r, "x", 6, i, 2, 2);
 	struct seen s = {.stop_after = 2};
-	CHECK_ERR(kp_lx_prb_decode(&L, &r.img, collect, &s), KP_ERR_INTERRUPTED, "stop");
+	CHECK_ERR(kp_lx_prb_decode(&L, &r.img, collect, &s, &st), KP_ERR_INTERRUPTED, "stop");
 	CHECK_U64(s.n, 2);
 }
 
@@ -209,7 +234,7 @@ TEST(corrupt_positions_are_skipped_not_read_out_of_bounds)
 	put64(d + 8, 0);
 	put64(d + 16, 3 * DSIZE + 16);
 	struct seen s = {0};
-	CHECK_OK(kp_lx_prb_decode(&L, &r.img, collect, &s));
+	CHECK_OK(kp_lx_prb_decode(&L, &r.img, collect, &s, &st));
 	CHECK_U64(s.n, 1);
 	CHECK_STR(s.text[0], "hello");
 }
@@ -222,12 +247,12 @@ TEST(head_far_from_tail_is_capped_to_ring_size)
 		ring_add(&r, "r", 6, i, 2, 2);
 	r.img.tail_id = 0;	// far behind head
 	struct seen s = {0};
-	CHECK_OK(kp_lx_prb_decode(&L, &r.img, collect, &s));
+	CHECK_OK(kp_lx_prb_decode(&L, &r.img, collect, &s, &st));
 	// Only the last COUNT records can exist.
 	CHECK(s.n <= (int)COUNT && s.n > 0);
 	r.img.tail_id = r.img.head_id + 1;	// tail after head: wraps to "all"
 	s.n = 0;
-	CHECK_OK(kp_lx_prb_decode(&L, &r.img, collect, &s));
+	CHECK_OK(kp_lx_prb_decode(&L, &r.img, collect, &s, &st));
 	CHECK(s.n <= (int)COUNT);
 }
 
@@ -237,11 +262,11 @@ TEST(implausible_sizes_and_layouts_are_errors)
 	ring_init(&r);
 	struct seen s = {0};
 	r.img.count_bits = 40;
-	CHECK_ERR(kp_lx_prb_decode(&L, &r.img, collect, &s), KP_ERR_FORMAT, "count_bits 40");
+	CHECK_ERR(kp_lx_prb_decode(&L, &r.img, collect, &s, &st), KP_ERR_FORMAT, "count_bits 40");
 	r.img.count_bits = CBITS;
 	struct kp_lx_prb_layout bad = L;
 	bad.caller_id = 200;
-	CHECK_ERR(kp_lx_prb_decode(&bad, &r.img, collect, &s), KP_ERR_FORMAT, "layout");
+	CHECK_ERR(kp_lx_prb_decode(&bad, &r.img, collect, &s, &st), KP_ERR_FORMAT, "layout");
 }
 
 TEST(random_bytes_never_crash)
@@ -261,7 +286,7 @@ TEST(random_bytes_never_crash)
 		r.img.head_id = x & 0xff;
 		r.img.tail_id = (x >> 8) & 0xff;
 		struct seen s = {0};
-		struct kp_error *err = kp_lx_prb_decode(&L, &r.img, collect, &s);
+		struct kp_error *err = kp_lx_prb_decode(&L, &r.img, collect, &s, &st);
 		CHECK(err == NULL);
 		kp_error_destroy(err);
 	}
@@ -272,6 +297,7 @@ int main(void)
 	RUN(records_in_order_with_levels_and_times);
 	RUN(wrapping_block_is_read_from_start_of_data);
 	RUN(empty_lost_recycled_and_reserved_records);
+	RUN(descriptors_read_at_the_wrong_place_are_counted);
 	RUN(callback_error_stops_the_walk);
 	RUN(corrupt_positions_are_skipped_not_read_out_of_bounds);
 	RUN(head_far_from_tail_is_capped_to_ring_size);

@@ -10,7 +10,8 @@
 #include "arch/x86_64/x86_64.h"
 #include "core/kernel.h"
 #include "io/memory.h"
-#include "linux/linux.h"
+#include "linux/module/module.h"
+#include "linux/sched/sched.h"
 #include "symbols/symtab.h"
 
 #define BASE 0xffff888000100000ULL
@@ -36,35 +37,67 @@ static void fake_destroy(struct kp_kernel *k)
 
 // Every task of a walk with an explicit layout, or its error (*t_ret and
 // *n_ret untouched).
-static struct kp_error *walk_tasks(struct kp_kernel *k, const struct kp_lx_task_layout *l,
-				   uint64_t init, bool threads, struct kp_task **t_ret,
-				   size_t *n_ret)
+// Offsets of the hand-made structs.
+static const struct {
+	uint64_t tasks, pid, tgid, real_parent, state, exit_state, flags, comm, cpu, signal,
+		 thread_node, thread_group, signal_thread_head;
+} TL = {
+	.tasks = 0x10, .pid = 0x20, .tgid = 0x24, .real_parent = 0x28,
+	.state = 0x30, .exit_state = 0x34, .flags = 0x38,
+	.comm = 0x40, .cpu = 0x50, .signal = 0x58,
+	.thread_node = 0x60, .signal_thread_head = 0x10, .thread_group = 0x70,
+};
+
+#define M(o, s) { .offset = (o), .size = (s), .present = true }
+
+// The task_struct and signal_struct layouts of the synthetic memory;
+// thread_node false: a kernel before 3.14 (the thread_group ring only).
+static void task_layouts(bool thread_node, struct kp_struct_layout **tl, struct kp_struct_layout **sl)
 {
-	struct kp_task_iter *it;
-	struct kp_error *err = kp_lx_task_iter_create(k, l, init, threads ? KP_TASKS_THREADS : 0, &it);
-	return err ? err : kpt_drain_tasks(it, t_ret, n_ret);
+	struct kp_member_layout t[KP_LX_T_N] = {
+		[KP_LX_T_TASKS] = M(TL.tasks, 16), [KP_LX_T_PID] = M(TL.pid, 4),
+		[KP_LX_T_TGID] = M(TL.tgid, 4), [KP_LX_T_REAL_PARENT] = M(TL.real_parent, 8),
+		[KP_LX_T_STATE] = M(TL.state, 4), [KP_LX_T_EXIT_STATE] = M(TL.exit_state, 4),
+		[KP_LX_T_FLAGS] = M(TL.flags, 4), [KP_LX_T_COMM] = M(TL.comm, 16),
+		[KP_LX_T_CPU] = M(TL.cpu, 4), [KP_LX_T_SIGNAL] = M(TL.signal, 8),
+		[KP_LX_T_THREAD_NODE] = M(TL.thread_node, 16),
+		[KP_LX_T_THREAD_GROUP] = M(TL.thread_group, 16),
+	};
+	struct kp_member_layout sg[KP_LX_S_N] = { [KP_LX_S_THREAD_HEAD] = M(TL.signal_thread_head, 16) };
+	if (!thread_node)
+		t[KP_LX_T_THREAD_NODE].present = false;
+	if (kp_struct_layout_manual(&kp_lx_task_spec, 0x200, t, tl) ||
+	    kp_struct_layout_manual(&kp_lx_signal_spec, 0x100, sg, sl))
+		abort();
 }
 
-static struct kp_error *walk_modules(struct kp_kernel *k, const struct kp_lx_module_layout *l,
-				     uint64_t head, struct kp_module **m_ret, size_t *n_ret)
+static struct kp_error *walk_layouts(struct kp_kernel *k, bool thread_node, uint64_t init,
+				     bool threads, struct kp_task **t_ret, size_t *n_ret)
 {
-	struct kp_module_iter *it;
-	struct kp_error *err = kp_lx_module_iter_create(k, l, head, &it);
-	return err ? err : kpt_drain_modules(it, m_ret, n_ret);
+	struct kp_struct_layout *tl, *sl;
+	task_layouts(thread_node, &tl, &sl);
+	struct kp_task_iter *it;
+	struct kp_error *err = kp_lx_task_iter_create(k, tl, sl, init, threads ? KP_TASKS_THREADS : 0, &it);
+	if (!err)
+		err = kpt_drain_tasks(it, t_ret, n_ret);
+	free(tl);
+	free(sl);
+	return err;
 }
+
+static struct kp_error *walk_tasks(struct kp_kernel *k, uint64_t init, bool threads,
+				   struct kp_task **t_ret, size_t *n_ret)
+{
+	return walk_layouts(k, true, init, threads, t_ret, n_ret);
+}
+
+static struct kp_error *walk_modules(struct kp_kernel *k, uint64_t head, struct kp_module **m_ret,
+				     size_t *n_ret);
 
 static void w64(uint64_t addr, uint64_t v) { memcpy(mem + (addr - BASE), &v, 8); }
 static void w32(uint64_t addr, uint32_t v) { memcpy(mem + (addr - BASE), &v, 4); }
 
 // ---------------------------------------------------------------- tasks
-
-static struct kp_lx_task_layout TL = {
-	.tasks = 0x10, .pid = 0x20, .tgid = 0x24, .real_parent = 0x28,
-	.state = 0x30, .state_size = 4, .exit_state = 0x34, .flags = 0x38, .flags_size = 4,
-	.comm = 0x40, .has_cpu = true, .cpu = 0x50, .signal = 0x58,
-	.has_thread_node = true, .thread_node = 0x60, .signal_thread_head = 0x10,
-	.has_thread_group = true, .thread_group = 0x70,
-};
 
 #define TASK(i) (BASE + 0x200ULL * (i))
 #define SIG(i) (BASE + 0x10000ULL + 0x100ULL * (i))
@@ -141,10 +174,9 @@ TEST(task_list_leaders)
 {
 	build_tasks();
 	struct kp_kernel *k = fake_kernel();
-	kp_lx_task_layout_span(&TL);
 	struct kp_task *t = NULL;
 	size_t n = 0;
-	CHECK_OK(walk_tasks(k, &TL, TASK(0), false, &t, &n));
+	CHECK_OK(walk_tasks(k, TASK(0), false, &t, &n));
 	CHECK_U64(n, 4);
 	if (n == 4) {
 		CHECK_STR(t[0].comm, "swapper/0");
@@ -170,13 +202,10 @@ TEST(task_list_threads_via_thread_node_and_thread_group)
 	build_tasks();
 	struct kp_kernel *k = fake_kernel();
 	for (int variant = 0; variant < 2; variant++) {
-		struct kp_lx_task_layout l = TL;
-		if (variant == 1)
-			l.has_thread_node = false;	// pre-3.14: thread_group ring
-		kp_lx_task_layout_span(&l);
 		struct kp_task *t = NULL;
 		size_t n = 0;
-		CHECK_OK(walk_tasks(k, &l, TASK(0), true, &t, &n));
+		// variant 1: pre-3.14, the thread_group ring.
+		CHECK_OK(walk_layouts(k, variant == 0, TASK(0), true, &t, &n));
 		CHECK_U64(n, 6);
 		if (n == 6) {
 			CHECK_U64(t[3].pid, 10);
@@ -195,37 +224,36 @@ TEST(task_list_threads_via_thread_node_and_thread_group)
 TEST(task_list_cycle_null_and_fault_are_errors)
 {
 	struct kp_kernel *k = fake_kernel();
-	kp_lx_task_layout_span(&TL);
 	struct kp_task *t = (struct kp_task *)1;
 	size_t n = 7;
 	// A cycle that does not come back to init_task: re-entering task 1
 	// from task 3 breaks task 1's prev link (it points at init_task).
 	build_tasks();
 	w64(TASK(3) + TL.tasks, TASK(1) + TL.tasks);
-	CHECK_ERR(walk_tasks(k, &TL, TASK(0), false, &t, &n), KP_ERR_FORMAT,
+	CHECK_ERR(walk_tasks(k, TASK(0), false, &t, &n), KP_ERR_FORMAT,
 		  "task list is corrupt: 0xffff888000100610 points to 0xffff888000100210");
 	// A thread ring that loops without reaching signal->thread_head.
 	build_tasks();
 	w64(TASK(5) + TL.thread_node, TASK(4) + TL.thread_node);
-	CHECK_ERR(walk_tasks(k, &TL, TASK(0), true, &t, &n), KP_ERR_FORMAT, "thread list is corrupt");
+	CHECK_ERR(walk_tasks(k, TASK(0), true, &t, &n), KP_ERR_FORMAT, "thread list is corrupt");
 	// A cycle whose every prev link agrees can only be a singly linked
 	// list's: there Brent's algorithm ends it (test_memory's list tests).
 	build_tasks();
 	w64(TASK(2) + TL.tasks, 0);
-	CHECK_ERR(walk_tasks(k, &TL, TASK(0), false, &t, &n), KP_ERR_FORMAT, "NULL");
+	CHECK_ERR(walk_tasks(k, TASK(0), false, &t, &n), KP_ERR_FORMAT, "NULL");
 	// A link into the middle of a node (8 bytes into init_task.tasks): the
 	// walker would read a garbage task; next->prev does not point back.
 	build_tasks();
 	w64(TASK(1) + TL.tasks, TASK(0) + TL.tasks + 8);
-	CHECK_ERR(walk_tasks(k, &TL, TASK(0), false, &t, &n), KP_ERR_FORMAT,
+	CHECK_ERR(walk_tasks(k, TASK(0), false, &t, &n), KP_ERR_FORMAT,
 		  "task list is corrupt");
 	// A node whose prev was not updated (unlinked behind its neighbour's back).
 	build_tasks();
 	w64(TASK(2) + TL.tasks + 8, TASK(0) + TL.tasks);
-	CHECK_ERR(walk_tasks(k, &TL, TASK(0), false, &t, &n), KP_ERR_FORMAT, "prev pointer");
+	CHECK_ERR(walk_tasks(k, TASK(0), false, &t, &n), KP_ERR_FORMAT, "prev pointer");
 	build_tasks();
 	w64(TASK(2) + TL.tasks, 0xffffc90000000000ULL + TL.tasks);
-	CHECK_ERR(walk_tasks(k, &TL, TASK(0), false, &t, &n), KP_ERR_FAULT,
+	CHECK_ERR(walk_tasks(k, TASK(0), false, &t, &n), KP_ERR_FAULT,
 		  "node at 0xffffc90000000010");
 	CHECK(t == (struct kp_task *)1 && n == 7);	// untouched on failure
 	fake_destroy(k);
@@ -233,11 +261,44 @@ TEST(task_list_cycle_null_and_fault_are_errors)
 
 // ---------------------------------------------------------------- modules
 
-static struct kp_lx_module_layout ML = {
-	.list = 0x08, .name = 0x18, .name_size = 56, .state = 0x00,
-	.has_refcnt = true, .refcnt = 0x58, .nlayouts = 2,
+static const struct {
+	uint64_t list, name, state, refcnt, layout_base[2], layout_size[2];
+} ML = {
+	.list = 0x08, .name = 0x18, .state = 0x00, .refcnt = 0x58,
 	.layout_base = {0x60, 0x80}, .layout_size = {0x68, 0x88},
 };
+
+// struct module with two regions (core and init layout) at 0x60 and 0x80.
+static struct kp_struct_layout *module_layout(struct kp_lx_module_layout *ret)
+{
+	struct kp_member_layout m[KP_LX_M_N] = {
+		[KP_LX_M_LIST] = M(ML.list, 16), [KP_LX_M_NAME] = M(ML.name, 56),
+		[KP_LX_M_STATE] = M(ML.state, 4), [KP_LX_M_REFCNT] = M(ML.refcnt, 4),
+		[KP_LX_M_CORE_LAYOUT] = M(0x60, 0x20), [KP_LX_M_INIT_LAYOUT] = M(0x80, 0x20),
+	};
+	struct kp_struct_layout *l;
+	if (kp_struct_layout_manual(&kp_lx_module_spec, 0x100, m, &l))
+		abort();
+	*ret = (struct kp_lx_module_layout){
+		.mod = l, .nregions = 2,
+		.region_base = { ML.layout_base[0], ML.layout_base[1] },
+		.region_size = { ML.layout_size[0], ML.layout_size[1] },
+	};
+	return l;
+}
+
+static struct kp_error *walk_modules(struct kp_kernel *k, uint64_t head, struct kp_module **m_ret,
+				     size_t *n_ret)
+{
+	struct kp_lx_module_layout l;
+	struct kp_struct_layout *ml = module_layout(&l);
+	struct kp_module_iter *it;
+	struct kp_error *err = kp_lx_module_iter_create(k, &l, head, &it);
+	if (!err)
+		err = kpt_drain_modules(it, m_ret, n_ret);
+	free(ml);
+	return err;
+}
 
 #define MOD(i) (BASE + 0x4000ULL + 0x100ULL * (i))
 #define MODULES_HEAD (BASE + 0x3f00ULL)
@@ -264,11 +325,10 @@ TEST(module_list_as_proc_modules)
 	mod_init(2, "loading", 1, 1, 0xffffffffc0200000ULL, 0x2000, 0x1000);
 	uint64_t nodes[] = {MODULES_HEAD, MOD(0) + ML.list, MOD(1) + ML.list, MOD(2) + ML.list};
 	list_link(nodes, 4);
-	kp_lx_module_layout_span(&ML);
 	struct kp_kernel *k = fake_kernel();
 	struct kp_module *m = NULL;
 	size_t n = 0;
-	CHECK_OK(walk_modules(k, &ML, MODULES_HEAD, &m, &n));
+	CHECK_OK(walk_modules(k, MODULES_HEAD, &m, &n));
 	CHECK_U64(n, 2);
 	if (n == 2) {
 		CHECK_STR(m[0].name, "ext4");
@@ -285,17 +345,17 @@ TEST(module_list_as_proc_modules)
 	// Empty list.
 	uint64_t empty[] = {MODULES_HEAD};
 	list_link(empty, 1);
-	CHECK_OK(walk_modules(k, &ML, MODULES_HEAD, &m, &n));
+	CHECK_OK(walk_modules(k, MODULES_HEAD, &m, &n));
 	CHECK_U64(n, 0);
 	free(m);
 	// Cycle.
 	list_link(nodes, 4);
 	w64(MOD(2) + ML.list, MOD(0) + ML.list);
-	CHECK_ERR(walk_modules(k, &ML, MODULES_HEAD, &m, &n), KP_ERR_FORMAT, "module list is corrupt");
+	CHECK_ERR(walk_modules(k, MODULES_HEAD, &m, &n), KP_ERR_FORMAT, "module list is corrupt");
 	// Unnamed garbage name: always NUL-terminated.
 	list_link(nodes, 4);
 	memset(mem + (MOD(0) - BASE) + ML.name, 'A', 56);
-	CHECK_OK(walk_modules(k, &ML, MODULES_HEAD, &m, &n));
+	CHECK_OK(walk_modules(k, MODULES_HEAD, &m, &n));
 	if (n)
 		CHECK_U64(strlen(m[0].name), 56);
 	free(m);
@@ -307,8 +367,6 @@ TEST(module_list_as_proc_modules)
 TEST(random_memory_never_crashes_the_walkers)
 {
 	struct kp_kernel *k = fake_kernel();
-	kp_lx_task_layout_span(&TL);
-	kp_lx_module_layout_span(&ML);
 	uint64_t x = 0x2545f4914f6cdd1dULL;
 	for (int round = 0; round < 300; round++) {
 		for (size_t i = 0; i < MEMSIZE; i += 8) {
@@ -320,12 +378,12 @@ TEST(random_memory_never_crashes_the_walkers)
 		}
 		struct kp_task *t = NULL;
 		size_t n = 0;
-		struct kp_error *err = walk_tasks(k, &TL, TASK(round % 8), round & 1, &t, &n);
+		struct kp_error *err = walk_tasks(k, TASK(round % 8), round & 1, &t, &n);
 		if (!err)
 			free(t);
 		kp_error_destroy(err);
 		struct kp_module *m = NULL;
-		err = walk_modules(k, &ML, MODULES_HEAD, &m, &n);
+		err = walk_modules(k, MODULES_HEAD, &m, &n);
 		if (!err)
 			free(m);
 		kp_error_destroy(err);

@@ -9,11 +9,10 @@
 // ones, so there the n-th note is not always CPU n: memory says which CPU
 // each belongs to.
 #include <inttypes.h>
-#include <stdio.h>
 #include <string.h>
 
-#include "core/kernel.h"
-#include "linux/linux.h"
+#include "core/layout.h"
+#include "linux/panic/panic.h"
 #include "util/error.h"
 #include "util/le.h"
 
@@ -21,14 +20,16 @@
 
 bool kp_lx_crash_note(struct kp_kernel *k, uint64_t cpu, uint8_t *buf, size_t cap, size_t *len_ret)
 {
-	char expr[128];
-	uint64_t at;
+	struct kp_symbol sym;
+	uint64_t notes, off;
 	uint8_t h[20];
-	snprintf(expr, sizeof(expr),
-		 "(unsigned long)&per_cpu(*(char *)*(unsigned long *)&crash_notes, %" PRIu64 ")", cpu);
-	if (!kp_ok(kp_kernel_check_cpu(k, cpu)) || !kp_lx_eval_u64(k, expr, &at) ||
-	    !kp_ok(kp_read(k, KP_VIRT, at, h, sizeof(h))))
+	// crash_notes holds a __percpu pointer: the note of cpu is at it plus
+	// the CPU's per-CPU offset.
+	if (!kp_symbol_find(k, "crash_notes", &sym) || !kp_ok(kp_read_u64(k, sym.address, &notes)) ||
+	    !notes || !kp_ok(kp_kernel_per_cpu_offset(k, cpu, &off)) ||
+	    !kp_ok(kp_read(k, KP_VIRT, notes + off, h, sizeof(h))))
 		return false;
+	uint64_t at = notes + off;
 	// Elf64_Nhdr {n_namesz, n_descsz, n_type}, "CORE\0" padded to 8.
 	uint32_t namesz = kp_le32(h), descsz = kp_le32(h + 4), type = kp_le32(h + 8);
 	if (namesz != 5 || type != NT_PRSTATUS || memcmp(h + 12, "CORE", 5) || !descsz ||

@@ -16,10 +16,12 @@
 // proc_task_name() formats into 64 bytes: at most 63 characters.
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/kernel.h"
-#include "linux/linux.h"
+#include "core/layout.h"
+#include "linux/sched/sched.h"
 #include "types/types.h"
 #include "util/error.h"
 
@@ -27,47 +29,98 @@
 #define PF_KTHREAD 0x00200000u
 #define MIN_NICE (-20)
 
-static bool member(struct kp_kernel *k, const char *type, const char *name, uint64_t *off,
-		   uint64_t *size)
-{
-	return kp_lx_has_member(k, type, name, off, size);
-}
-
-void kp_lx_task_name_layout(struct kp_kernel *k, struct kp_lx_task_name_layout *ret)
-{
-	struct kp_lx_task_name_layout l = {0};
-	static const char ts[] = "struct task_struct", kt[] = "struct kthread",
-			  wk[] = "struct worker", pl[] = "struct worker_pool";
+enum { TN_KTHREAD, TN_N };
+static const struct kp_member_spec task_members[TN_N] = {
 	// to_kthread(): task->worker_private since 5.17 ("kthread: Generalize
 	// pf_io_worker so it can point to struct kthread"), set_child_tid before.
-	l.has_kthread = (member(k, ts, "worker_private", &l.kthread_ptr, NULL) ||
-			 member(k, ts, "set_child_tid", &l.kthread_ptr, NULL)) &&
-			member(k, kt, "data", &l.kthread_data, NULL);
-	l.has_full_name = l.has_kthread &&
-			  member(k, kt, "full_name", &l.kthread_full_name, NULL);
-	l.has_worker = l.has_kthread &&
-		       member(k, wk, "desc", &l.worker_desc, &l.worker_desc_size) &&
-		       member(k, wk, "current_work", &l.worker_current_work, NULL) &&
-		       member(k, wk, "pool", &l.worker_pool, NULL);
+	[TN_KTHREAD] = { .name = "worker_private|set_child_tid" },
+};
+static const struct kp_struct_spec task_spec = KP_STRUCT_SPEC("struct task_struct", task_members);
+
+enum { KT_DATA, KT_FULL_NAME, KT_N };
+static const struct kp_member_spec kthread_members[KT_N] = {
+	[KT_DATA] = { .name = "data" },
+	[KT_FULL_NAME] = { .name = "full_name", .flags = KP_MEMBER_OPTIONAL },	// 5.17+
+};
+static const struct kp_struct_spec kthread_spec = KP_STRUCT_SPEC_OPTIONAL("struct kthread", kthread_members);
+
+enum { W_DESC, W_CURRENT_WORK, W_POOL, W_ID, W_RESCUE_WQ, W_N };
+static const struct kp_member_spec worker_members[W_N] = {
+	[W_DESC] = { .name = "desc" },
+	[W_CURRENT_WORK] = { .name = "current_work" },
+	[W_POOL] = { .name = "pool" },
+	[W_ID] = { .name = "id", .flags = KP_MEMBER_OPTIONAL },
+	[W_RESCUE_WQ] = { .name = "rescue_wq", .flags = KP_MEMBER_OPTIONAL },
+};
+static const struct kp_struct_spec worker_spec = KP_STRUCT_SPEC_OPTIONAL("struct worker", worker_members);
+
+enum { P_CPU, P_ID, P_ATTRS, P_N };
+static const struct kp_member_spec pool_members[P_N] = {
+	[P_CPU] = { .name = "cpu" }, [P_ID] = { .name = "id" }, [P_ATTRS] = { .name = "attrs" },
+};
+static const struct kp_struct_spec pool_spec = KP_STRUCT_SPEC_OPTIONAL("struct worker_pool", pool_members);
+
+static const struct kp_member_spec attrs_members[] = { { .name = "nice" } };
+static const struct kp_struct_spec attrs_spec = KP_STRUCT_SPEC_OPTIONAL("struct workqueue_attrs", attrs_members);
+static const struct kp_member_spec wq_members[] = { { .name = "name" } };
+static const struct kp_struct_spec wq_spec = KP_STRUCT_SPEC_OPTIONAL("struct workqueue_struct", wq_members);
+
+// What naming a task needs, resolved once per kernel (names()).
+struct names {
+	bool has_kthread, has_full_name, has_worker, full_worker_id;
+	uint64_t kthread_ptr, kthread_data, kthread_full_name;
+	uint64_t worker_desc, worker_desc_size, worker_current_work, worker_pool;
+	uint64_t worker_id, worker_rescue_wq, pool_cpu, pool_id, pool_attrs, attrs_nice;
+	uint64_t wq_name, wq_name_size;
+};
+
+static const struct kp_struct_layout *get(struct kp_kernel *k, const struct kp_struct_spec *spec)
+{
+	const struct kp_struct_layout *l;
+	struct kp_error *err = kp_kernel_layout(k, spec, &l);
+	if (err) {
+		kp_error_destroy(err);
+		return NULL;
+	}
+	return l->present ? l : NULL;
+}
+
+static void names(struct kp_kernel *k, struct names *ret)
+{
+	const struct kp_struct_layout *t = get(k, &task_spec), *kt = get(k, &kthread_spec),
+				      *w = get(k, &worker_spec), *p = get(k, &pool_spec),
+				      *a = get(k, &attrs_spec), *wq = get(k, &wq_spec);
+	struct names l = {0};
+	l.has_kthread = t && kt;
+	if (!l.has_kthread) {
+		*ret = l;
+		return;
+	}
+	l.kthread_ptr = kp_layout_off(t, TN_KTHREAD);
+	l.kthread_data = kp_layout_off(kt, KT_DATA);
+	l.has_full_name = kp_layout_has(kt, KT_FULL_NAME);
+	l.kthread_full_name = kp_layout_off(kt, KT_FULL_NAME);
+	l.has_worker = w != NULL;
+	if (w) {
+		l.worker_desc = kp_layout_off(w, W_DESC);
+		l.worker_desc_size = w->m[W_DESC].size > 64 ? 64 : w->m[W_DESC].size;
+		l.worker_current_work = kp_layout_off(w, W_CURRENT_WORK);
+		l.worker_pool = kp_layout_off(w, W_POOL);
+	}
 	// The enumerator WORKER_ID_LEN marks format_worker_id() (6.10, above).
-	struct kp_types *types;
-	uint32_t id_type;
-	uint64_t id_len_value;
-	bool id_len = kp_ok(kp_kernel_types(k, &types)) &&
-		      kp_types_enumerator(types, "WORKER_ID_LEN", &id_type, &id_len_value);
-	l.full_worker_id = id_len && l.has_worker &&
-			   member(k, wk, "id", &l.worker_id, NULL) &&
-			   member(k, wk, "rescue_wq", &l.worker_rescue_wq, NULL) &&
-			   member(k, pl, "cpu", &l.pool_cpu, NULL) &&
-			   member(k, pl, "id", &l.pool_id, NULL) &&
-			   member(k, pl, "attrs", &l.pool_attrs, NULL) &&
-			   member(k, "struct workqueue_attrs", "nice", &l.attrs_nice, NULL) &&
-			   member(k, "struct workqueue_struct", "name", &l.wq_name,
-				  &l.wq_name_size);
-	if (l.worker_desc_size > 64)
-		l.worker_desc_size = 64;
-	if (l.wq_name_size > 64)
-		l.wq_name_size = 64;
+	uint64_t id_len;
+	l.full_worker_id = w && p && a && wq && kp_layout_has(w, W_ID) &&
+			   kp_layout_has(w, W_RESCUE_WQ) && kp_kernel_enum_value(k, "WORKER_ID_LEN", &id_len);
+	if (l.full_worker_id) {
+		l.worker_id = kp_layout_off(w, W_ID);
+		l.worker_rescue_wq = kp_layout_off(w, W_RESCUE_WQ);
+		l.pool_cpu = kp_layout_off(p, P_CPU);
+		l.pool_id = kp_layout_off(p, P_ID);
+		l.pool_attrs = kp_layout_off(p, P_ATTRS);
+		l.attrs_nice = kp_layout_off(a, 0);
+		l.wq_name = kp_layout_off(wq, 0);
+		l.wq_name_size = wq->m[0].size > 64 ? 64 : wq->m[0].size;
+	}
 	*ret = l;
 }
 
@@ -111,7 +164,7 @@ static struct kp_error *rdstr(struct kp_kernel *k, uint64_t addr, size_t size, c
 }
 
 // format_worker_id() (6.10+) into buf.
-static struct kp_error *worker_id(struct kp_kernel *k, const struct kp_lx_task_name_layout *l,
+static struct kp_error *worker_id(struct kp_kernel *k, const struct names *l,
 				  uint64_t worker, uint64_t pool, char *buf, size_t size)
 {
 	uint64_t wq, attrs;
@@ -150,7 +203,7 @@ static struct kp_error *worker_id(struct kp_kernel *k, const struct kp_lx_task_n
 }
 
 // wq_worker_comm() into ret (which holds comm).
-static struct kp_error *worker_name(struct kp_kernel *k, const struct kp_lx_task_name_layout *l,
+static struct kp_error *worker_name(struct kp_kernel *k, const struct names *l,
 				    uint64_t kthread, char *ret, size_t size)
 {
 	uint64_t worker, pool, work = 0;
@@ -179,11 +232,36 @@ static struct kp_error *worker_name(struct kp_kernel *k, const struct kp_lx_task
 	return NULL;
 }
 
-struct kp_error *kp_lx_task_name(struct kp_kernel *k, const struct kp_lx_task_name_layout *l,
-				 uint64_t task, uint64_t flags, const char *comm, char *ret,
-				 size_t size)
+// Resolved once per kernel: every task of a walk is named.
+static const struct names *names_of(struct kp_kernel *k)
+{
+	struct kp_types *types;
+	struct kp_error *err = kp_kernel_types(k, &types);
+	if (err) {
+		kp_error_destroy(err);
+		return NULL;
+	}
+	static const char key;	// the memo's key: this file's own
+	struct names *l = kp_types_memo_get(types, &key);
+	if (l)
+		return l;
+	if (!(l = malloc(sizeof(*l))))
+		return NULL;
+	names(k, l);
+	if (!kp_types_memo_put(types, &key, l)) {
+		free(l);
+		return NULL;
+	}
+	return l;
+}
+
+struct kp_error *kp_lx_task_name(struct kp_kernel *k, uint64_t task, uint64_t flags,
+				 const char *comm, char *ret, size_t size)
 {
 	cat3(ret, size, comm, "", "");
+	const struct names *l = names_of(k);
+	if (!l)
+		return NULL;	// no BTF for names: the comm, as the layouts of the walk say
 	uint64_t kthread;
 	struct kp_error *err;
 	if (!(flags & PF_KTHREAD) || !l->has_kthread)

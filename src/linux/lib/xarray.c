@@ -8,22 +8,33 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "linux/linux.h"
+#include "core/layout.h"
+#include "linux/lib/xarray.h"
 #include "util/error.h"
 #include "util/le.h"
 
 #define MAX_CHUNK 256u
 
+static const struct kp_member_spec xa_members[] = { { .name = "xa_head" } };
+static const struct kp_struct_spec xa_spec = KP_STRUCT_SPEC("struct xarray", xa_members);
+enum { N_SHIFT, N_SLOTS, N_N };
+static const struct kp_member_spec node_members[N_N] = {
+	[N_SHIFT] = { .name = "shift" }, [N_SLOTS] = { .name = "slots" },
+};
+static const struct kp_struct_spec node_spec = KP_STRUCT_SPEC("struct xa_node", node_members);
+
 struct kp_error *kp_lx_xa_layout(struct kp_kernel *k, struct kp_lx_xa_layout *ret)
 {
+	static const struct kp_struct_spec *const specs[] = { &xa_spec, &node_spec };
+	const struct kp_struct_layout *xl[2];
 	struct kp_lx_xa_layout l = {0};
-	uint64_t slots_size;
-	struct kp_error *err;
-	if ((err = kp_member_offset(k, "struct xarray", "xa_head", &l.xa_head, NULL)) ||
-	    (err = kp_member_offset(k, "struct xa_node", "shift", &l.node_shift, NULL)) ||
-	    (err = kp_member_offset(k, "struct xa_node", "slots", &l.node_slots, &slots_size)))
+	struct kp_error *err = kp_kernel_layouts(k, specs, 2, xl);
+	if (err)
 		return kp_error_prefix(err, "xarray");
-	l.chunk = (unsigned)(slots_size / 8);
+	l.xa_head = kp_layout_off(xl[0], 0);
+	l.node_shift = kp_layout_off(xl[1], N_SHIFT);
+	l.node_slots = kp_layout_off(xl[1], N_SLOTS);
+	l.chunk = (unsigned)(xl[1]->m[N_SLOTS].size / 8);
 	if (l.chunk < 2 || l.chunk > MAX_CHUNK || (l.chunk & (l.chunk - 1)))
 		return kp_error_create(KP_ERR_UNSUPPORTED, "xarray: %u slots per node", l.chunk);
 	*ret = l;

@@ -5,7 +5,8 @@
 // letters (modules.c) and print_tainted()'s (panic.c).
 #include <inttypes.h>
 
-#include "linux/linux.h"
+#include "core/layout.h"
+#include "linux/panic/panic.h"
 #include "util/error.h"
 
 // TAINT_FLAGS_COUNT is a #define in every kernel of 5.10..7.2, so BTF never
@@ -20,25 +21,26 @@ static bool entry_ok(const uint8_t *e, uint64_t c_true, uint64_t c_false, uint64
 	       e[module] <= 1;
 }
 
+enum { TF_C_TRUE, TF_C_FALSE, TF_MODULE, TF_N };
+static const struct kp_member_spec taint_members[TF_N] = {
+	[TF_C_TRUE] = { .name = "c_true" }, [TF_C_FALSE] = { .name = "c_false" }, [TF_MODULE] = { .name = "module" },
+};
+static const struct kp_struct_spec taint_spec = KP_STRUCT_SPEC_OPTIONAL("struct taint_flag", taint_members);
+
 struct kp_error *kp_lx_taint_table(struct kp_kernel *k, struct kp_lx_taint_table *ret)
 {
-	static const char tf[] = "struct taint_flag";
-	struct kp_value *v = NULL;
-	int64_t count = 0;
-	uint64_t size, c_true, c_false, module;
+	const struct kp_struct_layout *l;
+	uint64_t value;
 	struct kp_symbol sym;
-	if (!kp_symbol_find(k, "taint_flags", &sym) ||
-	    !kp_lx_has_member(k, tf, "c_true", &c_true, NULL) ||
-	    !kp_lx_has_member(k, tf, "c_false", &c_false, NULL) ||
-	    !kp_lx_has_member(k, tf, "module", &module, NULL) ||
-	    !kp_ok(kp_type_size(k, tf, &size)) || size == 0 || size > 64)
+	struct kp_error *err = kp_kernel_layout(k, &taint_spec, &l);
+	if (err || !l->present || !kp_symbol_find(k, "taint_flags", &sym) || l->size == 0 || l->size > 64) {
+		kp_error_destroy(err);
 		return kp_error_create(KP_ERR_NOT_FOUND, "no taint_flags table");
-	struct kp_error *err = kp_eval(k, "TAINT_FLAGS_COUNT", &v);
-	if (!err)
-		err = kp_value_to_s64(v, &count);
-	kp_value_destroy(v);
-	bool exact = !err && count > 0 && count <= KP_LX_MAX_TAINTS;
-	kp_error_destroy(err);
+	}
+	uint64_t size = l->size, c_true = kp_layout_off(l, TF_C_TRUE),
+		 c_false = kp_layout_off(l, TF_C_FALSE), module = kp_layout_off(l, TF_MODULE);
+	int64_t count = kp_kernel_enum_value(k, "TAINT_FLAGS_COUNT", &value) ? (int64_t)value : 0;
+	bool exact = count > 0 && count <= KP_LX_MAX_TAINTS;
 	if (!exact) {
 		count = KP_LX_MAX_TAINTS;
 		if (sym.size && sym.size / size < (uint64_t)count)

@@ -20,7 +20,9 @@
 
 #include "core/kernel.h"
 #include "format/vmcoreinfo.h"
-#include "linux/linux.h"
+#include "core/layout.h"
+#include "linux/panic/panic.h"
+#include "linux/sched/sched.h"
 #include "util/error.h"
 #include "util/opts.h"
 
@@ -173,13 +175,13 @@ static void format_taint(struct kp_kernel *k, struct kp_panic *p)
 // pid and comm of p->task.
 static void current_task(struct kp_kernel *k, struct kp_panic *p)
 {
-	static const char ts[] = "struct task_struct";
-	uint64_t pid_off, pid_size, off, size;
+	const struct kp_struct_layout *tl;
 	uint32_t pid;
-	if (!kp_ok(kp_member_offset(k, ts, "pid", &pid_off, &pid_size)) || pid_size != 4 ||
-	    !kp_ok(kp_read_u32(k, p->task + pid_off, &pid)) ||
-	    !kp_ok(kp_member_offset(k, ts, "comm", &off, &size)) || size < sizeof(p->comm) ||
-	    !kp_ok(kp_read(k, KP_VIRT, p->task + off, p->comm, sizeof(p->comm) - 1)))
+	if (!kp_ok(kp_kernel_layout(k, &kp_lx_task_spec, &tl)) || tl->m[KP_LX_T_PID].size != 4 ||
+	    tl->m[KP_LX_T_COMM].size < sizeof(p->comm) ||
+	    !kp_ok(kp_read_u32(k, p->task + kp_layout_off(tl, KP_LX_T_PID), &pid)) ||
+	    !kp_ok(kp_read(k, KP_VIRT, p->task + kp_layout_off(tl, KP_LX_T_COMM), p->comm,
+			   sizeof(p->comm) - 1)))
 		return;
 	p->comm[sizeof(p->comm) - 1] = '\0';
 	for (size_t i = 0; p->comm[i]; i++)
@@ -194,8 +196,9 @@ static void current_task(struct kp_kernel *k, struct kp_panic *p)
 #define MAX_CPUS 8192
 static void stopped_cpus(struct kp_kernel *k, struct kp_panic *p)
 {
-	uint64_t n;
-	if (!kp_lx_eval_u64(k, "nr_cpu_ids", &n))
+	struct kp_symbol sym;
+	uint32_t n;
+	if (!kp_symbol_find(k, "nr_cpu_ids", &sym) || !kp_ok(kp_read_u32(k, sym.address, &n)))
 		return;
 	if (n > MAX_CPUS)
 		n = MAX_CPUS;
@@ -253,18 +256,16 @@ struct kp_error *kp_panic_get(struct kp_kernel *k, struct kp_panic *ret)
 	memset(&p, 0, sizeof(p));
 	p.sz = sizeof(p);
 	p.cpu = -1;
-	int64_t cpu;
+	int64_t cpu = -1;
 	struct kp_symbol sym;
-	struct kp_value *v = NULL, *counter = NULL;
+	uint32_t counter;
 	struct kp_error *err = kp_symbol_by_name(k, "panic_cpu", &sym);
 	// Without panic_cpu in kallsyms (no CONFIG_KALLSYMS_ALL) the log says
 	// which CPU and task panicked (from_log, below).
 	bool no_panic_cpu = err && err->code == KP_ERR_NOT_FOUND;
-	if (!err && !(err = kp_value_at(k, "atomic_t", sym.address, &v)) &&
-	    !(err = kp_value_member(v, "counter", &counter)))
-		err = kp_value_to_s64(counter, &cpu);
-	kp_value_destroy(v);
-	kp_value_destroy(counter);
+	// atomic_t: { int counter; }.
+	if (!err && !(err = kp_read_u32(k, sym.address, &counter)))
+		cpu = (int32_t)counter;
 	if (no_panic_cpu) {
 		kp_error_destroy(err);
 		err = NULL;
@@ -287,7 +288,8 @@ struct kp_error *kp_panic_get(struct kp_kernel *k, struct kp_panic *ret)
 	if (err)
 		return kp_error_prefix(err, "panic: the kernel log");
 	uint64_t mask;
-	bool have_mask = kp_lx_eval_u64(k, "*(unsigned long *)&tainted_mask", &mask);
+	bool have_mask = kp_symbol_find(k, "tainted_mask", &sym) &&
+			 kp_ok(kp_read_u64(k, sym.address, &mask));
 	if (have_mask) {
 		p.tainted_mask = mask;
 		p.has_tainted_mask = true;

@@ -26,7 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "linux/linux.h"
+#include "core/layout.h"
+#include "linux/lib/list.h"
+#include "linux/module/module.h"
 #include "symbols/symtab.h"
 #include "util/error.h"
 #include "util/le.h"
@@ -36,6 +38,27 @@
 // that fits in memory; deeper is corrupt.
 #define MAX_TREE_DEPTH 64
 #define MAX_TREE_NODES (KP_LX_MAX_MODULES * 8u)
+
+// The latched rb-tree: mod_tree.root.tree[0] and its nodes.
+enum { TR_ROOT, TR_N_ROOT };
+static const struct kp_member_spec root_members[TR_N_ROOT] = { [TR_ROOT] = { .name = "root.tree[0].rb_node" } };
+static const struct kp_struct_spec root_spec = KP_STRUCT_SPEC("struct mod_tree_root", root_members);
+enum { RB_LEFT, RB_RIGHT, RB_N };
+static const struct kp_member_spec rb_members[RB_N] = { [RB_LEFT] = { .name = "rb_left" }, [RB_RIGHT] = { .name = "rb_right" } };
+static const struct kp_struct_spec rb_spec = KP_STRUCT_SPEC("struct rb_node", rb_members);
+enum { TN_NODE, TN_MOD, TN_N };
+static const struct kp_member_spec tnode_members[TN_N] = {
+	[TN_NODE] = { .name = "node.node[0]" }, [TN_MOD] = { .name = "mod" },
+};
+static const struct kp_struct_spec tnode_spec = KP_STRUCT_SPEC("struct mod_tree_node", tnode_members);
+// sysfs: module_kset's list of kobjects, each in a struct module_kobject.
+static const struct kp_member_spec kset_members[] = { { .name = "list" } };
+static const struct kp_struct_spec kset_spec = KP_STRUCT_SPEC("struct kset", kset_members);
+static const struct kp_member_spec kobject_members[] = { { .name = "entry" } };
+static const struct kp_struct_spec kobject_spec = KP_STRUCT_SPEC("struct kobject", kobject_members);
+enum { MK_KOBJ, MK_MOD, MK_N };
+static const struct kp_member_spec mkobj_members[MK_N] = { [MK_KOBJ] = { .name = "kobj" }, [MK_MOD] = { .name = "mod" } };
+static const struct kp_struct_spec mkobj_spec = KP_STRUCT_SPEC("struct module_kobject", mkobj_members);
 
 static struct kp_lx_mod *find_mod(struct kp_lx_module_map *m, uint64_t address)
 {
@@ -57,11 +80,12 @@ static struct kp_error *get_mod(struct kp_kernel *k, struct kp_lx_module_map *m,
 	}
 	if (m->n >= KP_LX_MAX_MODULES)
 		return kp_error_create(KP_ERR_LOOP, "more than %u modules (corrupt?)", KP_LX_MAX_MODULES);
+	const struct kp_struct_layout *ml = l->mod;
 	uint8_t buf[4096];
-	if (l->hi - l->lo > sizeof(buf))
+	if (kp_layout_span(ml) > sizeof(buf))
 		return kp_error_create(KP_ERR_UNSUPPORTED, "struct module spans %" PRIu64 " bytes",
-				       l->hi - l->lo);
-	struct kp_error *err = kp_read(k, KP_VIRT, address + l->lo, buf, l->hi - l->lo);
+				       kp_layout_span(ml));
+	struct kp_error *err = kp_read(k, KP_VIRT, address + ml->lo, buf, kp_layout_span(ml));
 	if (err)
 		return kp_error_prefix(err, "reading struct module at 0x%" PRIx64, address);
 	if (!KP_VEC_RESERVE(m->mods, m->cap, m->n + 1))
@@ -69,18 +93,19 @@ static struct kp_error *get_mod(struct kp_kernel *k, struct kp_lx_module_map *m,
 	e = &m->mods[m->n++];
 	memset(e, 0, sizeof(*e));
 	e->address = address;
-#define AT(off) (buf + (off) - l->lo)
-	size_t nl = l->name_size < sizeof(e->name) ? l->name_size : sizeof(e->name) - 1;
-	memcpy(e->name, AT(l->name), nl);
+	uint64_t name_size = ml->m[KP_LX_M_NAME].size;
+	size_t nl = name_size < sizeof(e->name) ? name_size : sizeof(e->name) - 1;
+	memcpy(e->name, kp_layout_at(ml, buf, KP_LX_M_NAME), nl);
 	e->name[nl] = '\0';
-	e->state = (int32_t)kp_le32(AT(l->state));
-	for (unsigned i = 0; i < l->nlayouts; i++) {
-		uint64_t base = kp_le64(AT(l->layout_base[i]));
-		uint32_t size = kp_le32(AT(l->layout_size[i]));
+	e->state = (int32_t)kp_layout_u64(ml, buf, KP_LX_M_STATE);
+	for (unsigned i = 0; i < l->nregions; i++) {
+		const uint8_t *b = kp_layout_ptr(ml, buf, l->region_base[i], 8);
+		const uint8_t *sz = kp_layout_ptr(ml, buf, l->region_size[i], 4);
+		uint64_t base = b ? kp_le64(b) : 0;
+		uint32_t size = sz ? kp_le32(sz) : 0;
 		if (base && size)
 			e->ranges[e->nranges++] = (struct kp_lx_range){ base, base + size };
 	}
-#undef AT
 	*ret = e;
 	return NULL;
 }
@@ -101,7 +126,7 @@ static struct kp_error *from_list(struct kp_kernel *k, struct kp_lx_module_map *
 		struct kp_lx_mod *e;
 		if ((err = kp_list_iter_next(it, &node, &done)) || done)
 			break;
-		if ((err = get_mod(k, m, l, node - l->list, &e)))
+		if ((err = get_mod(k, m, l, node - kp_layout_off(l->mod, KP_LX_M_LIST), &e)))
 			break;
 		e->in_list = true;
 	}
@@ -113,18 +138,18 @@ static struct kp_error *from_list(struct kp_kernel *k, struct kp_lx_module_map *
 static struct kp_error *from_tree(struct kp_kernel *k, struct kp_lx_module_map *m,
 				  const struct kp_lx_module_layout *l)
 {
-	static const char mtn[] = "struct mod_tree_node";
+	static const struct kp_struct_spec *const specs[] = { &root_spec, &rb_spec, &tnode_spec };
+	const struct kp_struct_layout *tl[3];
 	struct kp_symbol sym;
-	uint64_t root, left, right, node, mod, first;
+	uint64_t first;
 	struct kp_error *err;
 	if (!kp_symbol_find(k, "mod_tree", &sym))
 		return kp_error_create(KP_ERR_NOT_FOUND, "no symbol 'mod_tree' (CONFIG_MODULES_TREE_LOOKUP or kallsyms of variables missing)");
-	if ((err = kp_member_offset(k, "struct mod_tree_root", "root.tree[0].rb_node", &root, NULL)) ||
-	    (err = kp_member_offset(k, "struct rb_node", "rb_left", &left, NULL)) ||
-	    (err = kp_member_offset(k, "struct rb_node", "rb_right", &right, NULL)) ||
-	    (err = kp_member_offset(k, mtn, "node.node[0]", &node, NULL)) ||
-	    (err = kp_member_offset(k, mtn, "mod", &mod, NULL)))
+	if ((err = kp_kernel_layouts(k, specs, 3, tl)))
 		return err;
+	uint64_t root = kp_layout_off(tl[0], TR_ROOT), left = kp_layout_off(tl[1], RB_LEFT),
+		 right = kp_layout_off(tl[1], RB_RIGHT), node = kp_layout_off(tl[2], TN_NODE),
+		 mod = kp_layout_off(tl[2], TN_MOD);
 	if ((err = kp_read_u64(k, sym.address + root, &first)))
 		return kp_error_prefix(err, "mod_tree at 0x%" PRIx64, sym.address);
 	uint64_t stack[MAX_TREE_DEPTH];
@@ -159,17 +184,17 @@ static struct kp_error *from_tree(struct kp_kernel *k, struct kp_lx_module_map *
 static struct kp_error *from_sysfs(struct kp_kernel *k, struct kp_lx_module_map *m,
 				   const struct kp_lx_module_layout *l)
 {
-	static const char mk[] = "struct module_kobject";
+	static const struct kp_struct_spec *const specs[] = { &kset_spec, &kobject_spec, &mkobj_spec };
+	const struct kp_struct_layout *kl[3];
 	struct kp_symbol sym;
-	uint64_t kset, list, entry, kobj, mod;
+	uint64_t kset;
 	struct kp_error *err;
 	if (!kp_symbol_find(k, "module_kset", &sym))
 		return kp_error_create(KP_ERR_NOT_FOUND, "no symbol 'module_kset'");
-	if ((err = kp_member_offset(k, "struct kset", "list", &list, NULL)) ||
-	    (err = kp_member_offset(k, "struct kobject", "entry", &entry, NULL)) ||
-	    (err = kp_member_offset(k, mk, "kobj", &kobj, NULL)) ||
-	    (err = kp_member_offset(k, mk, "mod", &mod, NULL)))
+	if ((err = kp_kernel_layouts(k, specs, 3, kl)))
 		return err;
+	uint64_t list = kp_layout_off(kl[0], 0), entry = kp_layout_off(kl[1], 0),
+		 kobj = kp_layout_off(kl[2], MK_KOBJ), mod = kp_layout_off(kl[2], MK_MOD);
 	if ((err = kp_read_u64(k, sym.address, &kset)))
 		return kp_error_prefix(err, "module_kset at 0x%" PRIx64, sym.address);
 	if (!kset)

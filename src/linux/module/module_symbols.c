@@ -22,7 +22,8 @@
 #include <string.h>
 
 #include "core/kernel.h"
-#include "linux/linux.h"
+#include "core/layout.h"
+#include "linux/module/module.h"
 #include "symbols/symtab.h"
 #include "util/error.h"
 #include "util/le.h"
@@ -33,6 +34,29 @@
 #define MAX_STRTAB (64u << 20)
 #define KSYM_NAME_LEN 512	// include/linux/kallsyms.h, 6.1+ (128 before)
 
+enum { MK_SYMTAB, MK_NUM, MK_STRTAB, MK_TYPETAB, MK_N };
+static const struct kp_member_spec kallsyms_members[MK_N] = {
+	[MK_SYMTAB] = { .name = "symtab" },
+	[MK_NUM] = { .name = "num_symtab" },
+	[MK_STRTAB] = { .name = "strtab" },
+	[MK_TYPETAB] = { .name = "typetab" },	// 5.0+
+};
+static const struct kp_struct_spec kallsyms_spec = KP_STRUCT_SPEC_OPTIONAL("struct mod_kallsyms", kallsyms_members);
+
+enum { SYM_NAME, SYM_VALUE, SYM_N };
+static const struct kp_member_spec sym_members[SYM_N] = {
+	[SYM_NAME] = { .name = "st_name" }, [SYM_VALUE] = { .name = "st_value" },
+};
+static const struct kp_struct_spec sym_spec = KP_STRUCT_SPEC_OPTIONAL("struct elf64_sym", sym_members);
+
+// CONFIG_HAVE_ARCH_PREL32_RELOCATIONS (x86-64, arm64): 32-bit offsets from
+// the fields themselves (alternative 0), else pointers.
+enum { KS_VALUE, KS_NAME, KS_N };
+static const struct kp_member_spec ksym_members[KS_N] = {
+	[KS_VALUE] = { .name = "value_offset|value" }, [KS_NAME] = { .name = "name_offset|name" },
+};
+static const struct kp_struct_spec ksym_spec = KP_STRUCT_SPEC_OPTIONAL("struct kernel_symbol", ksym_members);
+
 struct layout {
 	struct kp_lx_module_layout mod;
 	uint64_t kallsyms;			// struct module
@@ -42,9 +66,6 @@ struct layout {
 	uint64_t sym_size, st_name, st_value;	// Elf64_Sym
 	uint64_t ksym_size, ksym_value, ksym_name;	// struct kernel_symbol
 	bool ksym_prel;		// value_offset/name_offset relative to themselves
-	// Where the module's core and init text end (text_layouts()).
-	unsigned ntext;
-	uint64_t text_base[2], text_size[2];	// struct module offsets
 };
 
 struct export {
@@ -60,59 +81,33 @@ static struct kp_error *unsupported(struct kp_error *why)
 	return err;
 }
 
-// The core and init text of a module, whose ends bound the size of its last
-// functions as the kernel's %pS does: <= 6.3 core_layout/init_layout
-// {base, text_size} (struct module_layout), 6.4+ mem[MOD_TEXT] and
-// mem[MOD_INIT_TEXT] {base, size} (struct module_memory, commit ac3b43283923).
-// Without them a module function's size runs to the module's next symbol.
-static void text_layouts(struct kp_kernel *k, struct layout *l)
-{
-	static const char ms[] = "struct module";
-	uint64_t off, size, base, sz, elem;
-	if (kp_lx_has_member(k, ms, "mem", &off, &size)) {
-		static const char *const types[] = {"MOD_TEXT", "MOD_INIT_TEXT"};
-		if (!kp_ok(kp_type_size(k, "struct module_memory", &elem)) || !elem ||
-		    !kp_lx_has_member(k, "struct module_memory", "base", &base, NULL) ||
-		    !kp_lx_has_member(k, "struct module_memory", "size", &sz, NULL))
-			return;
-		for (unsigned i = 0; i < 2; i++) {
-			uint64_t idx;
-			if (!kp_lx_eval_u64(k, types[i], &idx) || (idx + 1) * elem > size)
-				continue;
-			l->text_base[l->ntext] = off + idx * elem + base;
-			l->text_size[l->ntext++] = off + idx * elem + sz;
-		}
-		return;
-	}
-	static const char *const layouts[] = {"core_layout", "init_layout"};
-	if (!kp_lx_has_member(k, "struct module_layout", "base", &base, NULL) ||
-	    !kp_lx_has_member(k, "struct module_layout", "text_size", &sz, NULL))
-		return;
-	for (unsigned i = 0; i < 2; i++)
-		if (kp_lx_has_member(k, ms, layouts[i], &off, NULL)) {
-			l->text_base[l->ntext] = off + base;
-			l->text_size[l->ntext++] = off + sz;
-		}
-}
-
 // KP_ERR_UNSUPPORTED when BTF does not describe module symbols (a kernel
 // without CONFIG_MODULES or CONFIG_KALLSYMS).
 static struct kp_error *get_layout(struct kp_kernel *k, struct layout *l)
 {
-	static const char mk[] = "struct mod_kallsyms";
+	static const struct kp_struct_spec *const specs[] = { &kallsyms_spec, &sym_spec, &ksym_spec };
+	const struct kp_struct_layout *sl[3];
 	struct kp_error *err = kp_lx_module_layout(k, &l->mod);
+	if (!err)
+		err = kp_kernel_layouts(k, specs, 3, sl);
 	if (err)
 		return unsupported(err);
-	if ((err = kp_member_offset(k, "struct module", "kallsyms", &l->kallsyms, NULL)) ||
-	    (err = kp_member_offset(k, mk, "symtab", &l->ks_symtab, NULL)) ||
-	    (err = kp_member_offset(k, mk, "num_symtab", &l->ks_num, NULL)) ||
-	    (err = kp_member_offset(k, mk, "strtab", &l->ks_strtab, NULL)) ||
-	    (err = kp_member_offset(k, mk, "typetab", &l->ks_typetab, NULL)))
-		return unsupported(err);
-	if (!kp_ok(kp_type_size(k, "struct elf64_sym", &l->sym_size)) ||
-	    !kp_lx_has_member(k, "struct elf64_sym", "st_name", &l->st_name, NULL) ||
-	    !kp_lx_has_member(k, "struct elf64_sym", "st_value", &l->st_value, NULL)) {
-		l->sym_size = 24;	// ELF-64 Object File Format, Symbol Table
+	const struct kp_struct_layout *ml = l->mod.mod, *ks = sl[0], *sym = sl[1], *ksym = sl[2];
+	if (!kp_layout_has(ml, KP_LX_M_KALLSYMS) || !ks->present)
+		return kp_error_create(KP_ERR_UNSUPPORTED, "module symbols: no struct mod_kallsyms (CONFIG_KALLSYMS)");
+	l->kallsyms = kp_layout_off(ml, KP_LX_M_KALLSYMS);
+	l->ks_symtab = kp_layout_off(ks, MK_SYMTAB);
+	l->ks_num = kp_layout_off(ks, MK_NUM);
+	l->ks_strtab = kp_layout_off(ks, MK_STRTAB);
+	l->ks_typetab = kp_layout_off(ks, MK_TYPETAB);
+	if (sym->present) {
+		l->sym_size = sym->size;
+		l->st_name = kp_layout_off(sym, SYM_NAME);
+		l->st_value = kp_layout_off(sym, SYM_VALUE);
+	} else {
+		// A file format, not a kernel structure: the ELF-64 Object File
+		// Format's Symbol Table entry when BTF lacks it.
+		l->sym_size = 24;
 		l->st_name = 0;
 		l->st_value = 8;
 	}
@@ -120,20 +115,16 @@ static struct kp_error *get_layout(struct kp_kernel *k, struct layout *l)
 	    l->st_value + 8 > l->sym_size)
 		return kp_error_create(KP_ERR_UNSUPPORTED, "struct elf64_sym of %" PRIu64 " bytes",
 				       l->sym_size);
-	static const char ks[] = "struct kernel_symbol";
-	l->has_exports = kp_lx_has_member(k, "struct module", "syms", &l->syms, NULL) &&
-			 kp_lx_has_member(k, "struct module", "num_syms", &l->num_syms, NULL) &&
-			 kp_ok(kp_type_size(k, ks, &l->ksym_size)) && l->ksym_size <= 64;
+	l->has_exports = kp_layout_has(ml, KP_LX_M_SYMS) && kp_layout_has(ml, KP_LX_M_NUM_SYMS) &&
+			 ksym->present && ksym->size <= 64 && ksym->m[KS_VALUE].alt == ksym->m[KS_NAME].alt;
 	if (l->has_exports) {
-		// CONFIG_HAVE_ARCH_PREL32_RELOCATIONS (x86-64, arm64): 32-bit
-		// offsets from the fields themselves.
-		l->ksym_prel = kp_lx_has_member(k, ks, "value_offset", &l->ksym_value, NULL) &&
-			       kp_lx_has_member(k, ks, "name_offset", &l->ksym_name, NULL);
-		if (!l->ksym_prel)
-			l->has_exports = kp_lx_has_member(k, ks, "value", &l->ksym_value, NULL) &&
-					 kp_lx_has_member(k, ks, "name", &l->ksym_name, NULL);
+		l->syms = kp_layout_off(ml, KP_LX_M_SYMS);
+		l->num_syms = kp_layout_off(ml, KP_LX_M_NUM_SYMS);
+		l->ksym_size = ksym->size;
+		l->ksym_prel = ksym->m[KS_VALUE].alt == 0;
+		l->ksym_value = kp_layout_off(ksym, KS_VALUE);
+		l->ksym_name = kp_layout_off(ksym, KS_NAME);
 	}
-	text_layouts(k, l);
 	return NULL;
 }
 
@@ -305,12 +296,12 @@ static struct kp_error *module_symbols(struct kp_kernel *k, const struct layout 
 			goto out;
 		(*added)++;
 	}
-	for (unsigned i = 0; i < l->ntext; i++) {
+	for (unsigned i = 0; i < l->mod.ntext; i++) {
 		uint64_t base;
 		uint32_t size;
 		// A module whose init text is freed has a NULL base there.
-		if (kp_ok(kp_read_u64(k, m->address + l->text_base[i], &base)) && base &&
-		    kp_ok(kp_read_u32(k, m->address + l->text_size[i], &size)) && size &&
+		if (kp_ok(kp_read_u64(k, m->address + l->mod.text_base[i], &base)) && base &&
+		    kp_ok(kp_read_u32(k, m->address + l->mod.text_size[i], &size)) && size &&
 		    (err = kp_symtab_add_limit(st, base + size)))
 			goto out;
 	}
@@ -334,6 +325,7 @@ struct kp_error *kp_lx_module_symbols(struct kp_kernel *k, struct kp_symtab *st,
 	// A module whose tables are corrupt costs its own symbols only; the
 	// first such error is returned once the others are in.
 	struct kp_error *first = NULL;
+	bool m_err = false;	// a module's error that ends the load
 	for (;;) {
 		const struct kp_module *m;
 		if ((err = kp_module_iter_next(it, &m)) || !m)
@@ -341,8 +333,10 @@ struct kp_error *kp_lx_module_symbols(struct kp_kernel *k, struct kp_symtab *st,
 		if ((err = module_symbols(k, &l, m, st, added))) {
 			err = kp_error_prefix(err, "module %s (struct module at 0x%" PRIx64 ")",
 					      m->name, m->address);
-			if (err->code != KP_ERR_FORMAT && err->code != KP_ERR_FAULT)
+			if (err->code != KP_ERR_FORMAT && err->code != KP_ERR_FAULT) {
+				m_err = true;
 				break;
+			}
 			if (!first)
 				first = err;
 			else
@@ -351,6 +345,10 @@ struct kp_error *kp_lx_module_symbols(struct kp_kernel *k, struct kp_symtab *st,
 		}
 	}
 	kp_module_iter_destroy(it);
+	if (err && !first && err->code != KP_ERR_NOMEM && !m_err) {
+		first = err;	// the modules list's own last word: after every module it gave
+		err = NULL;
+	}
 	if (err) {
 		kp_error_destroy(first);
 		return err;

@@ -19,7 +19,9 @@
 #include "arch/unwind.h"
 #include "core/kernel.h"
 #include "format/source.h"
-#include "linux/linux.h"
+#include "core/layout.h"
+#include "linux/panic/panic.h"
+#include "linux/sched/sched.h"
 #include "symbols/symtab.h"
 #include "util/error.h"
 
@@ -77,7 +79,7 @@ static bool env_member(void *arg, const char *type, const char *member, uint64_t
 		       uint64_t *size)
 {
 	struct stacks *s = arg;
-	return kp_lx_has_member(s->k, type, member, off, size);
+	return kp_kernel_member_probe(s->k, type, member, off, size);
 }
 
 static void load_modules(struct stacks *s)
@@ -377,7 +379,7 @@ struct kp_error *kp_stack_task_create(struct kp_kernel *k, uint64_t task, struct
 			// a stale saved context (task_struct.on_cpu, 3.x+).
 			uint64_t off, size;
 			uint32_t on_cpu = 0;
-			if (kp_lx_has_member(k, "struct task_struct", "on_cpu", &off, &size) &&
+			if (kp_kernel_member_probe(k, "struct task_struct", "on_cpu", &off, &size) &&
 			    size == 4 && kp_ok(kp_read_u32(k, task + off, &on_cpu)) && on_cpu)
 				return kp_error_create(KP_ERR_UNSUPPORTED, "task 0x%" PRIx64
 						       " is running on a CPU: a live kernel's running tasks cannot be unwound (no registers)", task);

@@ -11,7 +11,8 @@
 #include <stdlib.h>
 
 #include "core/kernel.h"
-#include "linux/linux.h"
+#include "linux/module/module.h"
+#include "types/layout.h"
 #include "types/types.h"
 #include "util/error.h"
 
@@ -20,17 +21,32 @@
 #define MAX_MODULE_BTF (64u << 20)
 #define MAX_MODULES 65536
 
+enum { BM_LIST, BM_BTF, BM_N };
+static const struct kp_member_spec btf_module_members[BM_N] = {
+	[BM_LIST] = { .name = "list" }, [BM_BTF] = { .name = "btf" },
+};
+static const struct kp_struct_spec btf_module_spec = KP_STRUCT_SPEC_OPTIONAL("struct btf_module", btf_module_members);
+enum { B_DATA, B_DATA_SIZE, B_N };
+static const struct kp_member_spec btf_members[B_N] = {
+	[B_DATA] = { .name = "data" }, [B_DATA_SIZE] = { .name = "data_size" },
+};
+static const struct kp_struct_spec btf_spec = KP_STRUCT_SPEC_OPTIONAL("struct btf", btf_members);
+
 bool kp_lx_module_btf(struct kp_kernel *k, struct kp_types *types)
 {
-	uint64_t list, btf, data, data_size;
+	static const struct kp_struct_spec *const specs[] = { &btf_module_spec, &btf_spec };
+	const struct kp_struct_layout *bl[2];
 	struct kp_symbol head;
-	if (!kp_lx_has_member(k, "struct btf_module", "list", &list, NULL) ||
-	    !kp_lx_has_member(k, "struct btf_module", "btf", &btf, NULL) ||
-	    !kp_lx_has_member(k, "struct btf", "data", &data, NULL) ||
-	    !kp_lx_has_member(k, "struct btf", "data_size", &data_size, NULL)) {
+	struct kp_error *lerr = kp_types_struct_layout(types, specs[0], &bl[0]);
+	if (!lerr)
+		lerr = kp_types_struct_layout(types, specs[1], &bl[1]);
+	kp_error_destroy(lerr);
+	if (lerr || !bl[0]->present || !bl[1]->present) {
 		kp_types_set_more_note(types, "no module BTF: CONFIG_DEBUG_INFO_BTF_MODULES (5.11+) is not set");
 		return false;
 	}
+	uint64_t list = kp_layout_off(bl[0], BM_LIST), btf = kp_layout_off(bl[0], BM_BTF),
+		 data = kp_layout_off(bl[1], B_DATA), data_size = kp_layout_off(bl[1], B_DATA_SIZE);
 	struct kp_list_iter *it;
 	if (!kp_symbol_find(k, "btf_modules", &head) ||
 	    !kp_ok(kp_list_iter_create(k, head.address, 0, &it))) {

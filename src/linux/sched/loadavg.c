@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/kernel.h"
-#include "linux/linux.h"
+#include "core/layout.h"
+#include "linux/sched/sched.h"
 #include "util/error.h"
 #include "util/le.h"
 #include "util/opts.h"
@@ -34,18 +34,15 @@ static bool sym_addr(struct kp_kernel *k, const char *name, uint64_t *ret)
 	return true;
 }
 
-// nr_running(): the sum of cpu_rq(cpu)->nr_running over online CPUs, the
-// runqueues being the per-CPU variable 'runqueues' at
-// &runqueues + __per_cpu_offset[cpu]. false if anything is missing.
+// nr_running(): the sum of cpu_rq(cpu)->nr_running over online CPUs.
+// false if anything is missing: the count is then unknown, never a guess.
 static bool sum_nr_running(struct kp_kernel *k, uint32_t *ret)
 {
-	uint64_t rq_sym, pco, online, nr_off, nr_cpu_ids_addr;
+	const struct kp_struct_layout *l;
+	uint64_t online, nr_cpu_ids_addr;
 	uint32_t nr_cpu_ids = MAX_CPUS;
-	if (!sym_addr(k, "runqueues", &rq_sym) || !sym_addr(k, "__per_cpu_offset", &pco) ||
-	    !sym_addr(k, "__cpu_online_mask", &online))
-		return false;
-	struct kp_error *err = kp_member_offset(k, "struct rq", "nr_running", &nr_off, NULL);
-	if (err) {
+	struct kp_error *err = kp_kernel_layout(k, &kp_lx_rq_spec, &l);
+	if (err || !sym_addr(k, "__cpu_online_mask", &online)) {
 		kp_error_destroy(err);
 		return false;
 	}
@@ -55,9 +52,6 @@ static bool sum_nr_running(struct kp_kernel *k, uint32_t *ret)
 		if (err || nr_cpu_ids == 0 || nr_cpu_ids > MAX_CPUS)
 			nr_cpu_ids = MAX_CPUS;
 	}
-	// With KALLSYMS_ABSOLUTE_PERCPU, per-CPU symbols are offsets into the
-	// per-CPU area; a symbol source that relocated one by the KASLR offset
-	// gets it undone here.
 	uint64_t words[MAX_CPUS / 64];
 	size_t nwords = (nr_cpu_ids + 63) / 64;
 	if ((err = kp_read(k, KP_VIRT, online, words, nwords * 8))) {
@@ -69,19 +63,10 @@ static bool sum_nr_running(struct kp_kernel *k, uint32_t *ret)
 	for (uint32_t cpu = 0; cpu < nr_cpu_ids; cpu++) {
 		if (!(words[cpu / 64] >> (cpu % 64) & 1))
 			continue;
-		uint64_t off;
+		uint64_t rq;
 		uint32_t nr;
-		if ((err = kp_read_u64(k, pco + 8ULL * cpu, &off))) {
-			kp_error_destroy(err);
-			return false;
-		}
-		err = kp_read_u32(k, rq_sym + off + nr_off, &nr);
-		uint64_t kaslr;
-		if (err && kp_kernel_kaslr_offset(k, &kaslr) && kaslr && rq_sym >= kaslr) {
-			kp_error_destroy(err);
-			err = kp_read_u32(k, rq_sym - kaslr + off + nr_off, &nr);
-		}
-		if (err) {
+		if ((err = kp_lx_rq(k, cpu, &rq)) ||
+		    (err = kp_read_u32(k, rq + kp_layout_off(l, KP_LX_RQ_NR_RUNNING), &nr))) {
 			kp_error_destroy(err);
 			return false;
 		}
@@ -92,6 +77,11 @@ static bool sum_nr_running(struct kp_kernel *k, uint32_t *ret)
 		*ret = sum;
 	return any;
 }
+
+static const struct kp_member_spec pid_ns_members[] = {
+	{ .name = "idr.idr_next" },
+};
+static const struct kp_struct_spec pid_ns_spec = KP_STRUCT_SPEC("struct pid_namespace", pid_ns_members);
 
 struct kp_error *kp_loadavg(struct kp_kernel *k, struct kp_loadavg *ret)
 {
@@ -104,7 +94,8 @@ struct kp_error *kp_loadavg(struct kp_kernel *k, struct kp_loadavg *ret)
 		return kp_error_prefix(err, "loadavg: reading avenrun at 0x%llx",
 				       (unsigned long long)sym.address);
 	la.has_running = sum_nr_running(k, &la.running);
-	uint64_t addr, off;
+	uint64_t addr;
+	const struct kp_struct_layout *pl;
 	if (sym_addr(k, "nr_threads", &addr)) {
 		uint32_t v;
 		err = kp_read_u32(k, addr, &v);
@@ -116,10 +107,10 @@ struct kp_error *kp_loadavg(struct kp_kernel *k, struct kp_loadavg *ret)
 	}
 	// 4.15+: last_pid is idr_get_cursor(&init_pid_ns.idr) - 1.
 	if (sym_addr(k, "init_pid_ns", &addr)) {
-		err = kp_member_offset(k, "struct pid_namespace", "idr.idr_next", &off, NULL);
+		err = kp_kernel_layout(k, &pid_ns_spec, &pl);
 		if (!err) {
 			uint32_t v;
-			err = kp_read_u32(k, addr + off, &v);
+			err = kp_read_u32(k, addr + kp_layout_off(pl, 0), &v);
 			if (!err)
 				la.last_pid = (int32_t)v - 1;
 		}

@@ -26,7 +26,7 @@
 
 #include "arch/arch.h"
 #include "core/kernel.h"
-#include "linux/linux.h"
+#include "linux/module/module.h"
 #include "symbols/symtab.h"
 #include "util/error.h"
 #include "util/le.h"

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+// Layouts, enumerators and per-CPU offsets of a kernel (layout.h).
+#include <inttypes.h>
+
+#include "core/kernel.h"
+#include "core/layout.h"
+#include "symbols/symtab.h"
+#include "types/types.h"
+#include "util/error.h"
+
+struct kp_error *kp_kernel_layout(struct kp_kernel *k, const struct kp_struct_spec *spec,
+				  const struct kp_struct_layout **ret)
+{
+	struct kp_types *types;
+	struct kp_error *err = kp_kernel_types(k, &types);
+	if (err)
+		return err;
+	return kp_types_struct_layout(types, spec, ret);
+}
+
+struct kp_error *kp_kernel_layouts(struct kp_kernel *k, const struct kp_struct_spec *const *specs,
+				   size_t n, const struct kp_struct_layout **ret)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct kp_error *err = kp_kernel_layout(k, specs[i], &ret[i]);
+		if (err)
+			return err;
+	}
+	return NULL;
+}
+
+bool kp_kernel_member_probe(struct kp_kernel *k, const char *type, const char *member,
+			    uint64_t *offset_ret, uint64_t *size_ret)
+{
+	struct kp_types *types;
+	struct kp_error *err = kp_kernel_types(k, &types);
+	if (err) {
+		kp_error_destroy(err);
+		return false;
+	}
+	return kp_types_member_probe(types, type, member, offset_ret, size_ret);
+}
+
+bool kp_kernel_enum_value(struct kp_kernel *k, const char *name, uint64_t *ret)
+{
+	struct kp_types *types;
+	uint32_t type;
+	struct kp_error *err = kp_kernel_types(k, &types);
+	if (err) {
+		kp_error_destroy(err);
+		return false;
+	}
+	return kp_types_enumerator(types, name, &type, ret);
+}
+
+const char *kp_kernel_enum_name(struct kp_kernel *k, const char *name, uint64_t value)
+{
+	struct kp_types *types;
+	struct kp_error *err = kp_kernel_types(k, &types);
+	if (err) {
+		kp_error_destroy(err);
+		return NULL;
+	}
+	return kp_types_enumerator_name(types, name, value);
+}
+
+struct kp_error *kp_kernel_per_cpu_offset(struct kp_kernel *k, uint64_t cpu, uint64_t *ret)
+{
+	struct kp_symbol sym;
+	struct kp_error *err = kp_kernel_check_cpu(k, cpu);
+	if (err)
+		return err;
+	if (!kp_symtab_find(kp_kernel_symtab(k), "__per_cpu_offset", &sym))
+		return kp_error_create(KP_ERR_NOT_FOUND, "no symbol __per_cpu_offset (per-CPU areas)");
+	if ((err = kp_read_u64(k, sym.address + cpu * 8, ret)))
+		return kp_error_prefix(err, "__per_cpu_offset[%" PRIu64 "]", cpu);
+	return NULL;
+}

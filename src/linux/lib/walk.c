@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+// How walks end (walk.h).
+#include "core/kernel.h"
+#include "format/source.h"
+#include "linux/lib/walk.h"
+#include "util/error.h"
+#include "util/opts.h"
+
+void kp_lx_walk_init(struct kp_lx_walk *w, struct kp_kernel *k)
+{
+	*w = (struct kp_lx_walk){ .live = kp_kernel_source(k)->live };
+}
+
+bool kp_lx_walk_restart(struct kp_lx_walk *w)
+{
+	if (!w->live || w->restarts + 1 >= KP_WALK_LIVE_PASSES)
+		return false;
+	w->restarts++;
+	return true;
+}
+
+void kp_lx_walk_changed(struct kp_lx_walk *w)
+{
+	if (w->end == KP_WALK_COMPLETE)
+		w->end = KP_WALK_LIVE_CHANGED;
+}
+
+void kp_lx_walk_left_out(struct kp_lx_walk *w, struct kp_error *err)
+{
+	w->left_out++;
+	kp_lx_walk_stop(w, err);
+}
+
+void kp_lx_walk_stop(struct kp_lx_walk *w, struct kp_error *err)
+{
+	w->end = KP_WALK_STOPPED;
+	if (!w->final && !w->finished)
+		w->final = err;
+	else
+		kp_error_destroy(err);
+}
+
+struct kp_error *kp_lx_walk_finish(struct kp_lx_walk *w)
+{
+	struct kp_error *err = w->final;
+	w->final = NULL;
+	w->finished = true;
+	return err;
+}
+
+void kp_lx_walk_status(const struct kp_lx_walk *w, struct kp_walk_status *ret)
+{
+	struct kp_walk_status st = {
+		.sz = sizeof(st), .end = w->end, .restarts = w->restarts, .left_out = w->left_out,
+	};
+	kp_out_copy(ret, &st, sizeof(st));
+}
+
+void kp_lx_walk_deinit(struct kp_lx_walk *w)
+{
+	kp_error_destroy(w->final);
+	w->final = NULL;
+}

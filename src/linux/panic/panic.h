@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: MIT
+// Why the kernel stopped (panic.c), the registers a crash saved per CPU
+// (crash_notes.c), and the kernel's taint letters (taint.c).
+#ifndef KP_LINUX_PANIC_H
+#define KP_LINUX_PANIC_H
+
+#include <kpeek/kpeek.h>
+
+// The NT_PRSTATUS descriptor (registers) of per_cpu(crash_notes, cpu), copied
+// to buf (cap bytes); false where the crash did not save one (QEMU dumps,
+// live kernels, a CPU that was not stopped).
+#define KP_LX_CRASH_NOTE_MAX 1024	// NT_PRSTATUS: 336 bytes on x86-64, 392 on arm64
+bool kp_lx_crash_note(struct kp_kernel *kernel, uint64_t cpu, uint8_t *buf, size_t cap,
+		      size_t *len_ret);
+
+#define KP_LX_MAX_TAINTS 64	// bits of the kernel's unsigned long taint mask
+
+struct kp_lx_taint_table {
+	unsigned count;			// TAINT_FLAGS_COUNT
+	char c_true[KP_LX_MAX_TAINTS];	// letter when the bit is set
+	char c_false[KP_LX_MAX_TAINTS];	// when it is not (usually ' ')
+	bool module[KP_LX_MAX_TAINTS];	// shown for modules (module_flags_taint())
+};
+// taint_flags[] (taint.c). KP_ERR_NOT_FOUND without the table's symbol or
+// types; the read's error, prefixed "taint_flags unreadable", otherwise.
+struct kp_error *kp_lx_taint_table(struct kp_kernel *kernel, struct kp_lx_taint_table *ret);
+
+#endif

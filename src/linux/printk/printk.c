@@ -1,0 +1,527 @@
+// SPDX-License-Identifier: MIT
+// kp_printk_iter: the lockless printk ring buffer (5.10+).
+//
+// The ring buffer (kernel/printk/printk_ringbuffer.h) is three arrays:
+//   descs[1 << count_bits]  struct prb_desc { atomic_long_t state_var;
+//                           struct prb_data_blk_lpos text_blk_lpos; }
+//   infos[1 << count_bits]  struct printk_info { seq, ts_nsec, text_len,
+//                           facility, flags:5, level:3, caller_id, dev_info }
+//   data[1 << size_bits]    text blocks { unsigned long id; char text[]; }
+// A descriptor's id is its position in an endless sequence; its index is
+// id & (count - 1). state_var holds the id in its low 62 bits and the state
+// in its top two (0 reserved, 1 committed, 2 finalized, 3 reusable); a
+// state_var whose id differs from the one expected means the slot has been
+// recycled. Records live from tail_id to head_id.
+//
+// Text positions ("lpos") are also endless: index = lpos & (size - 1) and
+// the wrap count is lpos >> size_bits. A block lies in [begin, next). A block
+// that would cross the end of the array is stored at index 0 instead (its id
+// is also written at begin), so then the bytes are data[0, next & (size-1)).
+// Both lpos odd means no data block: 0x3 an empty text, 0x1 the text was lost.
+//
+// Committed records (the newest one, while a continuation may still extend
+// it) are shown as well as finalized ones: in a dump they are as complete
+// as they will ever be.
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/kernel.h"
+#include "core/layout.h"
+#include "format/vmcoreinfo.h"
+#include "linux/lib/walk.h"
+#include "linux/printk/printk.h"
+#include "util/error.h"
+#include "util/le.h"
+#include "util/vec.h"
+
+#define DESC_STATE_SHIFT 62
+#define DESC_ID_MASK ((1ULL << DESC_STATE_SHIFT) - 1)
+#define DESC_COMMITTED 1
+#define DESC_FINALIZED 2
+#define LPOS_NO_DATA 0x3
+#define LOG_CONT 8	// enum printk_info_flags (5.10+)
+
+// Sanity limits: the kernel allows log_buf_len up to 2 GiB but no real
+// configuration comes near these.
+#define MAX_COUNT_BITS 22
+#define MAX_SIZE_BITS 28
+
+
+static bool layout_ok(const struct kp_lx_prb_layout *l)
+{
+	return l->desc_size >= 24 && l->desc_size <= 4096 && l->info_size >= 24 &&
+	       l->info_size <= 4096 && l->state_var + 8 <= l->desc_size &&
+	       l->text_begin + 8 <= l->desc_size && l->text_next + 8 <= l->desc_size &&
+	       l->seq + 8 <= l->info_size && l->ts_nsec + 8 <= l->info_size &&
+	       l->text_len + 2 <= l->info_size && l->caller_id + 4 <= l->info_size &&
+	       l->facility < l->info_size && l->flags_byte < l->info_size &&
+	       l->flags_shift < 8 && l->level_shift < 8;
+}
+
+// Locates the text of a block in data; false if the positions are invalid.
+static bool block_text(const struct kp_lx_prb_image *img, uint64_t id, uint64_t begin,
+		       uint64_t next, const uint8_t **text_ret, size_t *size_ret)
+{
+	uint64_t size = 1ULL << img->size_bits;
+	unsigned sb = img->size_bits;
+	uint64_t start, len;
+	if ((begin & 7) || (next & 7))
+		return false;
+	if (next - begin == 0 || next - begin > size)
+		return false;
+	// Same wrap: a regular block. (Comparing next - 1 also admits a block
+	// ending exactly at the end of the array, which kernels since 6.18's
+	// "don't needlessly wrap data blocks" write.)
+	if (begin >> sb == (next - 1) >> sb && begin < next) {
+		start = begin & (size - 1);
+		len = next - begin;
+	} else if ((begin + size) >> sb == (next - 1) >> sb) {
+		start = 0;
+		len = next & (size - 1);
+		if (!len)
+			len = size;
+	} else {
+		return false;
+	}
+	if (len < 8 || start + len > size)
+		return false;
+	const uint8_t *blk = img->data + start;
+	if ((kp_le64(blk) & DESC_ID_MASK) != id)
+		return false;	// the block was overwritten by a newer record
+	*text_ret = blk + 8;
+	*size_ret = len - 8;
+	return true;
+}
+
+struct kp_error *kp_lx_prb_decode(const struct kp_lx_prb_layout *l,
+				  const struct kp_lx_prb_image *img, kp_lx_prb_fn *fn,
+				  void *arg, struct kp_lx_prb_stats *stats)
+{
+	*stats = (struct kp_lx_prb_stats){ 0 };
+	if (!layout_ok(l))
+		return kp_error_create(KP_ERR_FORMAT, "printk ring buffer: implausible struct layout");
+	if (img->count_bits > MAX_COUNT_BITS || img->size_bits > MAX_SIZE_BITS ||
+	    img->size_bits < 4)
+		return kp_error_create(KP_ERR_FORMAT, "printk ring buffer: implausible sizes (count_bits %u, size_bits %u)",
+				       img->count_bits, img->size_bits);
+	uint64_t count = 1ULL << img->count_bits;
+	uint64_t head = img->head_id & DESC_ID_MASK, tail = img->tail_id & DESC_ID_MASK;
+	uint64_t n = ((head - tail) & DESC_ID_MASK) + 1;
+	if (n > count) {
+		// A torn or corrupt tail: the ring cannot hold more than count
+		// records, so start at the oldest one that can still exist.
+		n = count;
+		tail = (head - (count - 1)) & DESC_ID_MASK;
+	}
+	stats->descs = n;
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t id = (tail + i) & DESC_ID_MASK;
+		uint64_t idx = id & (count - 1);
+		const uint8_t *desc = img->descs + idx * l->desc_size;
+		const uint8_t *info = img->infos + idx * l->info_size;
+		uint64_t sv = kp_le64(desc + l->state_var);
+		unsigned state = (unsigned)(sv >> DESC_STATE_SHIFT);
+		if ((sv & DESC_ID_MASK) != id) {
+			// Every descriptor from tail to head holds its own id (the
+			// tail's may be recycled under a writer): one that does not
+			// is a ring read at the wrong place or damaged.
+			if (!stats->bad_ids++)
+				stats->first_bad = id;
+			continue;
+		}
+		if (state != DESC_COMMITTED && state != DESC_FINALIZED)
+			continue;
+		uint64_t begin = kp_le64(desc + l->text_begin), next = kp_le64(desc + l->text_next);
+		struct kp_printk_record rec = {
+			.seq = kp_le64(info + l->seq),
+			.ts_nsec = kp_le64(info + l->ts_nsec),
+			.facility = info[l->facility],
+			.level = (info[l->flags_byte] >> l->level_shift) & 7,
+			.caller_id = kp_le32(info + l->caller_id),
+			.cont = (info[l->flags_byte] >> l->flags_shift) & LOG_CONT,
+			.text = "",
+			.len = 0,
+		};
+		size_t text_len = kp_le16(info + l->text_len);
+		if ((begin & 1) && (next & 1)) {
+			if (begin != LPOS_NO_DATA || next != LPOS_NO_DATA)
+				continue;	// text lost (FAILED_LPOS)
+		} else {
+			const uint8_t *text;
+			size_t size;
+			if (!block_text(img, id, begin, next, &text, &size) || size < text_len)
+				continue;	// recycled or corrupt: the kernel skips it too
+			rec.text = (const char *)text;
+			rec.len = text_len;
+		}
+		struct kp_error *err = fn(&rec, arg);
+		if (err)
+			return err;
+		stats->records++;
+	}
+	return NULL;
+}
+
+// ---------------------------------------------------------------- layout
+
+// The ring buffer's structs (kernel/printk/printk_ringbuffer.h, 5.10+).
+enum { RB_DESC_RING, RB_TEXT_DATA_RING, RB_N };
+static const struct kp_member_spec rb_members[RB_N] = {
+	[RB_DESC_RING] = { .name = "desc_ring" }, [RB_TEXT_DATA_RING] = { .name = "text_data_ring" },
+};
+static const struct kp_struct_spec rb_spec = KP_STRUCT_SPEC("struct printk_ringbuffer", rb_members);
+enum { DR_COUNT_BITS, DR_DESCS, DR_INFOS, DR_HEAD_ID, DR_TAIL_ID, DR_N };
+static const struct kp_member_spec dr_members[DR_N] = {
+	[DR_COUNT_BITS] = { .name = "count_bits" }, [DR_DESCS] = { .name = "descs" }, [DR_INFOS] = { .name = "infos" },
+	[DR_HEAD_ID] = { .name = "head_id" }, [DR_TAIL_ID] = { .name = "tail_id" },
+};
+static const struct kp_struct_spec dr_spec = KP_STRUCT_SPEC("struct prb_desc_ring", dr_members);
+enum { TR_SIZE_BITS, TR_DATA, TR_N };
+static const struct kp_member_spec tr_members[TR_N] = {
+	[TR_SIZE_BITS] = { .name = "size_bits" }, [TR_DATA] = { .name = "data" },
+};
+static const struct kp_struct_spec tr_spec = KP_STRUCT_SPEC("struct prb_data_ring", tr_members);
+enum { D_STATE_VAR, D_TEXT_BLK_LPOS, D_N };
+static const struct kp_member_spec d_members[D_N] = {
+	[D_STATE_VAR] = { .name = "state_var" }, [D_TEXT_BLK_LPOS] = { .name = "text_blk_lpos" },
+};
+static const struct kp_struct_spec d_spec = KP_STRUCT_SPEC("struct prb_desc", d_members);
+enum { LP_BEGIN, LP_NEXT, LP_N };
+static const struct kp_member_spec lp_members[LP_N] = {
+	[LP_BEGIN] = { .name = "begin" }, [LP_NEXT] = { .name = "next" },
+};
+static const struct kp_struct_spec lp_spec = KP_STRUCT_SPEC("struct prb_data_blk_lpos", lp_members);
+enum { I_SEQ, I_TS_NSEC, I_TEXT_LEN, I_CALLER_ID, I_FACILITY, I_FLAGS, I_LEVEL, I_N };
+static const struct kp_member_spec i_members[I_N] = {
+	[I_SEQ] = { .name = "seq" }, [I_TS_NSEC] = { .name = "ts_nsec" }, [I_TEXT_LEN] = { .name = "text_len" },
+	[I_CALLER_ID] = { .name = "caller_id" },
+	// Not in VMCOREINFO: found in BTF, else where every kernel since 5.10
+	// puts them (below).
+	[I_FACILITY] = { .name = "facility", .flags = KP_MEMBER_OPTIONAL },
+	[I_FLAGS] = { .name = "flags", .flags = KP_MEMBER_OPTIONAL },	// u8 flags:5
+	[I_LEVEL] = { .name = "level", .flags = KP_MEMBER_OPTIONAL },	// u8 level:3
+};
+static const struct kp_struct_spec i_spec = KP_STRUCT_SPEC("struct printk_info", i_members);
+
+// A struct's layout from BTF, else its members' offsets and its size from
+// VMCOREINFO (OFFSET(type.member), SIZE(type)): dmesg of a dump without BTF.
+struct from {
+	struct kp_kernel *k;
+	const struct kp_struct_spec *spec;
+	const struct kp_struct_layout *l;	// NULL: VMCOREINFO
+	struct kp_error *why;			// why not BTF
+};
+
+static void from_init(struct from *f, struct kp_kernel *k, const struct kp_struct_spec *spec)
+{
+	f->k = k;
+	f->spec = spec;
+	f->l = NULL;
+	f->why = kp_kernel_layout(k, spec, &f->l);
+	if (f->why)
+		f->l = NULL;
+}
+
+static struct kp_error *no_layout(struct from *f, const char *what)
+{
+	return kp_error_create(KP_ERR_NOT_FOUND,
+			       "printk ring buffer (no BTF or VMCOREINFO layout): %s: %s", what,
+			       f->why ? kp_error_message(f->why) : "not in BTF");
+}
+
+static struct kp_error *off(struct from *f, unsigned member, uint64_t *ret)
+{
+	if (f->l) {
+		*ret = kp_layout_off(f->l, member);
+		return NULL;
+	}
+	const struct kp_vmcoreinfo *vi = kp_kernel_vmcoreinfo(f->k);
+	const char *type = f->spec->type + strlen("struct ");
+	if (vi && kp_vmcoreinfo_offset(vi, type, f->spec->members[member].name, ret))
+		return NULL;
+	return no_layout(f, f->spec->members[member].name);
+}
+
+static struct kp_error *size(struct from *f, uint64_t *ret)
+{
+	if (f->l) {
+		*ret = f->l->size;
+		return NULL;
+	}
+	const struct kp_vmcoreinfo *vi = kp_kernel_vmcoreinfo(f->k);
+	if (vi && kp_vmcoreinfo_size(vi, f->spec->type + strlen("struct "), ret))
+		return NULL;
+	return no_layout(f, "its size");
+}
+
+// u8 facility after u16 text_len, then the flags:5 / level:3 bit-fields
+// in the next byte, flags in the low bits: from BTF where it has them.
+static void info_bytes(const struct from *f, struct kp_lx_prb_layout *l)
+{
+	l->facility = l->text_len + 2;
+	l->flags_byte = l->text_len + 3;
+	l->flags_shift = 0;
+	l->level_shift = 5;
+	const struct kp_struct_layout *il = f->l;
+	if (!il)
+		return;
+	if (kp_layout_has(il, I_FACILITY))
+		l->facility = kp_layout_off(il, I_FACILITY);
+	const struct kp_member_layout *fl = &il->m[I_FLAGS], *lv = &il->m[I_LEVEL];
+	if (fl->present && lv->present && fl->bit_size && lv->bit_size && fl->offset == lv->offset) {
+		l->flags_byte = fl->offset;
+		l->flags_shift = fl->bit_offset;
+		l->level_shift = lv->bit_offset;
+	}
+}
+
+struct kp_error *kp_lx_prb_layout(struct kp_kernel *k, struct kp_lx_prb_layout *ret)
+{
+	struct kp_lx_prb_layout l = {0};
+	uint64_t begin, next, lpos;
+	struct from rb, dr, tr, d, lp, in;
+	from_init(&rb, k, &rb_spec);
+	from_init(&dr, k, &dr_spec);
+	from_init(&tr, k, &tr_spec);
+	from_init(&d, k, &d_spec);
+	from_init(&lp, k, &lp_spec);
+	from_init(&in, k, &i_spec);
+	struct kp_error *err;
+	if (!(err = off(&rb, RB_DESC_RING, &l.desc_ring)) &&
+	    !(err = off(&rb, RB_TEXT_DATA_RING, &l.text_data_ring)) &&
+	    !(err = off(&dr, DR_COUNT_BITS, &l.count_bits)) &&
+	    !(err = off(&dr, DR_DESCS, &l.descs)) &&
+	    !(err = off(&dr, DR_INFOS, &l.infos)) &&
+	    !(err = off(&dr, DR_HEAD_ID, &l.head_id)) &&
+	    !(err = off(&dr, DR_TAIL_ID, &l.tail_id)) &&
+	    !(err = off(&tr, TR_SIZE_BITS, &l.size_bits)) &&
+	    !(err = off(&tr, TR_DATA, &l.data)) &&
+	    !(err = size(&d, &l.desc_size)) &&
+	    !(err = off(&d, D_STATE_VAR, &l.state_var)) &&
+	    !(err = off(&d, D_TEXT_BLK_LPOS, &lpos)) &&
+	    !(err = off(&lp, LP_BEGIN, &begin)) &&
+	    !(err = off(&lp, LP_NEXT, &next)) &&
+	    !(err = size(&in, &l.info_size)) &&
+	    !(err = off(&in, I_SEQ, &l.seq)) &&
+	    !(err = off(&in, I_TS_NSEC, &l.ts_nsec)) &&
+	    !(err = off(&in, I_TEXT_LEN, &l.text_len)) &&
+	    !(err = off(&in, I_CALLER_ID, &l.caller_id))) {
+		l.text_begin = lpos + begin;
+		l.text_next = lpos + next;
+		info_bytes(&in, &l);
+	}
+	struct from *all[] = { &rb, &dr, &tr, &d, &lp, &in };
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		kp_error_destroy(all[i]->why);
+	if (err)
+		return err;
+	if (!layout_ok(&l))
+		return kp_error_create(KP_ERR_FORMAT, "printk ring buffer: implausible struct layout (desc %llu bytes, info %llu bytes)",
+				       (unsigned long long)l.desc_size, (unsigned long long)l.info_size);
+	*ret = l;
+	return NULL;
+}
+
+// ---------------------------------------------------------------- reading
+
+struct kp_printk_iter {
+	uint8_t *descs, *infos, *data;		// the ring buffer's arrays
+	struct kp_printk_record *recs;		// decoded; texts point into data
+	size_t n, cap, next;
+	struct kp_lx_walk walk;
+};
+
+static struct kp_error *collect(const struct kp_printk_record *rec, void *arg)
+{
+	struct kp_printk_iter *it = arg;
+	if (!KP_VEC_RESERVE(it->recs, it->cap, it->n + 1))
+		return &kp_enomem;
+	it->recs[it->n++] = *rec;
+	return NULL;
+}
+
+// The ring's header: where its arrays are and how large they are.
+struct ring {
+	struct kp_lx_prb_image img;
+	uint64_t descs, infos, data;
+	size_t ndescs, ninfos, ndata;
+};
+
+static struct kp_error *read_header(struct kp_kernel *k, const struct kp_lx_prb_layout *l,
+				    uint64_t prb, struct ring *r)
+{
+	uint64_t dr = prb + l->desc_ring, tr = prb + l->text_data_ring;
+	uint32_t count_bits, size_bits;
+	struct kp_error *err;
+	*r = (struct ring){ 0 };
+	if ((err = kp_read_u32(k, dr + l->count_bits, &count_bits)) ||
+	    (err = kp_read_u64(k, dr + l->descs, &r->descs)) ||
+	    (err = kp_read_u64(k, dr + l->infos, &r->infos)) ||
+	    (err = kp_read_u64(k, dr + l->head_id, &r->img.head_id)) ||
+	    (err = kp_read_u64(k, dr + l->tail_id, &r->img.tail_id)) ||
+	    (err = kp_read_u32(k, tr + l->size_bits, &size_bits)) ||
+	    (err = kp_read_u64(k, tr + l->data, &r->data)))
+		return kp_error_prefix(err, "reading struct printk_ringbuffer at 0x%" PRIx64, prb);
+	if (count_bits > MAX_COUNT_BITS || size_bits > MAX_SIZE_BITS || size_bits < 4)
+		return kp_error_create(KP_ERR_FORMAT, "printk ring buffer at 0x%" PRIx64 ": implausible sizes (count_bits %u, size_bits %u)",
+				       prb, count_bits, size_bits);
+	r->img.count_bits = count_bits;
+	r->img.size_bits = size_bits;
+	uint64_t count = 1ULL << count_bits;
+	r->ndescs = count * l->desc_size;
+	r->ninfos = count * l->info_size;
+	r->ndata = (size_t)1 << size_bits;
+	// Within the fixed limits, a damaged header can still claim far more
+	// than the dump holds: what it claims must fit in the source.
+	uint64_t have = kp_kernel_memory_bytes(k);
+	if (r->ndescs + r->ninfos + r->ndata > have)
+		return kp_error_create(KP_ERR_FORMAT, "printk ring buffer at 0x%" PRIx64 " is corrupt: "
+				       "its %zu bytes (count_bits %u, size_bits %u) are more than "
+				       "the %" PRIu64 " bytes of memory in the source",
+				       prb, r->ndescs + r->ninfos + r->ndata, count_bits, size_bits, have);
+	return NULL;
+}
+
+// Copies the ring's arrays into the iterator and decodes them.
+static struct kp_error *read_ring(struct kp_kernel *k, const struct kp_lx_prb_layout *l,
+				  struct kp_printk_iter *it, struct ring *r,
+				  struct kp_lx_prb_stats *stats)
+{
+	struct kp_error *err;
+	it->n = 0;
+	if ((err = kp_read(k, KP_VIRT, r->descs, it->descs, r->ndescs)))
+		return kp_error_prefix(err, "reading printk descriptors at 0x%" PRIx64, r->descs);
+	if ((err = kp_read(k, KP_VIRT, r->infos, it->infos, r->ninfos)))
+		return kp_error_prefix(err, "reading printk infos at 0x%" PRIx64, r->infos);
+	if ((err = kp_read(k, KP_VIRT, r->data, it->data, r->ndata)))
+		return kp_error_prefix(err, "reading printk text at 0x%" PRIx64, r->data);
+	r->img.descs = it->descs;
+	r->img.infos = it->infos;
+	r->img.data = it->data;
+	return kp_lx_prb_decode(l, &r->img, collect, it, stats);
+}
+
+// What the decoded ring says about itself: no valid descriptor at all is
+// a ring read at the wrong place (an error, never an empty log); some
+// invalid ones are records left out.
+static struct kp_error *judge(uint64_t prb, const struct ring *r, const struct kp_lx_prb_stats *st)
+{
+	if (!st->bad_ids)
+		return NULL;
+	return kp_error_create(KP_ERR_FORMAT,
+			       "printk ring buffer at 0x%" PRIx64 " is corrupt: %" PRIu64 " of the %" PRIu64
+			       " descriptors from tail_id 0x%" PRIx64 " to head_id 0x%" PRIx64
+			       " do not hold their own id (the first: id 0x%" PRIx64 ", descriptor array at 0x%" PRIx64 ")",
+			       prb, st->bad_ids, st->descs, r->img.tail_id, r->img.head_id, st->first_bad, r->descs);
+}
+
+struct kp_error *kp_lx_printk_iter_create(struct kp_kernel *k, const struct kp_lx_prb_layout *l,
+					  uint64_t prb, struct kp_printk_iter **ret)
+{
+	struct ring r;
+	struct kp_error *err = read_header(k, l, prb, &r);
+	if (err)
+		return err;
+	struct kp_printk_iter *it = calloc(1, sizeof(*it));
+	if (!it)
+		return &kp_enomem;
+	kp_lx_walk_init(&it->walk, k);
+	it->descs = malloc(r.ndescs);
+	it->infos = malloc(r.ninfos);
+	it->data = malloc(r.ndata);
+	if (!it->descs || !it->infos || !it->data) {
+		kp_printk_iter_destroy(it);
+		return &kp_enomem;
+	}
+	// A live kernel writes the ring while it is copied: a pass whose
+	// descriptors do not all hold their ids is read again, header and all.
+	for (;;) {
+		struct kp_lx_prb_stats st = { 0 };
+		err = read_ring(k, l, it, &r, &st);
+		struct kp_error *bad = err ? NULL : judge(prb, &r, &st);
+		if (!err && !bad)
+			break;
+		if ((!err || err->code != KP_ERR_NOMEM) && kp_lx_walk_restart(&it->walk)) {
+			size_t sizes = r.ndescs + r.ninfos + r.ndata;
+			kp_error_destroy(err);
+			kp_error_destroy(bad);
+			if (!(err = read_header(k, l, prb, &r)) && r.ndescs + r.ninfos + r.ndata != sizes)
+				err = kp_error_create(KP_ERR_FORMAT, "printk ring buffer at 0x%" PRIx64 " changed its size while read",
+						      prb);
+			if (err)
+				break;
+			continue;
+		}
+		if (err)
+			break;
+		if (!st.records) {
+			err = bad;	// nothing valid: an error, never an empty log
+			break;
+		}
+		if (it->walk.live) {
+			kp_error_destroy(bad);
+			kp_lx_walk_changed(&it->walk);
+		} else {
+			// The valid records stand; the others are left out.
+			kp_lx_walk_left_out(&it->walk, bad);
+			it->walk.left_out = st.bad_ids;
+		}
+		break;
+	}
+	if (err) {
+		kp_printk_iter_destroy(it);
+		return err;
+	}
+	// The descriptor arrays are not needed once decoded.
+	free(it->descs);
+	free(it->infos);
+	it->descs = it->infos = NULL;
+	*ret = it;
+	return NULL;
+}
+
+struct kp_error *kp_printk_iter_create(struct kp_kernel *k, struct kp_printk_iter **ret)
+{
+	struct kp_lx_prb_layout l;
+	struct kp_symbol sym;
+	uint64_t prb;
+	struct kp_error *err = kp_lx_prb_layout(k, &l);
+	if (err)
+		return err;
+	// prb points at printk_rb_static, or printk_rb_dynamic once
+	// setup_log_buf() has moved the log to a bigger buffer (log_buf_len=).
+	if ((err = kp_symbol_by_name(k, "prb", &sym)))
+		return kp_error_prefix(err, "printk ring buffer (5.10+ kernels)");
+	if ((err = kp_read_u64(k, sym.address, &prb)))
+		return kp_error_prefix(err, "reading prb at 0x%llx", (unsigned long long)sym.address);
+	return kp_lx_printk_iter_create(k, &l, prb, ret);
+}
+
+struct kp_error *kp_printk_iter_next(struct kp_printk_iter *it, const struct kp_printk_record **ret)
+{
+	if (it->next < it->n) {
+		*ret = &it->recs[it->next++];
+		return NULL;
+	}
+	*ret = NULL;
+	return kp_lx_walk_finish(&it->walk);
+}
+
+void kp_printk_iter_status(const struct kp_printk_iter *it, struct kp_walk_status *ret)
+{
+	kp_lx_walk_status(&it->walk, ret);
+}
+
+void kp_printk_iter_destroy(struct kp_printk_iter *it)
+{
+	if (!it)
+		return;
+	free(it->descs);
+	free(it->infos);
+	free(it->data);
+	free(it->recs);
+	kp_lx_walk_deinit(&it->walk);
+	free(it);
+}
