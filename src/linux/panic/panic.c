@@ -27,6 +27,7 @@
 #include "util/opts.h"
 
 #define PANIC_PREFIX "Kernel panic - not syncing: "
+#define PANIC_CPU_INVALID (-1)	// include/linux/panic.h (4.5+)
 
 // Records that start a crash: the kernel's own wording (lib/bug.c,
 // arch/x86/kernel/dumpstack.c, arch/arm64/mm/fault.c, drivers/tty/sysrq.c,
@@ -273,9 +274,13 @@ struct kp_error *kp_panic_get(struct kp_kernel *k, struct kp_panic *ret)
 	}
 	if (err)
 		return kp_error_prefix(err, "panic: panic_cpu");
-	if (cpu >= 0) {
-		if ((err = kp_kernel_check_cpu(k, (uint64_t)cpu)))
-			return kp_error_prefix(err, "panic: panic_cpu is %" PRId64 " (corrupt?)", cpu);
+	// PANIC_CPU_INVALID (-1) until a CPU enters panic() or crash_kexec();
+	// anything else must be a possible CPU.
+	if (cpu != PANIC_CPU_INVALID) {
+		if (cpu < 0 || (err = kp_kernel_check_cpu(k, (uint64_t)cpu)))
+			return kp_error_prefix(err ? err : kp_error_create(KP_ERR_FORMAT, "not a CPU"),
+					       "panic: panic_cpu is %" PRId64 " (at 0x%" PRIx64 "), neither a CPU nor PANIC_CPU_INVALID (-1)",
+					       cpu, sym.address);
 		p.panicked = true;
 		p.cpu = (int)cpu;
 		if (kp_lx_cpu_curr(k, (uint64_t)p.cpu, &p.task) && p.task)
