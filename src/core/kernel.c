@@ -544,6 +544,11 @@ struct kp_error *kp_kernel_from_parts(struct kp_memory *mem, struct kp_symtab *s
 	return NULL;
 }
 
+void kp_kernel_set_live(struct kp_kernel *k, bool live)
+{
+	k->src.live = live;
+}
+
 void kp_kernel_destroy(struct kp_kernel *k)
 {
 	if (!k)

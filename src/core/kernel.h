@@ -85,5 +85,8 @@ bool kp_kernel_symbol_at(struct kp_kernel *kernel, uint64_t address, struct kp_s
 struct kp_error *kp_kernel_from_parts(struct kp_memory *mem, struct kp_symtab *st,
 				      const struct kp_arch *arch, const char *btf_path,
 				      struct kp_kernel **ret);
+// Marks such a handle as a live kernel's (the walkers then read memory that
+// changes under them: tests of their retries).
+void kp_kernel_set_live(struct kp_kernel *kernel, bool live);
 
 #endif

@@ -30,6 +30,21 @@ static struct kp_kernel *fake_kernel(void)
 	return k;
 }
 
+// The same memory with [hole, hole + size) left out (a page a dump lacks).
+static struct kp_kernel *fake_kernel_hole(uint64_t hole, uint64_t size)
+{
+	struct kp_memory *m;
+	struct kp_symtab *st;
+	struct kp_kernel *k;
+	if (kp_memory_create(&m) ||
+	    kp_memory_add(m, KP_VIRT, BASE, hole - BASE, kp_read_buffer, mem, 0) ||
+	    kp_memory_add(m, KP_VIRT, hole + size, BASE + MEMSIZE - hole - size, kp_read_buffer, mem,
+			  hole + size - BASE) ||
+	    kp_symtab_create(&st) || kp_kernel_from_parts(m, st, &kp_arch_x86_64, NULL, &k))
+		abort();
+	return k;
+}
+
 static void fake_destroy(struct kp_kernel *k)
 {
 	kp_kernel_destroy(k);
@@ -259,6 +274,47 @@ TEST(task_list_cycle_null_and_fault_are_errors)
 	fake_destroy(k);
 }
 
+// A task whose task_struct the dump lacks (but whose list links are there):
+// left out, the walk goes on, and its error is the walk's last word; on a
+// live kernel the same task is one that went away (no error).
+TEST(unreadable_task_is_left_out_and_named_at_the_end)
+{
+	build_tasks();
+	for (int live = 0; live < 2; live++) {
+		struct kp_kernel *k = fake_kernel_hole(TASK(2) + 0x20, 0x10);	// pid .. real_parent
+		kp_kernel_set_live(k, live);
+		struct kp_struct_layout *tl, *sl;
+		task_layouts(true, &tl, &sl);
+		struct kp_task_iter *it;
+		CHECK_OK(kp_lx_task_iter_create(k, tl, sl, TASK(0), 0, &it));
+		const struct kp_task *t;
+		int pids[8], n = 0, calls = 0;
+		struct kp_error *err = NULL;
+		while (calls++ < 16 && !(err = kp_task_iter_next(it, &t)) && t)
+			pids[n++ & 7] = t->pid;
+		KP_INIT(kp_walk_status, st);
+		kp_task_iter_status(it, &st);
+		CHECK_U64(n, 3);
+		if (n == 3) {
+			CHECK_U64(pids[0], 0);
+			CHECK_U64(pids[1], 1);
+			CHECK_U64(pids[2], 10);
+		}
+		if (!live) {
+			CHECK_ERR(err, KP_ERR_FAULT, "reading task_struct at 0xffff888000100400");
+			CHECK(st.end == KP_WALK_STOPPED);
+			CHECK_U64(st.left_out, 1);
+		} else {
+			CHECK_OK(err);
+			CHECK(st.end == KP_WALK_LIVE_CHANGED);
+		}
+		kp_task_iter_destroy(it);
+		free(tl);
+		free(sl);
+		fake_destroy(k);
+	}
+}
+
 // ---------------------------------------------------------------- modules
 
 static const struct {
@@ -427,6 +483,7 @@ int main(void)
 	RUN(task_list_leaders);
 	RUN(task_list_threads_via_thread_node_and_thread_group);
 	RUN(task_list_cycle_null_and_fault_are_errors);
+	RUN(unreadable_task_is_left_out_and_named_at_the_end);
 	RUN(module_list_as_proc_modules);
 	RUN(random_memory_never_crashes_the_walkers);
 	RUN(loadavg_format_rounds_like_proc_loadavg);
