@@ -22,6 +22,10 @@ static void usage(void)
 	       "memory). Then the check's summary lines and its verdict: \"nothing\n"
 	       "suspicious\", \"N suspicious\", \"cannot check: WHY\" (it could not decide:\n"
 	       "missing symbols or types, unreadable memory) or \"not applicable\".\n"
+	       "On a live kernel a check that finds something runs again a moment later:\n"
+	       "what the second run does not see, and objects in a transition (a task\n"
+	       "exiting, a module loading or unloading), are listed as \"possibly a live\n"
+	       "race\" and not counted as suspicious.\n"
 	       "Exit status: 0 nothing suspicious, 1 something found, 2 nothing found but\n"
 	       "a check could not decide (or an error).\n"
 	       "\n"
@@ -29,7 +33,8 @@ static void usage(void)
 	       "  -v, --verbose   also print every object that is fine\n"
 	       "  -j, --json      {\"checks\": [{name, status, reason, summary: [...],\n"
 	       "                  findings: [{object, address, symbol, module,\n"
-	       "                  hidden_module, why}], dropped}], \"found\": N}\n"
+	       "                  hidden_module, why, kind: \"suspicious\" or\n"
+	       "                  \"live-race\"}], dropped}], \"found\": N, \"races\": N}\n"
 	       "  -h, --help      show this help\n"
 	       "\n"
 	       "Examples:\n"
@@ -52,13 +57,23 @@ static void symbol_text(const struct kp_finding *f, char *buf, size_t size)
 		snprintf(buf, size, "%s+0x%" PRIx64, f->sym.name, off);
 }
 
+static bool suspicious(const struct kp_finding *f)
+{
+	return f->why && f->kind == KP_FINDING_SUSPICIOUS;
+}
+
+static bool race(const struct kp_finding *f)
+{
+	return f->why && f->kind == KP_FINDING_LIVE_RACE;
+}
+
 static void print_check(struct out *o, const struct kp_check *c)
 {
 	const char *name = kp_check_name(c);
 	enum kp_check_status st = kp_check_status(c);
 	size_t n = kp_check_count(c), found = 0;
 	for (size_t i = 0; i < n; i++)
-		found += kp_check_finding(c, i)->why != NULL;
+		found += suspicious(kp_check_finding(c, i));
 	if (out_is_json(o)) {
 		out_begin_object(o, NULL);
 		out_kv_str(o, "name", name);
@@ -80,6 +95,7 @@ static void print_check(struct out *o, const struct kp_check *c)
 			out_kv_str(o, "module", f->module);
 			out_kv_bool(o, "hidden_module", f->hidden_module);
 			out_kv_str(o, "why", f->why);
+			out_kv_str(o, "kind", !f->why ? NULL : race(f) ? "live-race" : "suspicious");
 			out_end_object(o);
 		}
 		out_end_list(o);
@@ -91,8 +107,9 @@ static void print_check(struct out *o, const struct kp_check *c)
 		const struct kp_finding *f = kp_check_finding(c, i);
 		char sym[320];
 		symbol_text(f, sym, sizeof(sym));
-		out_text(o, "%s: %s: 0x%016" PRIx64 "%s%s%s%s\n", name, f->object, f->address,
-			 sym[0] ? " " : "", sym, f->why ? ": " : "", f->why ? f->why : "");
+		out_text(o, "%s: %s: 0x%016" PRIx64 "%s%s%s%s%s\n", name, f->object, f->address,
+			 sym[0] ? " " : "", sym, f->why ? ": " : "", race(f) ? "possibly a live race: " : "",
+			 f->why ? f->why : "");
 	}
 	if (kp_check_dropped(c))
 		out_text(o, "%s: %zu more not shown (at most %d are kept)\n", name,
@@ -148,7 +165,7 @@ int cmd_check(struct cli *cli, int argc, char **argv)
 		out_begin_list(o, "checks");
 	bool found = false, cannot = false;
 	struct kp_error *err = NULL;
-	size_t nfound = 0;
+	size_t nfound = 0, nraces = 0;
 	for (size_t i = 0;; i++) {
 		const char *name = optind < argc ? (optind + (int)i < argc ? argv[optind + i] : NULL) : all[i];
 		if (!name)
@@ -160,14 +177,17 @@ int cmd_check(struct cli *cli, int argc, char **argv)
 		enum kp_check_status st = kp_check_status(c);
 		found |= st == KP_CHECK_FOUND;
 		cannot |= st == KP_CHECK_CANNOT || (st == KP_CHECK_FOUND && kp_check_reason(c));
-		for (size_t j = 0; j < kp_check_count(c); j++)
-			nfound += kp_check_finding(c, j)->why != NULL;
+		for (size_t j = 0; j < kp_check_count(c); j++) {
+			nfound += suspicious(kp_check_finding(c, j));
+			nraces += race(kp_check_finding(c, j));
+		}
 		nfound += kp_check_dropped(c);
 		kp_check_destroy(c);
 	}
 	if (out_is_json(o)) {
 		out_end_list(o);
 		out_kv_uint(o, "found", nfound);
+		out_kv_uint(o, "races", nraces);
 	}
 	out_destroy(o);
 	if (err)

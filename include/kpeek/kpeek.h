@@ -634,6 +634,15 @@ KP_API void kp_syscall_iter_destroy(struct kp_syscall_iter *it);
 
 // What a rootkit leaves in kernel memory, found by comparing the kernel's
 // own views of itself (kpeek check). One finding per suspicious object.
+enum kp_finding_kind {
+	KP_FINDING_SUSPICIOUS = 0,	// what the check looks for
+	// A live kernel only: an object in a transition (a task exiting, a
+	// module being loaded or unloaded) or a finding a second run of the
+	// check did not see again: possibly a race with the kernel, not a
+	// finding (the check's status does not count it).
+	KP_FINDING_LIVE_RACE,
+};
+
 struct kp_finding {
 	const char *object;	// what was examined: "sys_call_table[62]", "module kp_rootkit"
 	uint64_t address;	// the address in question (a handler, a task, module memory)
@@ -641,10 +650,12 @@ struct kp_finding {
 	const char *module;	// module whose memory holds address, NULL if none
 	bool hidden_module;	// that module is missing from the modules list
 	const char *why;	// why it is suspicious; NULL for an entry that is fine
+	enum kp_finding_kind kind;	// since 0.6
 };
 
 enum kp_check_status {
-	KP_CHECK_CLEAN = 0,	// looked at everything it checks, found nothing
+	KP_CHECK_CLEAN = 0,	// looked at everything it checks, found nothing (a live
+				// kernel's races are listed as KP_FINDING_LIVE_RACE)
 	KP_CHECK_FOUND,		// kp_check_count() findings
 	KP_CHECK_CANNOT,	// could not decide: kp_check_reason() says why
 	KP_CHECK_NOT_APPLICABLE,	// nothing to check on this architecture (reason says why)
@@ -661,7 +672,10 @@ KP_API const char *const *kp_check_names(void);
 // One line saying what the check compares; NULL for an unknown name.
 KP_API const char *kp_check_description(const char *name);
 // Runs one check. Unknown names fail (KP_ERR_NOT_FOUND); a check that
-// cannot decide on this kernel is not an error: its status says so.
+// cannot decide on this kernel is not an error: its status says so. On a
+// live kernel a check that finds something runs again a moment later: a
+// finding is kept only if the second run sees it too, else it becomes a
+// KP_FINDING_LIVE_RACE.
 KP_API struct kp_error *kp_check_run(struct kp_kernel *kernel, const char *name, unsigned flags,
 				     struct kp_check **ret);
 KP_API const char *kp_check_name(const struct kp_check *check);

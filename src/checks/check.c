@@ -70,13 +70,13 @@ bool kp_ck_trusted_code(struct kp_ck *c, uint64_t address)
 	return m && m->in_list;
 }
 
-struct kp_error *kp_ck_add(struct kp_ck *c, uint64_t address, const struct kp_symbol *sym,
-			   const char *why, const char *object_fmt, ...)
+static struct kp_error *add(struct kp_ck *c, uint64_t address, const struct kp_symbol *sym,
+			    const char *why, enum kp_finding_kind kind, const char *object)
 {
 	struct kp_check *out = c->out;
 	if (!why && !(c->flags & KP_CHECK_ALL))
 		return NULL;
-	if (why)
+	if (why && kind == KP_FINDING_SUSPICIOUS)
 		out->status = KP_CHECK_FOUND;
 	if (out->n >= KP_CHECK_MAX_FINDINGS) {
 		out->dropped++;
@@ -84,12 +84,7 @@ struct kp_error *kp_ck_add(struct kp_ck *c, uint64_t address, const struct kp_sy
 	}
 	if (!KP_VEC_RESERVE(out->f, out->cap, out->n + 1))
 		return &kp_enomem;
-	char object[256];
-	va_list ap;
-	va_start(ap, object_fmt);
-	vsnprintf(object, sizeof(object), object_fmt, ap);
-	va_end(ap);
-	struct kp_finding f = { .address = address };
+	struct kp_finding f = { .address = address, .kind = kind };
 	struct kp_symbol s;
 	if (sym && sym->name)
 		s = *sym;
@@ -112,6 +107,53 @@ struct kp_error *kp_ck_add(struct kp_ck *c, uint64_t address, const struct kp_sy
 		return &kp_enomem;
 	out->f[out->n++] = f;
 	return NULL;
+}
+
+struct kp_error *kp_ck_add(struct kp_ck *c, uint64_t address, const struct kp_symbol *sym,
+			   const char *why, const char *object_fmt, ...)
+{
+	char object[256];
+	va_list ap;
+	va_start(ap, object_fmt);
+	vsnprintf(object, sizeof(object), object_fmt, ap);
+	va_end(ap);
+	return add(c, address, sym, why, KP_FINDING_SUSPICIOUS, object);
+}
+
+struct kp_error *kp_ck_add_race(struct kp_ck *c, uint64_t address, const char *why,
+				const char *object_fmt, ...)
+{
+	char object[256];
+	va_list ap;
+	va_start(ap, object_fmt);
+	vsnprintf(object, sizeof(object), object_fmt, ap);
+	va_end(ap);
+	return add(c, address, NULL, why, KP_FINDING_LIVE_RACE, object);
+}
+
+static bool same(const struct kp_finding *a, const struct kp_finding *b)
+{
+	return a->address == b->address && a->why && b->why && !strcmp(a->object, b->object) &&
+	       !strcmp(a->why, b->why);
+}
+
+void kp_ck_confirm(struct kp_check *first, const struct kp_check *second)
+{
+	bool found = false;
+	for (size_t i = 0; i < first->n; i++) {
+		struct kp_finding *f = &first->f[i];
+		if (!f->why || f->kind != KP_FINDING_SUSPICIOUS)
+			continue;
+		bool again = false;
+		for (size_t j = 0; j < second->n && !again; j++)
+			again = second->f[j].kind == KP_FINDING_SUSPICIOUS && same(f, &second->f[j]);
+		if (again)
+			found = true;
+		else
+			f->kind = KP_FINDING_LIVE_RACE;
+	}
+	if (first->status == KP_CHECK_FOUND && !found)
+		first->status = first->reason ? KP_CHECK_CANNOT : KP_CHECK_CLEAN;
 }
 
 struct kp_error *kp_ck_summary(struct kp_ck *c, const char *fmt, ...)

@@ -16,6 +16,7 @@ struct kp_ck {
 	struct kp_kernel *k;
 	const struct kp_arch *arch;
 	unsigned flags;			// KP_CHECK_*
+	bool live;			// a live kernel: views change while read
 	uint64_t stext, etext;		// core kernel text
 	struct kp_lx_module_map *mods;	// NULL if the modules list cannot be read
 	char mods_why[200];		// why not
@@ -28,6 +29,14 @@ struct kp_ck {
 struct kp_error *kp_ck_add(struct kp_ck *c, uint64_t address, const struct kp_symbol *sym,
 			   const char *why, const char *object_fmt, ...)
 	__attribute__((format(printf, 5, 6)));
+// A finding of a live kernel's transition (KP_FINDING_LIVE_RACE): listed,
+// not counted as suspicious.
+struct kp_error *kp_ck_add_race(struct kp_ck *c, uint64_t address, const char *why,
+				const char *object_fmt, ...) __attribute__((format(printf, 4, 5)));
+// A live kernel's second run (second) confirms the findings of the first
+// (first): a suspicious finding second does not have (same object and
+// reason) becomes a race; the status follows.
+void kp_ck_confirm(struct kp_check *first, const struct kp_check *second);
 // A summary line.
 struct kp_error *kp_ck_summary(struct kp_ck *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

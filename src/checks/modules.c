@@ -11,9 +11,12 @@
 #include "linux/module/module.h"
 #include "util/error.h"
 
-// MODULE_STATE_LIVE: a module is in every view only once formed (the list
-// gets it while unformed, sysfs and mod_tree while coming).
+// enum module_state: a module is in every view only once formed (the list
+// gets it while unformed, sysfs and mod_tree while coming); unloading, it
+// leaves sysfs while going, then the list and mod_tree while unformed.
 #define STATE_LIVE 0
+static const char *const states[] = { "MODULE_STATE_LIVE", "MODULE_STATE_COMING",
+				      "MODULE_STATE_GOING", "MODULE_STATE_UNFORMED" };
 
 struct kp_error *kp_ck_modules(struct kp_ck *c)
 {
@@ -39,12 +42,23 @@ struct kp_error *kp_ck_modules(struct kp_ck *c)
 		} else if (e->state == STATE_LIVE && m->have_sysfs && !e->in_sysfs) {
 			snprintf(why, sizeof(why), "in the modules list but not in sysfs (/sys/module)");
 		}
+		bool moving = e->state > STATE_LIVE && e->state < 4;
+		if (why[0] && moving) {
+			size_t len = strlen(why);
+			snprintf(why + len, sizeof(why) - len, "; it is %s (being %s)", states[e->state],
+				 e->state == 1 ? "loaded" : "unloaded or set up");
+		}
 		if (why[0] && e->nranges) {
 			size_t len = strlen(why);
 			snprintf(why + len, sizeof(why) - len, "; its core memory at 0x%llx-0x%llx",
 				 (unsigned long long)e->ranges[0].start, (unsigned long long)e->ranges[0].end);
 		}
-		err = kp_ck_add(c, e->address, NULL, why[0] ? why : NULL, "module %s", e->name);
+		// Live, a module between its lifecycle's steps is a transition;
+		// in a dump it is said (a rootkit could set the state itself).
+		if (why[0] && moving && c->live)
+			err = kp_ck_add_race(c, e->address, why, "module %s", e->name);
+		else
+			err = kp_ck_add(c, e->address, NULL, why[0] ? why : NULL, "module %s", e->name);
 	}
 	if (err)
 		return err;

@@ -1,20 +1,28 @@
 // SPDX-License-Identifier: MIT
-// check tasks: a process hidden by unlinking it from the task list
-// (init_task.tasks: what ps, /proc and every list walker see; the DKOM of
-// the FU/adore family, Volatility's psxview) is still
-//   - in the PID table: init_pid_ns.idr maps every PID to its struct pid,
-//     whose tasks[PIDTYPE_PID] is the task (via task->pid_links[0]);
-//   - in its parent's children list (task->children, linked by ->sibling);
-//   - the current task of a CPU while it runs (per_cpu(runqueues).curr).
-// Each task seen in one of these must be in the task list (group leaders)
-// or in its leader's thread list; and each listed task must be in the PID
-// table (a rootkit can also detach a PID to hide from /proc lookups).
+// check tasks: a process hidden by unlinking it (the DKOM of the FU/adore
+// family, Volatility's psxview) stays in the kernel's other views of the
+// same set of tasks, which are compared here:
+//   - the task list (init_task.tasks: thread-group leaders) and each
+//     group's thread list (signal->thread_head, 3.14+; else thread_group):
+//     what ps, /proc and every list walker see;
+//   - the PID table of every PID namespace: init_pid_ns.idr maps every PID
+//     to its struct pid, whose tasks[PIDTYPE_PID] is the task (through
+//     task->pid_links[0]); a struct pid of a nested namespace names that
+//     namespace in numbers[level].ns, whose own idr must agree;
+//   - the children lists (task->children, linked by ->sibling): a leader is
+//     in its real parent's;
+//   - the task current on each CPU's run queue (rq->curr).
+// A task seen in any view must be in the task list (a leader) or its
+// leader's thread list (a thread); a listed task must be in the PID table;
+// a listed leader must be in its parent's children list.
 //
-// Live, the views are read one after the other while tasks come and go: a
-// task is reported only if its own list links say it is unlinked too
-// (node->next->prev != node), which a task between fork and exit never is,
-// and a task missing from the PID table only if a second walk still
-// misses it.
+// In a dump every mismatch is reported, whatever the task's own links
+// look like: a ring of hidden tasks closed on itself satisfies next->prev
+// == node everywhere. A view that cannot be read makes the check unable to
+// decide (never "nothing suspicious"). On a live kernel the views are read
+// one after the other while tasks come and go: a task that is exiting or
+// was just forked is a transition, and every finding is confirmed by the
+// check being run again (registry.c).
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,259 +33,183 @@
 #include "linux/lib/list.h"
 #include "linux/lib/xarray.h"
 #include "linux/sched/sched.h"
+#include "core/kernel.h"
 #include "util/error.h"
-#include "util/le.h"
 #include "util/vec.h"
 
-// Where a task was seen besides the list.
-enum { SEEN_IDR = 1, SEEN_CHILDREN = 2, SEEN_CPU = 4 };
+#define EXIT_DEAD 0x10		// include/linux/sched.h
+#define EXIT_ZOMBIE 0x20
+#define MAX_CPUS 8192
+#define MAX_PID_NS 4096		// namespaces compared (containers; each at most 32 levels deep)
+
+enum { T_PID, T_TGID, T_COMM, T_EXIT_STATE, T_GROUP_LEADER, T_REAL_PARENT, T_CHILDREN,
+       T_SIBLING, T_PID_LINKS, T_THREAD_PID, T_N };
+static const struct kp_member_spec task_members[T_N] = {
+	[T_PID] = { .name = "pid" },
+	[T_TGID] = { .name = "tgid" },
+	[T_COMM] = { .name = "comm" },
+	[T_EXIT_STATE] = { .name = "exit_state" },
+	[T_GROUP_LEADER] = { .name = "group_leader" },
+	[T_REAL_PARENT] = { .name = "real_parent" },
+	[T_CHILDREN] = { .name = "children", .flags = KP_MEMBER_NOSPAN },
+	[T_SIBLING] = { .name = "sibling", .flags = KP_MEMBER_NOSPAN },
+	[T_PID_LINKS] = { .name = "pid_links[0]", .flags = KP_MEMBER_NOSPAN },
+	// 4.19+: the task's own struct pid (for the reverse check).
+	[T_THREAD_PID] = { .name = "thread_pid", .flags = KP_MEMBER_OPTIONAL },
+};
+static const struct kp_struct_spec task_spec = KP_STRUCT_SPEC("struct task_struct", task_members);
+enum { P_TASKS, P_LEVEL, P_NUMBERS, P_N };
+static const struct kp_member_spec pid_members[P_N] = {
+	[P_TASKS] = { .name = "tasks[0].first" },
+	[P_LEVEL] = { .name = "level" },
+	[P_NUMBERS] = { .name = "numbers", .flags = KP_MEMBER_NOSPAN },
+};
+static const struct kp_struct_spec pid_spec = KP_STRUCT_SPEC("struct pid", pid_members);
+enum { U_NS, U_N };
+static const struct kp_member_spec upid_members[U_N] = { [U_NS] = { .name = "ns" } };
+static const struct kp_struct_spec upid_spec = KP_STRUCT_SPEC("struct upid", upid_members);
+static const struct kp_member_spec ns_members[] = { { .name = "idr.idr_rt" } };
+static const struct kp_struct_spec ns_spec = KP_STRUCT_SPEC("struct pid_namespace", ns_members);
+
+// The views a task was seen in.
+enum {
+	V_LIST = 1 << 0,	// the task list (a leader)
+	V_THREADS = 1 << 1,	// a thread list
+	V_PID = 1 << 2,		// the PID table of the initial PID namespace
+	V_NS = 1 << 3,		// the PID table of a nested PID namespace
+	V_CHILDREN = 1 << 4,	// its parent's children list
+	V_CPU = 1 << 5,		// a CPU's current task
+};
 
 struct seen {
 	uint64_t task;
 	unsigned views;
-	uint64_t parent;	// for SEEN_CHILDREN: the listed parent
+	uint64_t parent;	// V_CHILDREN: whose list
 };
-
-enum { X_GROUP_LEADER, X_CHILDREN, X_SIBLING, X_PID_LINKS, X_THREAD_PID, X_N };
-static const struct kp_member_spec task_members[X_N] = {
-	[X_GROUP_LEADER] = { .name = "group_leader" },
-	[X_CHILDREN] = { .name = "children" },
-	[X_SIBLING] = { .name = "sibling" },
-	[X_PID_LINKS] = { .name = "pid_links[0]" },
-	// 4.19+: the task's own struct pid (for the reverse check).
-	[X_THREAD_PID] = { .name = "thread_pid", .flags = KP_MEMBER_OPTIONAL },
-};
-static const struct kp_struct_spec task_spec = KP_STRUCT_SPEC("struct task_struct", task_members);
-static const struct kp_member_spec pid_members[] = { { .name = "tasks[0].first" } };
-static const struct kp_struct_spec pid_spec = KP_STRUCT_SPEC("struct pid", pid_members);
-static const struct kp_member_spec ns_members[] = { { .name = "idr.idr_rt" } };
-static const struct kp_struct_spec ns_spec = KP_STRUCT_SPEC("struct pid_namespace", ns_members);
 
 struct state {
 	struct kp_ck *c;
-	const struct kp_struct_layout *tl;	// kp_lx_task_spec
-	uint64_t group_leader, children, sibling, pid_links, thread_pid;
-	bool has_thread_pid;
-	uint64_t pid_tasks;		// struct pid: tasks[PIDTYPE_PID].first
-	uint64_t idr;			// init_pid_ns.idr.idr_rt (an xarray)
+	const struct kp_struct_layout *tl, *pl, *ul, *nl;	// task, pid, upid, pid_namespace
 	struct kp_lx_xa_layout xa;
-	struct kp_ck_addrs listed;		// tasks in the list and thread lists
-	struct kp_ck_addrs pids;		// struct pid * in the PID table
-	struct seen *seen;
+	uint64_t init_ns;
+	struct seen *seen;		// sightings, merged per task by merge()
 	size_t nseen, seen_cap;
-	// Objects a dump lacks (a filtered dump's excluded pages): counted,
-	// the first error kept; the check then cannot be sure.
-	size_t unreadable;
-	char unreadable_why[256];
+	struct kp_ck_addrs pids;	// struct pid * of the initial namespace's table
+	struct kp_ck_addrs ns;		// nested namespaces seen
+	size_t unread;			// views or objects that could not be read
+	char unread_why[300];		// the first
 };
 
-// A fault reading one object: counted (true); any other error is not.
-static bool skip_fault(struct state *s, struct kp_error *err)
+// A view or an object that could not be read: the check cannot decide
+// unless it found something anyway. NOMEM is returned.
+static struct kp_error *unread(struct state *s, struct kp_error *err, const char *what)
 {
-	if (!err || err->code != KP_ERR_FAULT)
-		return false;
-	if (!s->unreadable++)
-		snprintf(s->unreadable_why, sizeof(s->unreadable_why), "%s", kp_error_message(err));
+	if (!err || err->code == KP_ERR_NOMEM)
+		return err;
+	if (!s->unread++)
+		snprintf(s->unread_why, sizeof(s->unread_why), "%s: %s", what, kp_error_message(err));
 	kp_error_destroy(err);
-	return true;
+	return NULL;
 }
 
-// One sighting (merged per task by merge_seen()).
-static struct seen *saw(struct state *s, uint64_t task)
+static struct kp_error *saw(struct state *s, uint64_t task, unsigned views, uint64_t parent)
 {
+	if (s->nseen > 4 * (size_t)KP_LX_MAX_TASKS)
+		return kp_error_create(KP_ERR_LOOP, "more than %u task sightings (corrupt?)",
+				       4 * KP_LX_MAX_TASKS);
 	if (!KP_VEC_RESERVE(s->seen, s->seen_cap, s->nseen + 1))
-		return NULL;
-	s->seen[s->nseen] = (struct seen){ .task = task };
-	return &s->seen[s->nseen++];
+		return &kp_enomem;
+	s->seen[s->nseen++] = (struct seen){ task, views, parent };
+	return NULL;
 }
 
 static struct kp_error *layout(struct state *s)
 {
-	static const struct kp_struct_spec *const specs[] = { &kp_lx_task_spec, &task_spec, &pid_spec, &ns_spec };
+	static const struct kp_struct_spec *const specs[] = { &task_spec, &pid_spec, &upid_spec, &ns_spec };
 	const struct kp_struct_layout *l[4];
-	struct kp_kernel *k = s->c->k;
 	struct kp_symbol ns;
-	struct kp_error *err;
-	if ((err = kp_kernel_layouts(k, specs, 4, l)) || (err = kp_lx_xa_layout(k, &s->xa)))
+	struct kp_error *err = kp_kernel_layouts(s->c->k, specs, 4, l);
+	if (err || (err = kp_lx_xa_layout(s->c->k, &s->xa)))
 		return err;
-	s->tl = l[0];
-	s->group_leader = kp_layout_off(l[1], X_GROUP_LEADER);
-	s->children = kp_layout_off(l[1], X_CHILDREN);
-	s->sibling = kp_layout_off(l[1], X_SIBLING);
-	s->pid_links = kp_layout_off(l[1], X_PID_LINKS);
-	s->has_thread_pid = kp_layout_has(l[1], X_THREAD_PID);
-	s->thread_pid = kp_layout_off(l[1], X_THREAD_PID);
-	s->pid_tasks = kp_layout_off(l[2], 0);
-	if (!kp_symbol_find(k, "init_pid_ns", &ns))
+	s->tl = l[0], s->pl = l[1], s->ul = l[2], s->nl = l[3];
+	if (!kp_symbol_find(s->c->k, "init_pid_ns", &ns))
 		return kp_error_create(KP_ERR_NOT_FOUND, "no symbol 'init_pid_ns' (the PID table)");
-	s->idr = ns.address + kp_layout_off(l[3], 0);
+	s->init_ns = ns.address;
 	return NULL;
 }
 
-struct idr_walk {
-	struct state *s;
-	struct kp_ck_addrs *pids;
-	bool note_tasks;
-};
-
-static struct kp_error *on_pid(uint64_t index, uint64_t pid, void *arg)
-{
-	struct idr_walk *w = arg;
-	struct state *s = w->s;
-	(void)index;
-	if (!kp_ck_addrs_add(w->pids, pid))
-		return &kp_enomem;
-	if (w->pids->n > KP_LX_MAX_TASKS || (w->note_tasks && s->nseen > KP_LX_MAX_TASKS))
-		return kp_error_create(KP_ERR_LOOP, "PID table: more than %u entries (corrupt?)",
-				       KP_LX_MAX_TASKS);
-	if (!w->note_tasks)
-		return NULL;
-	uint64_t first;
-	struct kp_error *err = kp_read_u64(s->c->k, pid + s->pid_tasks, &first);
-	if (err) {
-		err = kp_error_prefix(err, "struct pid at 0x%" PRIx64, pid);
-		return skip_fault(s, err) ? NULL : err;
-	}
-	if (!first)
-		return NULL;	// a PID whose task is gone (kept by a reference)
-	struct seen *e = saw(s, first - s->pid_links);
-	if (!e)
-		return &kp_enomem;
-	e->views |= SEEN_IDR;
-	return NULL;
-}
-
-static struct kp_error *walk_idr(struct state *s, struct kp_ck_addrs *pids, bool note_tasks)
-{
-	struct idr_walk w = { s, pids, note_tasks };
-	struct kp_error *err = kp_lx_xa_walk(s->c->k, &s->xa, s->idr, on_pid, &w);
-	if (!err)
-		kp_ck_addrs_sort(pids);
-	return err;
-}
+// ---------------------------------------------------------------- the views
 
 static struct kp_error *walk_list(struct state *s)
 {
 	struct kp_task_iter *it;
 	struct kp_error *err = kp_task_iter_create(s->c->k, KP_TASKS_THREADS, &it);
 	if (err)
-		return err;
+		return unread(s, err, "task list");
 	const struct kp_task *t;
 	while (!(err = kp_task_iter_next(it, &t)) && t)
-		if (!kp_ck_addrs_add(&s->listed, t->address)) {
-			err = &kp_enomem;
+		if ((err = saw(s, t->address, t->pid == t->tgid ? V_LIST : V_THREADS, 0)))
 			break;
-		}
 	kp_task_iter_destroy(it);
-	kp_ck_addrs_sort(&s->listed);
-	return err;
+	return unread(s, err, "task list");
 }
 
-// The children of every listed task.
-static struct kp_error *walk_children(struct state *s)
-{
-	for (size_t i = 0; i < s->listed.n; i++) {
-		uint64_t task = s->listed.v[i];
-		struct kp_list_iter *it;
-		struct kp_error *err = kp_lx_list_iter_create(s->c->k, task + s->children, 0,
-							      "children list", &it);
-		if (err)
-			return err;
-		for (;;) {
-			uint64_t node;
-			bool done;
-			if ((err = kp_list_iter_next(it, &node, &done)) || done)
-				break;
-			uint64_t child = node - s->sibling;
-			if (kp_ck_addrs_has(&s->listed, child))
-				continue;
-			struct seen *e = saw(s, child);
-			if (!e) {
-				err = &kp_enomem;
-				break;
-			}
-			e->views |= SEEN_CHILDREN;
-			e->parent = task;
-		}
-		kp_list_iter_destroy(it);
-		if (err) {
-			err = kp_error_prefix(err, "children of task 0x%" PRIx64, task);
-			if (!skip_fault(s, err))
-				return err;
-		}
-	}
-	return NULL;
-}
-
-static struct kp_error *walk_cpus(struct state *s)
-{
-	struct kp_symbol sym;
-	uint32_t n;
-	if (!kp_symbol_find(s->c->k, "nr_cpu_ids", &sym) || !kp_ok(kp_read_u32(s->c->k, sym.address, &n)) ||
-	    n > 8192)
-		return NULL;	// without it, the other views still count
-	for (uint64_t cpu = 0; cpu < n; cpu++) {
-		uint64_t curr;
-		if (!kp_lx_cpu_curr(s->c->k, cpu, &curr) || !curr)
-			continue;
-		struct seen *e = saw(s, curr);
-		if (!e)
-			return &kp_enomem;
-		e->views |= SEEN_CPU;
-	}
-	return NULL;
-}
-
-// Whether the list_head at node is linked into a list (its neighbours
-// point back at it): false for list_del_init (self-linked), list_del
-// (poisoned) and a node whose neighbours were spliced around it.
-static bool linked(struct kp_kernel *k, uint64_t node)
-{
-	uint64_t next, prev, back, fwd;
-	if (!kp_ok(kp_read_u64(k, node, &next)) || !kp_ok(kp_read_u64(k, node + 8, &prev)) ||
-	    next == node || !kp_ok(kp_read_u64(k, next + 8, &back)) ||
-	    !kp_ok(kp_read_u64(k, prev, &fwd)))
-		return false;
-	return back == node && fwd == node;
-}
-
-struct task_info {
-	int32_t pid, tgid;
-	char comm[17];
-	uint64_t leader;
-	uint32_t exit_state;
+struct idr_walk {
+	struct state *s;
+	unsigned view;
 };
 
-static struct kp_error *task_info(struct state *s, uint64_t task, struct task_info *ret)
+static struct kp_error *on_pid(uint64_t index, uint64_t pid, void *arg)
 {
+	struct idr_walk *w = arg;
+	struct state *s = w->s;
 	struct kp_kernel *k = s->c->k;
-	uint32_t pid, tgid, exit_state;
-	struct kp_error *err;
-	memset(ret, 0, sizeof(*ret));
-	const struct kp_struct_layout *tl = s->tl;
-	if ((err = kp_read_u32(k, task + kp_layout_off(tl, KP_LX_T_PID), &pid)) ||
-	    (err = kp_read_u32(k, task + kp_layout_off(tl, KP_LX_T_TGID), &tgid)) ||
-	    (err = kp_read_u32(k, task + kp_layout_off(tl, KP_LX_T_EXIT_STATE), &exit_state)) ||
-	    (err = kp_read(k, KP_VIRT, task + kp_layout_off(tl, KP_LX_T_COMM), ret->comm, 16)) ||
-	    (err = kp_read_u64(k, task + s->group_leader, &ret->leader)))
-		return kp_error_prefix(err, "task 0x%" PRIx64, task);
-	ret->pid = (int32_t)pid;
-	ret->tgid = (int32_t)tgid;
-	ret->exit_state = exit_state;
-	for (int i = 0; i < 16; i++)
-		if ((unsigned char)ret->comm[i] < 0x20 || (unsigned char)ret->comm[i] > 0x7e)
-			ret->comm[i] = ret->comm[i] ? '?' : '\0';
+	uint8_t buf[256];
+	(void)index;
+	if (kp_layout_span(s->pl) > sizeof(buf))
+		return kp_error_create(KP_ERR_UNSUPPORTED, "struct pid of %" PRIu64 " bytes", kp_layout_span(s->pl));
+	struct kp_error *err = kp_read(k, KP_VIRT, pid + s->pl->lo, buf, kp_layout_span(s->pl));
+	if (err)
+		return unread(s, kp_error_prefix(err, "struct pid at 0x%" PRIx64, pid), "PID table");
+	if (w->view == V_PID) {
+		if (!kp_ck_addrs_add(&s->pids, pid))
+			return &kp_enomem;
+		// The namespaces it is also numbered in, numbers[1..level].
+		uint64_t level = kp_layout_u64(s->pl, buf, P_LEVEL);
+		for (uint64_t i = 1; i <= level && i < 64; i++) {
+			uint64_t ns;
+			uint64_t at = pid + kp_layout_off(s->pl, P_NUMBERS) + i * s->ul->size +
+				      kp_layout_off(s->ul, U_NS);
+			if ((err = kp_read_u64(k, at, &ns)))
+				return unread(s, kp_error_prefix(err, "struct pid at 0x%" PRIx64, pid), "PID table");
+			if (ns && s->ns.n < MAX_PID_NS && !kp_ck_addrs_add(&s->ns, ns))
+				return &kp_enomem;
+		}
+	}
+	uint64_t first = kp_layout_u64(s->pl, buf, P_TASKS);
+	if (!first)
+		return NULL;	// a PID whose task is gone (kept by a reference)
+	return saw(s, first - kp_layout_off(s->tl, T_PID_LINKS), w->view, 0);
+}
+
+static struct kp_error *walk_ns(struct state *s, uint64_t ns, unsigned view)
+{
+	struct idr_walk w = { s, view };
+	struct kp_error *err = kp_lx_xa_walk(s->c->k, &s->xa, ns + kp_layout_off(s->nl, 0), on_pid, &w);
+	if (err)
+		return unread(s, kp_error_prefix(err, "PID namespace at 0x%" PRIx64, ns), "PID table");
 	return NULL;
 }
 
-static const char *views_text(unsigned v, char *buf, size_t size)
+static struct kp_error *walk_pid_tables(struct state *s)
 {
-	snprintf(buf, size, "%s%s%s%s%s", v & SEEN_IDR ? "the PID table" : "",
-		 (v & SEEN_IDR) && (v & (SEEN_CHILDREN | SEEN_CPU)) ? ", " : "",
-		 v & SEEN_CHILDREN ? "its parent's children" : "",
-		 (v & SEEN_CHILDREN) && (v & SEEN_CPU) ? ", " : "",
-		 v & SEEN_CPU ? "a CPU's run queue (current)" : "");
-	return buf;
+	struct kp_error *err = walk_ns(s, s->init_ns, V_PID);
+	kp_ck_addrs_sort(&s->pids);
+	kp_ck_addrs_sort(&s->ns);
+	for (size_t i = 0; !err && i < s->ns.n; i++)
+		if (s->ns.v[i] != s->init_ns)
+			err = walk_ns(s, s->ns.v[i], V_NS);
+	return err;
 }
 
 static int cmp_seen(const void *a, const void *b)
@@ -286,7 +218,8 @@ static int cmp_seen(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void merge_seen(struct state *s)
+// One entry per task with every view it was seen in.
+static void merge(struct state *s)
 {
 	if (s->nseen)
 		qsort(s->seen, s->nseen, sizeof(*s->seen), cmp_seen);
@@ -303,86 +236,170 @@ static void merge_seen(struct state *s)
 	s->nseen = n;
 }
 
-// Tasks seen elsewhere but not in the lists.
-static struct kp_error *report_unlisted(struct state *s, size_t *hidden)
+// The children of every task seen so far.
+static struct kp_error *walk_children(struct state *s)
 {
-	struct kp_kernel *k = s->c->k;
-	merge_seen(s);
-	for (size_t i = 0; i < s->nseen; i++) {
-		struct seen *e = &s->seen[i];
-		if (kp_ck_addrs_has(&s->listed, e->task))
-			continue;
-		struct task_info ti;
-		struct kp_error *err = task_info(s, e->task, &ti);
-		if (skip_fault(s, err))
-			continue;
+	size_t n = s->nseen;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t task = s->seen[i].task;
+		struct kp_list_iter *it;
+		struct kp_error *err = kp_lx_list_iter_create(s->c->k, task + kp_layout_off(s->tl, T_CHILDREN),
+							      0, "children list", &it);
 		if (err)
 			return err;
-		if (ti.pid == 0)
-			continue;	// the idle tasks of CPUs 1.. are in no list
-		bool leader = ti.leader == e->task;
-		// A leader must be linked into init_task.tasks; a thread into its
-		// group's thread list.
-		uint64_t node = e->task + kp_layout_off(s->tl, leader ? KP_LX_T_TASKS :
-			kp_layout_has(s->tl, KP_LX_T_THREAD_NODE) ? KP_LX_T_THREAD_NODE : KP_LX_T_THREAD_GROUP);
-		if (linked(k, node))
-			continue;	// linked after the walk (live), or its leader is hidden
-		if (ti.exit_state & 0x10)
-			continue;	// EXIT_DEAD: being released
-		char views[128], why[256], parent[64] = "";
-		if (e->views & SEEN_CHILDREN) {
-			uint32_t ppid;
-			if (kp_ok(kp_read_u32(k, e->parent + kp_layout_off(s->tl, KP_LX_T_PID), &ppid)))
-				snprintf(parent, sizeof(parent), " (pid %u)", ppid);
+		kp_list_iter_set_limit(it, KP_LX_MAX_TASKS);
+		for (;;) {
+			uint64_t node;
+			bool done;
+			if ((err = kp_list_iter_next(it, &node, &done)) || done)
+				break;
+			if ((err = saw(s, node - kp_layout_off(s->tl, T_SIBLING), V_CHILDREN, task)))
+				break;
 		}
-		snprintf(why, sizeof(why), "not in the %s, but in %s%s",
-			 leader ? "task list (init_task.tasks)" : "thread list of its process",
-			 views_text(e->views, views, sizeof(views)), parent);
-		(*hidden)++;
-		if ((err = kp_ck_add(s->c, e->task, NULL, why, "pid %d (%s)", ti.pid, ti.comm)))
+		kp_list_iter_destroy(it);
+		if ((err = unread(s, err ? kp_error_prefix(err, "children of task 0x%" PRIx64, task) : NULL,
+				  "children lists")))
 			return err;
 	}
 	return NULL;
 }
 
-// Listed tasks whose struct pid is not in the PID table.
-static struct kp_error *report_unpidded(struct state *s, size_t *detached)
+static struct kp_error *walk_cpus(struct state *s)
 {
-	if (!s->has_thread_pid)
-		return NULL;
-	struct kp_kernel *k = s->c->k;
-	struct kp_ck_addrs again = {0};
-	struct kp_error *err = NULL;
-	for (size_t i = 0; !err && i < s->listed.n; i++) {
-		uint64_t task = s->listed.v[i], pid;
-		if ((err = kp_read_u64(k, task + s->thread_pid, &pid))) {
-			if (skip_fault(s, kp_error_prefix(err, "task 0x%" PRIx64, task))) {
-				err = NULL;
-				continue;
-			}
-			break;
-		}
-		if (!pid || kp_ck_addrs_has(&s->pids, pid))
+	struct kp_symbol sym;
+	uint32_t n;
+	struct kp_error *err;
+	if (!kp_symbol_find(s->c->k, "nr_cpu_ids", &sym))
+		return unread(s, kp_error_create(KP_ERR_NOT_FOUND, "no symbol nr_cpu_ids"), "run queues");
+	if ((err = kp_read_u32(s->c->k, sym.address, &n)))
+		return unread(s, err, "run queues");
+	for (uint32_t cpu = 0; cpu < n && cpu < MAX_CPUS; cpu++) {
+		uint64_t curr;
+		if (!kp_ok(kp_kernel_check_cpu(s->c->k, cpu)))
+			continue;	// not a possible CPU: no run queue
+		if (!kp_lx_cpu_curr(s->c->k, cpu, &curr)) {
+			char what[48];
+			snprintf(what, sizeof(what), "run queue of CPU %u", cpu);
+			if ((err = unread(s, kp_error_create(KP_ERR_FAULT, "rq->curr unreadable"), what)))
+				return err;
 			continue;
-		if (!again.v && !again.cap && (err = walk_idr(s, &again, false)))
-			break;
-		if (kp_ck_addrs_has(&again, pid))
-			continue;	// allocated after the first walk (live)
-		struct task_info ti;
-		if ((err = task_info(s, task, &ti))) {
-			if (skip_fault(s, err)) {
-				err = NULL;
-				continue;
-			}
-			break;
 		}
-		if (ti.pid == 0 || ti.exit_state)
-			continue;	// idle tasks; zombies detach their PID when reaped
-		(*detached)++;
-		err = kp_ck_add(s->c, task, NULL, "in the task list, but its PID is not in the PID table",
-				"pid %d (%s)", ti.pid, ti.comm);
+		if (curr && (err = saw(s, curr, V_CPU, 0)))
+			return err;
 	}
-	kp_ck_addrs_free(&again);
+	return NULL;
+}
+
+// ---------------------------------------------------------------- comparing them
+
+struct task_info {
+	int32_t pid, tgid;
+	char comm[17];
+	uint32_t exit_state;
+	uint64_t leader, parent, thread_pid;
+};
+
+static struct kp_error *task_info(struct state *s, uint64_t task, struct task_info *ret)
+{
+	const struct kp_struct_layout *l = s->tl;
+	uint8_t buf[4096];
+	if (kp_layout_span(l) > sizeof(buf))
+		return kp_error_create(KP_ERR_UNSUPPORTED, "task_struct span of %" PRIu64 " bytes", kp_layout_span(l));
+	struct kp_error *err = kp_read(s->c->k, KP_VIRT, task + l->lo, buf, kp_layout_span(l));
+	if (err)
+		return kp_error_prefix(err, "task 0x%" PRIx64, task);
+	ret->pid = (int32_t)kp_layout_u64(l, buf, T_PID);
+	ret->tgid = (int32_t)kp_layout_u64(l, buf, T_TGID);
+	ret->exit_state = (uint32_t)kp_layout_u64(l, buf, T_EXIT_STATE);
+	ret->leader = kp_layout_u64(l, buf, T_GROUP_LEADER);
+	ret->parent = kp_layout_u64(l, buf, T_REAL_PARENT);
+	ret->thread_pid = kp_layout_u64(l, buf, T_THREAD_PID);
+	memcpy(ret->comm, kp_layout_at(l, buf, T_COMM), 16);
+	ret->comm[16] = '\0';
+	for (int i = 0; i < 16; i++)
+		if ((unsigned char)ret->comm[i] < 0x20 || (unsigned char)ret->comm[i] > 0x7e)
+			ret->comm[i] = ret->comm[i] ? '?' : '\0';
+	return NULL;
+}
+
+static void views_text(unsigned v, char *buf, size_t size)
+{
+	static const struct { unsigned bit; const char *name; } names[] = {
+		{ V_PID, "the PID table" }, { V_NS, "a nested PID namespace's PID table" },
+		{ V_CHILDREN, "its parent's children list" }, { V_CPU, "a CPU's run queue (current)" },
+	};
+	size_t n = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if ((v & names[i].bit) && n < size)
+			n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? ", " : "", names[i].name);
+}
+
+struct counts {
+	size_t listed, hidden, detached, orphaned, transitions;
+};
+
+// What is wrong with a task seen in these views; NULL if nothing.
+static const char *judge(struct state *s, const struct seen *e, const struct task_info *ti,
+			 char *why, size_t size, struct counts *n)
+{
+	bool listed = e->views & (V_LIST | V_THREADS);
+	bool leader = ti->leader == e->task;
+	char views[160];
+	views_text(e->views, views, sizeof(views));
+	if (!listed) {
+		// release_task() has unlinked it; it is doing its last switch.
+		if ((ti->exit_state & EXIT_DEAD) && e->views == V_CPU)
+			return NULL;
+		snprintf(why, size, "not in the %s, but in %s", leader ? "task list (init_task.tasks)" :
+			 "thread list of its process", views);
+		n->hidden++;
+		return why;
+	}
+	n->listed++;
+	if (ti->exit_state & EXIT_DEAD)
+		return NULL;	// being released: detach_pid() and the lists go now
+	if (ti->thread_pid && kp_layout_has(s->tl, T_THREAD_PID) && !kp_ck_addrs_has(&s->pids, ti->thread_pid)) {
+		snprintf(why, size, "in the %s, but its PID (struct pid 0x%" PRIx64 ") is not in the PID table",
+			 leader ? "task list" : "thread list of its process", ti->thread_pid);
+		n->detached++;
+		return why;
+	}
+	if (leader && e->task != ti->parent && !(e->views & V_CHILDREN)) {
+		snprintf(why, size, "in the task list, but not in its parent's children list (real_parent 0x%" PRIx64 ")",
+			 ti->parent);
+		n->orphaned++;
+		return why;
+	}
+	return NULL;
+}
+
+static struct kp_error *report(struct state *s, struct counts *n)
+{
+	struct kp_error *err = NULL;
+	for (size_t i = 0; !err && i < s->nseen; i++) {
+		const struct seen *e = &s->seen[i];
+		struct task_info ti;
+		if ((err = task_info(s, e->task, &ti))) {
+			err = unread(s, err, "tasks");
+			continue;
+		}
+		if (ti.pid == 0)
+			continue;	// the idle tasks of CPUs 1.. are in no list
+		char why[320];
+		const char *w = judge(s, e, &ti, why, sizeof(why), n);
+		if (!w)
+			continue;
+		// Live, a task exiting or just forked may be in one view and not
+		// yet (or no longer) in another: a transition, confirmed or not by
+		// the check's second run.
+		if (s->c->live && ti.exit_state) {
+			n->transitions++;
+			err = kp_ck_add_race(s->c, e->task, why, "pid %d (%s), exiting", ti.pid, ti.comm);
+			continue;
+		}
+		err = kp_ck_add(s->c, e->task, NULL, w, "pid %d (%s)", ti.pid, ti.comm);
+	}
 	return err;
 }
 
@@ -392,33 +409,30 @@ struct kp_error *kp_ck_tasks(struct kp_ck *c)
 	struct kp_error *err = layout(&s);
 	if (err)
 		return kp_ck_cannot_err(c, err, "task views");
-	// The PID table first, then the list: live, a task forked in between
-	// is then in the list (linked), not a false "hidden".
-	if ((err = walk_idr(&s, &s.pids, true))) {
-		err = kp_ck_cannot_err(c, err, "PID table");
-		goto out;
+	// The PID tables first, then the lists: live, a task forked in between
+	// is then in the lists, not a false "hidden".
+	struct counts n = { 0 };
+	if (!(err = walk_pid_tables(&s)) && !(err = walk_list(&s)) && !(err = walk_cpus(&s))) {
+		merge(&s);
+		if (!(err = walk_children(&s))) {
+			merge(&s);
+			err = report(&s, &n);
+		}
 	}
-	if ((err = walk_list(&s))) {
-		err = kp_ck_cannot_err(c, err, "task list");
-		goto out;
-	}
-	if ((err = walk_children(&s)) || (err = walk_cpus(&s))) {
-		err = kp_ck_cannot_err(c, err, "children lists");
-		goto out;
-	}
-	size_t hidden = 0, detached = 0;
-	if ((err = report_unlisted(&s, &hidden)) || (err = report_unpidded(&s, &detached))) {
+	if (err)
 		err = kp_ck_cannot_err(c, err, "tasks");
-		goto out;
-	}
-	err = kp_ck_summary(c, "%zu tasks in the task and thread lists, %zu PIDs in the PID table; "
-			    "%zu hidden from the lists, %zu missing from the PID table",
-			    s.listed.n, s.pids.n, hidden, detached);
-	if (!err && s.unreadable)
-		kp_ck_cannot(c, "%zu objects unreadable (the first: %s)", s.unreadable, s.unreadable_why);
-out:
-	kp_ck_addrs_free(&s.listed);
+	if (!err)
+		err = kp_ck_summary(c, "%zu tasks in the task and thread lists, %zu PIDs in the PID table "
+				    "(and %zu nested PID namespaces); %zu hidden from the lists, %zu missing from the "
+				    "PID table, %zu missing from their parent's children list",
+				    n.listed, s.pids.n, s.ns.n, n.hidden, n.detached, n.orphaned);
+	if (!err && c->live)
+		err = kp_ck_summary(c, "live kernel: %zu exiting tasks seen in some views only (transitions, "
+				    "not findings); findings are confirmed by a second run", n.transitions);
+	if (!err && s.unread)
+		kp_ck_cannot(c, "%zu views or objects unreadable (the first: %s)", s.unread, s.unread_why);
 	kp_ck_addrs_free(&s.pids);
+	kp_ck_addrs_free(&s.ns);
 	free(s.seen);
 	return err;
 }
