@@ -111,6 +111,65 @@ static struct kp_error *collect(struct kp_ck *c, struct kp_ck_addrs *f)
 
 static const char *const kinds[] = { "jmp", "call", "breakpoint" };
 
+// What the check learns from ftrace and kprobes before looking at entries.
+static struct kp_error *learn(struct kp_ck *c, struct known *k, bool *kprobes_known)
+{
+	struct kp_error *err = kp_ck_ftrace_ops(c, on_ftrace, on_traced, k);
+	k->ftrace_known = !err;
+	if (err == &kp_enomem)
+		return err;
+	kp_error_destroy(err);
+	err = kp_ck_kprobe_addrs(c, on_kprobe, k);
+	*kprobes_known = !err;
+	if (err == &kp_enomem)
+		return err;
+	kp_error_destroy(err);
+	kp_ck_addrs_sort(&k->trampolines);
+	kp_ck_addrs_sort(&k->kprobes);
+	kp_ck_addrs_sort(&k->traced);
+	return NULL;
+}
+
+// Why the branch b at the entry of fn is a hook (into why; *target the
+// address to report); false if it is the kernel's own (kprobes, ftrace,
+// BPF trampolines) or an ftrace call kpeek cannot tell (counted).
+static bool judge(struct kp_ck *c, const struct known *k, bool kprobes_known, uint64_t fn,
+		  const struct kp_branch *b, char *why, size_t size, uint64_t *target,
+		  size_t *unknown_calls)
+{
+	bool kprobed = kp_ck_addrs_has(&k->kprobes, b->at) || kp_ck_addrs_has(&k->kprobes, fn);
+	*target = b->target;
+	if (b->kind == KP_BRANCH_TRAP) {
+		if (kprobed)
+			return false;
+		snprintf(why, size, "%s (%s) at the entry, and no kprobe registered there%s",
+			 kinds[b->kind], b->insn, kprobes_known ? "" : " (kprobes unreadable)");
+		*target = b->at;
+		return true;
+	}
+	if (b->indirect && !kp_ok(kp_read_u64(c->k, b->target, target)))
+		*target = 0;
+	if (kp_ck_in_text(c, *target) || kprobed)
+		return false;
+	if (b->kind == KP_BRANCH_CALL && kp_ck_addrs_has(&k->trampolines, *target))
+		return false;	// ftrace tracing it (the ftrace check looks at who)
+	// A call at ftrace's patch site of a function an ftrace_ops traces,
+	// into allocated code no module owns: a BPF trampoline (direct call)
+	// or ftrace's own.
+	if (b->kind == KP_BRANCH_CALL && b->at - fn <= FENTRY_SITE_MAX &&
+	    (k->trace_all || kp_ck_addrs_has(&k->traced, fn)) &&
+	    !kp_lx_module_map_find(c->mods, *target))
+		return false;
+	if (b->kind == KP_BRANCH_CALL && !k->ftrace_known && !kp_lx_module_map_find(c->mods, *target)) {
+		(*unknown_calls)++;	// maybe an ftrace trampoline: cannot tell
+		return false;
+	}
+	char where[160];
+	kp_ck_where(c, *target, where, sizeof(where));
+	snprintf(why, size, "%s (%s) at the entry to %s", kinds[b->kind], b->insn, where);
+	return true;
+}
+
 struct kp_error *kp_ck_text(struct kp_ck *c)
 {
 	if (!c->arch->entry_branch) {
@@ -120,20 +179,9 @@ struct kp_error *kp_ck_text(struct kp_ck *c)
 	struct known k = {0};
 	struct kp_ck_addrs f = {0};
 	size_t branches = 0, unknown_calls = 0;
-	struct kp_error *err = kp_ck_ftrace_ops(c, on_ftrace, on_traced, &k);
-	k.ftrace_known = !err;
-	if (err == &kp_enomem)
-		goto out;
-	kp_error_destroy(err);
-	err = kp_ck_kprobe_addrs(c, on_kprobe, &k);
-	bool kprobes_known = !err;
-	if (err == &kp_enomem)
-		goto out;
-	kp_error_destroy(err);
-	kp_ck_addrs_sort(&k.trampolines);
-	kp_ck_addrs_sort(&k.kprobes);
-	kp_ck_addrs_sort(&k.traced);
-	if ((err = collect(c, &f)))
+	bool kprobes_known;
+	struct kp_error *err;
+	if ((err = learn(c, &k, &kprobes_known)) || (err = collect(c, &f)))
 		goto out;
 	if (!f.n) {
 		kp_ck_cannot(c, "no syscall handler and none of the functions rootkits hook has a symbol in kernel text");
@@ -141,50 +189,20 @@ struct kp_error *kp_ck_text(struct kp_ck *c)
 	}
 	for (size_t i = 0; i < f.n; i++) {
 		uint8_t code[ENTRY_BYTES];
-		uint64_t fn = f.v[i];
+		uint64_t fn = f.v[i], target;
 		size_t got = kp_kernel_read_partial(c->k, fn, code, sizeof(code), false);
 		struct kp_branch b;
 		if (!got || !c->arch->entry_branch(code, got, fn, &b))
 			continue;
 		branches++;
+		char why[300], name[200];
+		if (!judge(c, &k, kprobes_known, fn, &b, why, sizeof(why), &target, &unknown_calls))
+			continue;
 		struct kp_symbol s;
-		char name[200];
 		if (kp_ck_symbol(c, fn, &s))
 			snprintf(name, sizeof(name), "%s+0x%" PRIx64, s.name, b.at - s.address);
 		else
 			snprintf(name, sizeof(name), "0x%" PRIx64, b.at);
-		bool kprobed = kp_ck_addrs_has(&k.kprobes, b.at) || kp_ck_addrs_has(&k.kprobes, fn);
-		char why[300] = "", where[160];
-		uint64_t target = b.target;
-		if (b.kind == KP_BRANCH_TRAP) {
-			if (kprobed)
-				continue;
-			snprintf(why, sizeof(why), "%s (%s) at the entry, and no kprobe registered there%s",
-				 kinds[b.kind], b.insn, kprobes_known ? "" : " (kprobes unreadable)");
-			target = b.at;
-		} else {
-			if (b.indirect && !kp_ok(kp_read_u64(c->k, b.target, &target)))
-				target = 0;
-			if (kp_ck_in_text(c, target) || kprobed)
-				continue;
-			if (b.kind == KP_BRANCH_CALL && kp_ck_addrs_has(&k.trampolines, target))
-				continue;	// ftrace tracing it (the ftrace check looks at who)
-			// A call at ftrace's patch site of a function an ftrace_ops
-			// traces, into allocated code no module owns: a BPF
-			// trampoline (direct call) or ftrace's own.
-			if (b.kind == KP_BRANCH_CALL && b.at - fn <= FENTRY_SITE_MAX &&
-			    (k.trace_all || kp_ck_addrs_has(&k.traced, fn)) &&
-			    !kp_lx_module_map_find(c->mods, target))
-				continue;
-			if (b.kind == KP_BRANCH_CALL && !k.ftrace_known &&
-			    !kp_lx_module_map_find(c->mods, target)) {
-				unknown_calls++;	// maybe an ftrace trampoline: cannot tell
-				continue;
-			}
-			kp_ck_where(c, target, where, sizeof(where));
-			snprintf(why, sizeof(why), "%s (%s) at the entry to %s", kinds[b.kind], b.insn,
-				 where);
-		}
 		if ((err = kp_ck_add(c, target, NULL, why, "%s", name)))
 			goto out;
 	}

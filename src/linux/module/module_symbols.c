@@ -214,101 +214,132 @@ static bool exported(const struct export *e, size_t n, const char *name, uint64_
 	return false;
 }
 
+// A module's kallsyms tables copied out of memory (struct mod_kallsyms).
+struct tables {
+	uint64_t ks, symtab, strtab, typetab;
+	uint32_t n;
+	uint8_t *syms;		// n Elf64_Sym
+	uint8_t *types;		// n type letters
+	char *strs;		// strtab up to the end of its furthest name
+	size_t got;		// bytes of strs read
+};
+
+static void tables_free(struct tables *t)
+{
+	free(t->syms);
+	free(t->types);
+	free(t->strs);
+}
+
+// The header of the module's mod_kallsyms; t->n 0 if it has none.
+static struct kp_error *read_header(struct kp_kernel *k, const struct layout *l, uint64_t mod,
+				    struct tables *t)
+{
+	struct kp_error *err;
+	if ((err = kp_read_u64(k, mod + l->kallsyms, &t->ks)))
+		return err;
+	if (!t->ks)
+		return NULL;	// built without symbols
+	if ((err = kp_read_u64(k, t->ks + l->ks_symtab, &t->symtab)) ||
+	    (err = kp_read_u32(k, t->ks + l->ks_num, &t->n)) ||
+	    (err = kp_read_u64(k, t->ks + l->ks_strtab, &t->strtab)) ||
+	    (err = kp_read_u64(k, t->ks + l->ks_typetab, &t->typetab)))
+		return kp_error_prefix(err, "struct mod_kallsyms at 0x%" PRIx64, t->ks);
+	if (t->n > MAX_MODULE_SYMBOLS)
+		return kp_error_create(KP_ERR_FORMAT,
+				       "struct mod_kallsyms at 0x%" PRIx64 ": %" PRIu32 " symbols (corrupt?)",
+				       t->ks, t->n);
+	return NULL;
+}
+
+// The symbol and type arrays, and the string table as far as its names go.
+static struct kp_error *read_tables(struct kp_kernel *k, const struct layout *l, struct tables *t)
+{
+	struct kp_error *err;
+	if (!(t->syms = malloc((size_t)t->n * l->sym_size)) || !(t->types = malloc(t->n)))
+		return &kp_enomem;
+	if ((err = kp_read(k, KP_VIRT, t->symtab, t->syms, (size_t)t->n * l->sym_size)))
+		return kp_error_prefix(err, "symtab at 0x%" PRIx64, t->symtab);
+	if ((err = kp_read(k, KP_VIRT, t->typetab, t->types, t->n)))
+		return kp_error_prefix(err, "typetab at 0x%" PRIx64, t->typetab);
+	uint32_t max_name = 0;
+	for (uint32_t i = 0; i < t->n; i++) {
+		uint32_t off = kp_le32(t->syms + (size_t)i * l->sym_size + l->st_name);
+		if (off > max_name)
+			max_name = off;
+	}
+	if (max_name > MAX_STRTAB)
+		return kp_error_create(KP_ERR_FORMAT, "a name %" PRIu32 " bytes into strtab at 0x%" PRIx64 " (corrupt?)",
+				       max_name, t->strtab);
+	// The names end where the last one's NUL is: read up to the longest
+	// name past the furthest start, as far as memory goes.
+	size_t want = (size_t)max_name + KSYM_NAME_LEN;
+	if (!(t->strs = malloc(want)))
+		return &kp_enomem;
+	t->got = kp_kernel_read_partial(k, t->strtab, t->strs, want, false);
+	return NULL;
+}
+
+// The named symbols of the tables into st, upper case where exported.
+static struct kp_error *add_symbols(const struct layout *l, const struct tables *t,
+				    const struct export *exports, size_t nexports,
+				    const char *module, struct kp_symtab *st, size_t *added)
+{
+	for (uint32_t i = 0; i < t->n; i++) {
+		const uint8_t *sym = t->syms + (size_t)i * l->sym_size;
+		uint32_t off = kp_le32(sym + l->st_name);
+		const char *name = t->strs + off;
+		const char *end = off < t->got ? memchr(name, '\0', t->got - off) : NULL;
+		if (!end)
+			return kp_error_create(KP_ERR_FORMAT,
+					       "symbol %" PRIu32 ": name at strtab 0x%" PRIx64 "+%" PRIu32 " unreadable or longer than %d bytes",
+					       i, t->strtab, off, KSYM_NAME_LEN);
+		if (end == name)
+			continue;	// /proc/kallsyms skips nameless symbols
+		uint64_t value = kp_le64(sym + l->st_value);
+		char type = isprint(t->types[i]) ? (char)t->types[i] : '?';
+		if (exported(exports, nexports, name, value))
+			type = (char)toupper((unsigned char)type);
+		struct kp_error *err = kp_symtab_add(st, name, end - name, value, type, module);
+		if (err)
+			return err;
+		(*added)++;
+	}
+	return NULL;
+}
+
+// Where the module's core and init text end: the size limit of its last
+// functions.
+static struct kp_error *add_text_limits(struct kp_kernel *k, const struct layout *l, uint64_t mod,
+					struct kp_symtab *st)
+{
+	for (unsigned i = 0; i < l->mod.ntext; i++) {
+		uint64_t base;
+		uint32_t size;
+		struct kp_error *err;
+		// A module whose init text is freed has a NULL base there.
+		if (kp_ok(kp_read_u64(k, mod + l->mod.text_base[i], &base)) && base &&
+		    kp_ok(kp_read_u32(k, mod + l->mod.text_size[i], &size)) && size &&
+		    (err = kp_symtab_add_limit(st, base + size)))
+			return err;
+	}
+	return NULL;
+}
+
 // One module's symbols into st.
 static struct kp_error *module_symbols(struct kp_kernel *k, const struct layout *l,
 				       const struct kp_module *m, struct kp_symtab *st,
 				       size_t *added)
 {
-	uint64_t ks, symtab, strtab, typetab;
-	uint32_t n;
-	struct kp_error *err;
-	if ((err = kp_read_u64(k, m->address + l->kallsyms, &ks)))
-		return err;
-	if (!ks)
-		return NULL;	// built without symbols
-	if ((err = kp_read_u64(k, ks + l->ks_symtab, &symtab)) ||
-	    (err = kp_read_u32(k, ks + l->ks_num, &n)) ||
-	    (err = kp_read_u64(k, ks + l->ks_strtab, &strtab)) ||
-	    (err = kp_read_u64(k, ks + l->ks_typetab, &typetab)))
-		return kp_error_prefix(err, "struct mod_kallsyms at 0x%" PRIx64, ks);
-	if (!n)
-		return NULL;
-	if (n > MAX_MODULE_SYMBOLS)
-		return kp_error_create(KP_ERR_FORMAT,
-				       "struct mod_kallsyms at 0x%" PRIx64 ": %" PRIu32 " symbols (corrupt?)",
-				       ks, n);
-	uint8_t *syms = malloc((size_t)n * l->sym_size);
-	uint8_t *types = malloc(n);
-	char *strs = NULL;
+	struct tables t = { 0 };
 	struct export *exports = NULL;
 	size_t nexports = 0;
-	if (!syms || !types) {
-		err = &kp_enomem;
-		goto out;
-	}
-	if ((err = kp_read(k, KP_VIRT, symtab, syms, (size_t)n * l->sym_size))) {
-		err = kp_error_prefix(err, "symtab at 0x%" PRIx64, symtab);
-		goto out;
-	}
-	if ((err = kp_read(k, KP_VIRT, typetab, types, n))) {
-		err = kp_error_prefix(err, "typetab at 0x%" PRIx64, typetab);
-		goto out;
-	}
-	uint32_t max_name = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t off = kp_le32(syms + (size_t)i * l->sym_size + l->st_name);
-		if (off > max_name)
-			max_name = off;
-	}
-	if (max_name > MAX_STRTAB) {
-		err = kp_error_create(KP_ERR_FORMAT, "a name %" PRIu32 " bytes into strtab at 0x%" PRIx64 " (corrupt?)",
-				      max_name, strtab);
-		goto out;
-	}
-	// The names end where the last one's NUL is: read up to the longest
-	// name past the furthest start, as far as memory goes.
-	size_t want = (size_t)max_name + KSYM_NAME_LEN;
-	if (!(strs = malloc(want))) {
-		err = &kp_enomem;
-		goto out;
-	}
-	size_t got = kp_kernel_read_partial(k, strtab, strs, want, false);
-	if ((err = read_exports(k, l, m->address, m->name, &exports, &nexports)))
-		goto out;
-	for (uint32_t i = 0; i < n; i++) {
-		const uint8_t *sym = syms + (size_t)i * l->sym_size;
-		uint32_t off = kp_le32(sym + l->st_name);
-		const char *name = strs + off;
-		const char *end = off < got ? memchr(name, '\0', got - off) : NULL;
-		if (!end) {
-			err = kp_error_create(KP_ERR_FORMAT,
-					      "symbol %" PRIu32 ": name at strtab 0x%" PRIx64 "+%" PRIu32 " unreadable or longer than %d bytes",
-					      i, strtab, off, KSYM_NAME_LEN);
-			goto out;
-		}
-		if (end == name)
-			continue;	// /proc/kallsyms skips nameless symbols
-		uint64_t value = kp_le64(sym + l->st_value);
-		char type = isprint(types[i]) ? (char)types[i] : '?';
-		if (exported(exports, nexports, name, value))
-			type = (char)toupper((unsigned char)type);
-		if ((err = kp_symtab_add(st, name, end - name, value, type, m->name)))
-			goto out;
-		(*added)++;
-	}
-	for (unsigned i = 0; i < l->mod.ntext; i++) {
-		uint64_t base;
-		uint32_t size;
-		// A module whose init text is freed has a NULL base there.
-		if (kp_ok(kp_read_u64(k, m->address + l->mod.text_base[i], &base)) && base &&
-		    kp_ok(kp_read_u32(k, m->address + l->mod.text_size[i], &size)) && size &&
-		    (err = kp_symtab_add_limit(st, base + size)))
-			goto out;
-	}
-out:
-	free(syms);
-	free(types);
-	free(strs);
+	struct kp_error *err = read_header(k, l, m->address, &t);
+	if (!err && t.n && !(err = read_tables(k, l, &t)) &&
+	    !(err = read_exports(k, l, m->address, m->name, &exports, &nexports)) &&
+	    !(err = add_symbols(l, &t, exports, nexports, m->name, st, added)))
+		err = add_text_limits(k, l, m->address, st);
+	tables_free(&t);
 	free_exports(exports, nexports);
 	return err;
 }
