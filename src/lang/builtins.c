@@ -4,8 +4,8 @@
 // per_cpu(var, cpu) is the kernel's macro (include/linux/percpu-defs.h): a
 // per-CPU variable's "address" is an offset into the per-CPU areas, and
 // CPU cpu's copy is at that offset plus __per_cpu_offset[cpu]. The CPU
-// must be a possible one (kp_kernel_check_cpu): below nr_cpu_ids, an entry
-// of __per_cpu_offset may be one no area was set up for.
+// must be a possible one (kp_kernel_check_cpu): below nr_cpu_ids and in
+// cpu_possible_mask, as the offset of any other points at no area.
 #include <linux/btf.h>
 #include <stdlib.h>
 #include <string.h>

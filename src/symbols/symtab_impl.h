@@ -13,7 +13,7 @@
 // unknown and only the symbol's own address matches. Generous because kernel
 // data symbols (log buffers, page tables) can be a few MiB.
 #define MAX_SYMBOL_EXTENT (4ULL << 20)
-#define NO_ENTRY UINT32_MAX
+#define NO_ENTRY UINT32_MAX	// uname.best of a name no symbol has (a module name)
 
 struct arena_chunk;
 
