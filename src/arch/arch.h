@@ -7,7 +7,7 @@
 //
 // The architecture is chosen once when a kernel is opened: from the ELF
 // e_machine of a core, the machine field of a kdump header, the keys of
-// VMCOREINFO, or the caller's --arch (kp_arch_detect()).
+// VMCOREINFO, or the caller's --arch (core/detect_arch.c).
 #ifndef KP_ARCH_ARCH_H
 #define KP_ARCH_ARCH_H
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The kernel handle inside the library: one memory source with its
 // architecture, address translation, symbols and (loaded on first use)
-// types. struct kp_kernel is defined in kernel.c only; the rest of the
-// library reaches its parts through these accessors and the public API.
+// types. struct kp_kernel is defined in kernel_impl.h, for the files of
+// core/ that implement the handle; the rest of the library reaches its
+// parts through these accessors and the public API.
 #ifndef KP_CORE_KERNEL_H
 #define KP_CORE_KERNEL_H
 

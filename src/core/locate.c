@@ -147,88 +147,110 @@ struct kp_error *kp_locate_vmcoreinfo_page(struct kp_memory *mem, uint64_t *pa,
 
 // ---------------------------------------------------------------- driver
 
+// One search for the kernel: the locator that checks candidate pages
+// against the CPU registers, and what the search met on the way.
+struct search {
+	struct kp_memory *mem;
+	const struct kp_arch *arch;
+	const struct kp_open_options *opts;
+	struct kp_locator *l;
+	struct kp_error *regs_err;	// why there is no locator (nothing to check against)
+	struct kp_error *scan_err;	// why the scan ended without a page
+	struct kp_error *rejected;	// why the first rejected page was stale ...
+	uint64_t rejected_pa;		// ... and where it was
+	unsigned nrejected;
+};
+
+// Scans physical memory from *pa for a vmcoreinfo page the locator
+// accepts, or any page when there is no locator: fills res->vmcoreinfo and
+// res->verified, *pa where it was. Finding none is no error: res->vmcoreinfo
+// stays NULL and s->scan_err says why.
+static struct kp_error *find_page(struct search *s, uint64_t *pa, struct kp_locate_result *res)
+{
+	for (;; *pa += PAGE) {
+		char *text;
+		size_t len;
+		struct kp_error *err = kp_locate_vmcoreinfo_page(s->mem, pa, &text, &len);
+		if (err) {
+			if (err->code != KP_ERR_NOT_FOUND)
+				return err;
+			s->scan_err = err;
+			return NULL;
+		}
+		if (s->regs_err) {
+			// Nothing to check it against: take it as it is.
+			res->vmcoreinfo = text;
+			res->vmcoreinfo_size = len;
+			snprintf(res->verified, sizeof(res->verified), "not verified: %s",
+				 s->regs_err->message);
+			return NULL;
+		}
+		struct kp_error *why = s->arch->locator_check(s->l, s->opts, text, len, res->verified,
+							      sizeof(res->verified));
+		if (!why) {
+			res->vmcoreinfo = text;
+			res->vmcoreinfo_size = len;
+			return NULL;
+		}
+		free(text);
+		if (why == &kp_enomem)
+			return why;
+		if (!s->rejected) {
+			s->rejected = why;
+			s->rejected_pa = *pa;
+		} else {
+			kp_error_destroy(why);
+		}
+		s->nrejected++;
+	}
+}
+
+// No usable page: the architecture derives everything from the CPU
+// registers, if there are any.
+static struct kp_error *without_page(struct search *s, struct kp_locate_result *res)
+{
+	if (s->regs_err)
+		return kp_error_create(s->regs_err->code, "no VMCOREINFO note, %s, and %s: "
+				       "cannot locate the kernel without VMCOREINFO",
+				       s->scan_err ? s->scan_err->message : "no vmcoreinfo page",
+				       s->regs_err->message);
+	return s->arch->locator_derive(s->l, s->opts, res);
+}
+
 struct kp_error *kp_locate_kernel(struct kp_memory *mem, const struct kp_source *src,
 				  const struct kp_arch *arch, const struct kp_open_options *opts,
 				  struct kp_locate_result *ret)
 {
-	struct kp_locator *l = NULL;
-	struct kp_error *regs_err = arch->locator_create(mem, src, &l);
-	if (regs_err == &kp_enomem)
-		return regs_err;
+	struct search s = { .mem = mem, .arch = arch, .opts = opts };
+	s.regs_err = arch->locator_create(mem, src, &s.l);
+	if (s.regs_err == &kp_enomem)
+		return s.regs_err;
 
 	struct kp_locate_result res = {0};
-	struct kp_error *err = NULL, *rejected = NULL, *scan_err = NULL;
-	uint64_t pa = 0, rejected_pa = 0;
-	unsigned nrejected = 0;
-	for (;; pa += PAGE) {
-		char *text;
-		size_t len;
-		err = kp_locate_vmcoreinfo_page(mem, &pa, &text, &len);
-		if (err) {
-			if (err->code != KP_ERR_NOT_FOUND)
-				goto out;
-			scan_err = err;
-			err = NULL;
-			break;
-		}
-		if (regs_err) {
-			// Nothing to check it against: take it as it is.
-			res.vmcoreinfo = text;
-			res.vmcoreinfo_size = len;
-			snprintf(res.verified, sizeof(res.verified), "not verified: %s",
-				 regs_err->message);
-			break;
-		}
-		struct kp_error *why = arch->locator_check(l, opts, text, len, res.verified,
-							   sizeof(res.verified));
-		if (!why) {
-			res.vmcoreinfo = text;
-			res.vmcoreinfo_size = len;
-			break;
-		}
-		free(text);
-		if (why == &kp_enomem) {
-			err = why;
-			goto out;
-		}
-		if (!rejected) {
-			rejected = why;
-			rejected_pa = pa;
-		} else {
-			kp_error_destroy(why);
-		}
-		nrejected++;
-	}
-	if (res.vmcoreinfo) {
+	uint64_t pa = 0;
+	struct kp_error *err = find_page(&s, &pa, &res);
+	if (!err && res.vmcoreinfo)
 		snprintf(res.origin, sizeof(res.origin), "found in memory at phys 0x%" PRIx64, pa);
-	} else if (regs_err) {
-		err = kp_error_create(regs_err->code, "no VMCOREINFO note, %s, and %s: "
-				      "cannot locate the kernel without VMCOREINFO",
-				      scan_err ? scan_err->message : "no vmcoreinfo page",
-				      regs_err->message);
-		goto out;
-	} else {
-		err = arch->locator_derive(l, opts, &res);
-		if (err)
-			goto out;
-	}
-	if (rejected) {
+	else if (!err)
+		err = without_page(&s, &res);
+	if (!err && s.rejected) {
 		size_t n = strlen(res.verified);
 		snprintf(res.verified + n, sizeof(res.verified) - n,
-			 "; rejected %u stale vmcoreinfo page(s), first at phys 0x%" PRIx64, nrejected,
-			 rejected_pa);
+			 "; rejected %u stale vmcoreinfo page(s), first at phys 0x%" PRIx64,
+			 s.nrejected, s.rejected_pa);
 	}
-	*ret = res;
-	res.vmcoreinfo = NULL;
-out:
-	if (err && rejected)
+	if (!err) {
+		*ret = res;
+		res.vmcoreinfo = NULL;
+	}
+	if (err && s.rejected)
 		err = kp_error_prefix(err, "vmcoreinfo page at phys 0x%" PRIx64 " rejected (%s); then",
-				      rejected_pa, rejected->message);
-	kp_error_destroy(rejected);
-	kp_error_destroy(regs_err);
-	kp_error_destroy(scan_err);
+				      s.rejected_pa, s.rejected->message);
+	kp_error_destroy(s.rejected);
+	kp_error_destroy(s.regs_err);
+	kp_error_destroy(s.scan_err);
 	free(res.vmcoreinfo);
-	if (l)
-		arch->locator_destroy(l);
+	if (s.l)
+		arch->locator_destroy(s.l);
 	return err;
 }

@@ -205,89 +205,88 @@ static struct kp_error *copy_range(struct copy *c, uint64_t pa, uint64_t size, u
 
 // ---------------------------------------------------------------- ELF
 
-static struct kp_error *write_elf(struct kp_kernel *k, struct out *out,
-				  const struct kp_snapshot_options *opts,
-				  struct kp_snapshot_stats *ret)
+// Where everything goes in the file.
+struct elf_layout {
+	Elf64_Ehdr eh;
+	bool xnum;		// PN_XNUM: section header 0 holds the count
+	Elf64_Shdr sh;
+	Elf64_Phdr *ph;		// PT_NOTE, one PT_LOAD per range, the image's
+	uint64_t phnum;
+	uint64_t notes_off;
+	uint64_t total;		// bytes of memory
+	uint64_t file_size;
+};
+
+// The kernel image load lets tools that read the kernel's page tables
+// through its virtual address (drgn) start without translating: *range is
+// the RAM range that holds it, n if none does.
+static void find_image_load(struct kp_kernel *k, const struct kp_range *ranges, size_t n,
+			    Elf64_Phdr *ret, size_t *range)
 {
-	const struct kp_range *ranges;
-	struct kp_memory *mem = kp_kernel_memory(k);
 	const struct kp_arch *arch = kp_kernel_arch(k);
 	const struct kp_arch_ctx *ctx = kp_kernel_arch_ctx(k);
-	size_t n = kp_memory_ranges(mem, KP_PHYS, &ranges);
-	if (n == 0) {
-		KP_INIT(kp_kernel_info, info);
-		kp_kernel_get_info(k, &info);
-		return kp_error_create(KP_ERR_UNSUPPORTED,
-				       "%s: cannot snapshot: the source has no physical memory",
-				       info.path);
-	}
-	struct notes nb = {0};
-	struct kp_error *err = build_notes(kp_kernel_source(k), &nb);
-	if (err) {
-		free(nb.buf);
-		return err;
-	}
-	// The kernel image load lets tools that read the kernel's page tables
-	// through its virtual address (drgn) start without translating.
-	uint64_t text_va = 0, text_pa = 0, text_size = 0;
-	size_t text_range = n;
 	struct kp_symbol text, end;
 	uint64_t map_va, map_pa, image_start, image_end;
+	*range = n;
 	arch->image_range(ctx, &image_start, &image_end);
-	if (kp_symbol_find(k, "_text", &text) && kp_symbol_find(k, "_end", &end) &&
-	    arch->image_map(ctx, &map_va, &map_pa) && text.address >= map_va &&
-	    text.address >= image_start && end.address > text.address &&
-	    end.address <= image_end) {
-		text_va = text.address;
-		text_pa = text.address - map_va + map_pa;
-		text_size = ((end.address + PAGE - 1) & ~(PAGE - 1)) - text.address;
-		// Not for an image at physical 0 (only synthetic kernels): every
-		// kernel-half load at p_paddr 0 is how old kernels' kcore said
-		// "no physical address", and readers would drop the RAM load too.
-		for (size_t i = 0; i < n && text_pa; i++) {
-			if (text_pa >= ranges[i].start && text_pa < ranges[i].end &&
-			    text_size <= ranges[i].end - text_pa)
-				text_range = i;
-		}
+	if (!kp_symbol_find(k, "_text", &text) || !kp_symbol_find(k, "_end", &end) ||
+	    !arch->image_map(ctx, &map_va, &map_pa) || text.address < map_va ||
+	    text.address < image_start || end.address <= text.address ||
+	    end.address > image_end)
+		return;
+	uint64_t text_pa = text.address - map_va + map_pa;
+	uint64_t text_size = ((end.address + PAGE - 1) & ~(PAGE - 1)) - text.address;
+	// Not for an image at physical 0 (only synthetic kernels): every
+	// kernel-half load at p_paddr 0 is how old kernels' kcore said "no
+	// physical address", and readers would drop the RAM load too.
+	for (size_t i = 0; i < n && text_pa; i++) {
+		if (text_pa >= ranges[i].start && text_pa < ranges[i].end &&
+		    text_size <= ranges[i].end - text_pa)
+			*range = i;
 	}
-	uint64_t phnum = 1 + (uint64_t)n + (text_range < n);
-	bool xnum = phnum >= PN_XNUM;
-	Elf64_Ehdr eh = {0};
-	memcpy(eh.e_ident, ELFMAG, SELFMAG);
-	eh.e_ident[EI_CLASS] = ELFCLASS64;
-	eh.e_ident[EI_DATA] = ELFDATA2LSB;
-	eh.e_ident[EI_VERSION] = EV_CURRENT;
-	eh.e_ident[EI_OSABI] = ELFOSABI_NONE;
-	eh.e_type = ET_CORE;
-	eh.e_machine = arch->elf_machine;
-	eh.e_version = EV_CURRENT;
-	eh.e_phoff = sizeof(Elf64_Ehdr);
-	eh.e_ehsize = sizeof(Elf64_Ehdr);
-	eh.e_phentsize = sizeof(Elf64_Phdr);
-	eh.e_phnum = xnum ? PN_XNUM : (Elf64_Half)phnum;
-	uint64_t off = eh.e_phoff + phnum * sizeof(Elf64_Phdr);
-	Elf64_Shdr sh = {0};
-	if (xnum) {
+	*ret = (Elf64_Phdr){.p_type = PT_LOAD, .p_flags = PF_R | PF_W | PF_X,
+			    .p_vaddr = text.address, .p_paddr = text_pa,
+			    .p_filesz = text_size, .p_memsz = text_size, .p_align = PAGE};
+}
+
+// The ELF header for l->phnum program headers (and section header 0 when
+// that needs PN_XNUM); returns the file offset after the headers.
+static uint64_t elf_header(const struct kp_arch *arch, struct elf_layout *l)
+{
+	Elf64_Ehdr *eh = &l->eh;
+	l->xnum = l->phnum >= PN_XNUM;
+	memcpy(eh->e_ident, ELFMAG, SELFMAG);
+	eh->e_ident[EI_CLASS] = ELFCLASS64;
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_ident[EI_VERSION] = EV_CURRENT;
+	eh->e_ident[EI_OSABI] = ELFOSABI_NONE;
+	eh->e_type = ET_CORE;
+	eh->e_machine = arch->elf_machine;
+	eh->e_version = EV_CURRENT;
+	eh->e_phoff = sizeof(Elf64_Ehdr);
+	eh->e_ehsize = sizeof(Elf64_Ehdr);
+	eh->e_phentsize = sizeof(Elf64_Phdr);
+	eh->e_phnum = l->xnum ? PN_XNUM : (Elf64_Half)l->phnum;
+	uint64_t off = eh->e_phoff + l->phnum * sizeof(Elf64_Phdr);
+	if (l->xnum) {
 		// PN_XNUM: section header 0's sh_info holds the count (as Linux
 		// coredumps do, fs/binfmt_elf.c fill_extnum_info).
-		eh.e_shoff = off;
-		eh.e_shentsize = sizeof(Elf64_Shdr);
-		eh.e_shnum = 1;
-		sh.sh_size = 1;
-		sh.sh_info = (Elf64_Word)phnum;
-		off += sizeof(sh);
+		eh->e_shoff = off;
+		eh->e_shentsize = sizeof(Elf64_Shdr);
+		eh->e_shnum = 1;
+		l->sh.sh_size = 1;
+		l->sh.sh_info = (Elf64_Word)l->phnum;
+		off += sizeof(l->sh);
 	}
-	uint64_t notes_off = off;
-	off = (notes_off + nb.len + PAGE - 1) & ~(PAGE - 1);
+	return off;
+}
 
-	Elf64_Phdr *ph = calloc(phnum, sizeof(*ph));
-	if (!ph) {
-		free(nb.buf);
-		return &kp_enomem;
-	}
-	ph[0] = (Elf64_Phdr){.p_type = PT_NOTE, .p_offset = notes_off, .p_filesz = nb.len,
-			     .p_memsz = nb.len, .p_align = 4};
-	uint64_t total = 0;
+// One PT_LOAD per physical range, each at a page-aligned file offset from
+// off on, with its direct-map address when the architecture knows one.
+static void ram_loads(const struct kp_arch *arch, const struct kp_arch_ctx *ctx,
+		      const struct kp_range *ranges, size_t n, uint64_t off,
+		      struct elf_layout *l)
+{
 	for (size_t i = 0; i < n; i++) {
 		uint64_t size = ranges[i].end - ranges[i].start;
 		uint64_t pa = ranges[i].start;
@@ -299,53 +298,110 @@ static struct kp_error *write_elf(struct kp_kernel *k, struct out *out,
 			va = 0;
 		// Same offset within a page as the address: page runs line up.
 		uint64_t foff = off + (pa & (PAGE - 1));
-		ph[1 + i] = (Elf64_Phdr){.p_type = PT_LOAD, .p_flags = PF_R | PF_W | PF_X,
-					 .p_offset = foff, .p_vaddr = va, .p_paddr = pa,
-					 .p_filesz = size, .p_memsz = size, .p_align = PAGE};
+		l->ph[1 + i] = (Elf64_Phdr){.p_type = PT_LOAD, .p_flags = PF_R | PF_W | PF_X,
+					    .p_offset = foff, .p_vaddr = va, .p_paddr = pa,
+					    .p_filesz = size, .p_memsz = size, .p_align = PAGE};
 		off = (foff + size + PAGE - 1) & ~(PAGE - 1);
-		total += size;
+		l->total += size;
 	}
-	uint64_t file_size = ph[n].p_offset + ph[n].p_filesz;
-	if (text_range < n) {
-		const Elf64_Phdr *ram = &ph[1 + text_range];
-		ph[1 + n] = (Elf64_Phdr){.p_type = PT_LOAD, .p_flags = PF_R | PF_W | PF_X,
-					 .p_offset = ram->p_offset + (text_pa - ram->p_paddr),
-					 .p_vaddr = text_va, .p_paddr = text_pa,
-					 .p_filesz = text_size, .p_memsz = text_size,
-					 .p_align = PAGE};
-	}
+	l->file_size = l->ph[n].p_offset + l->ph[n].p_filesz;
+}
 
-	struct copy c = {.mem = mem, .out = out, .opts = opts, .total = total};
-	c.st.ranges = n;
-	c.st.bytes = total;
-	c.st.file_size = file_size;
-	if (file_size > INT64_MAX)
+static struct kp_error *lay_out(struct kp_kernel *k, const struct kp_range *ranges, size_t n,
+				size_t notes_len, struct elf_layout *l)
+{
+	const struct kp_arch *arch = kp_kernel_arch(k);
+	Elf64_Phdr image = {0};
+	size_t image_range;
+	find_image_load(k, ranges, n, &image, &image_range);
+	l->phnum = 1 + (uint64_t)n + (image_range < n);
+	l->notes_off = elf_header(arch, l);
+	uint64_t off = (l->notes_off + notes_len + PAGE - 1) & ~(PAGE - 1);
+	if (!(l->ph = calloc(l->phnum, sizeof(*l->ph))))
+		return &kp_enomem;
+	l->ph[0] = (Elf64_Phdr){.p_type = PT_NOTE, .p_offset = l->notes_off,
+				.p_filesz = notes_len, .p_memsz = notes_len, .p_align = 4};
+	ram_loads(arch, kp_kernel_arch_ctx(k), ranges, n, off, l);
+	if (image_range < n) {
+		// The image's bytes are those of the RAM load holding it.
+		const Elf64_Phdr *ram = &l->ph[1 + image_range];
+		image.p_offset = ram->p_offset + (image.p_paddr - ram->p_paddr);
+		l->ph[1 + n] = image;
+	}
+	return NULL;
+}
+
+// Sizes the file (the zero pages it will not write stay holes) and writes
+// everything but the memory.
+static struct kp_error *write_headers(struct out *out, const struct elf_layout *l,
+				      const struct notes *nb)
+{
+	struct kp_error *err = NULL;
+	if (l->file_size > INT64_MAX)
 		err = kp_error_create(KP_ERR_UNSUPPORTED,
 				      "%s: a snapshot of 0x%" PRIx64 " bytes is too large",
-				      out->path, file_size);
-	else if (ftruncate(out->fd, (off_t)file_size) < 0)
+				      out->path, l->file_size);
+	else if (ftruncate(out->fd, (off_t)l->file_size) < 0)
 		err = kp_error_os(errno, "%s: cannot size the output to %" PRIu64 " bytes",
-				  out->path, file_size);
+				  out->path, l->file_size);
 	if (!err)
-		err = write_at(out, &eh, sizeof(eh), 0);
+		err = write_at(out, &l->eh, sizeof(l->eh), 0);
 	if (!err)
-		err = write_at(out, ph, phnum * sizeof(*ph), eh.e_phoff);
-	if (!err && xnum)
-		err = write_at(out, &sh, sizeof(sh), eh.e_shoff);
+		err = write_at(out, l->ph, l->phnum * sizeof(*l->ph), l->eh.e_phoff);
+	if (!err && l->xnum)
+		err = write_at(out, &l->sh, sizeof(l->sh), l->eh.e_shoff);
 	if (!err)
-		err = write_at(out, nb.buf, nb.len, notes_off);
-	free(nb.buf);
-	if (!err) {
-		c.buf = malloc(CHUNK);
-		if (!c.buf)
-			err = &kp_enomem;
-	}
-	if (!err && opts->progress)
-		opts->progress(0, total, opts->arg);
+		err = write_at(out, nb->buf, nb->len, l->notes_off);
+	return err;
+}
+
+// Copies the memory of every RAM load, reporting progress.
+static struct kp_error *copy_memory(struct copy *c, const struct elf_layout *l, size_t n)
+{
+	if (!(c->buf = malloc(CHUNK)))
+		return &kp_enomem;
+	struct kp_error *err = NULL;
+	if (c->opts->progress)
+		c->opts->progress(0, l->total, c->opts->arg);
 	for (size_t i = 0; i < n && !err; i++)
-		err = copy_range(&c, ph[1 + i].p_paddr, ph[1 + i].p_filesz, ph[1 + i].p_offset);
-	free(c.buf);
-	free(ph);
+		err = copy_range(c, l->ph[1 + i].p_paddr, l->ph[1 + i].p_filesz,
+				 l->ph[1 + i].p_offset);
+	free(c->buf);
+	return err;
+}
+
+static struct kp_error *write_elf(struct kp_kernel *k, struct out *out,
+				  const struct kp_snapshot_options *opts,
+				  struct kp_snapshot_stats *ret)
+{
+	const struct kp_range *ranges;
+	struct kp_memory *mem = kp_kernel_memory(k);
+	size_t n = kp_memory_ranges(mem, KP_PHYS, &ranges);
+	if (n == 0) {
+		KP_INIT(kp_kernel_info, info);
+		kp_kernel_get_info(k, &info);
+		return kp_error_create(KP_ERR_UNSUPPORTED,
+				       "%s: cannot snapshot: the source has no physical memory",
+				       info.path);
+	}
+	struct notes nb = {0};
+	struct elf_layout l = {0};
+	struct kp_error *err = build_notes(kp_kernel_source(k), &nb);
+	if (!err)
+		err = lay_out(k, ranges, n, nb.len, &l);
+	if (err) {
+		free(nb.buf);
+		return err;
+	}
+	struct copy c = {.mem = mem, .out = out, .opts = opts, .total = l.total};
+	c.st.ranges = n;
+	c.st.bytes = l.total;
+	c.st.file_size = l.file_size;
+	err = write_headers(out, &l, &nb);
+	free(nb.buf);
+	if (!err)
+		err = copy_memory(&c, &l, n);
+	free(l.ph);
 	if (!err) {
 		size_t sz = ret->sz;
 		*ret = c.st;

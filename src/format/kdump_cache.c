@@ -29,83 +29,107 @@ void kp_kdump_decomp_deinit(struct kp_kdump_decomp *d)
 	ZSTD_freeDCtx(d->zstd);
 }
 
+// Each decompressor below: *out_len is SIZE_MAX when the data holds more
+// than cap bytes.
+
+static struct kp_error *inflate_page(struct kp_kdump_decomp *d, const uint8_t *in,
+				     size_t in_len, uint8_t *out, size_t cap, size_t *out_len)
+{
+	if (!d->zs_ready) {
+		memset(&d->zs, 0, sizeof(d->zs));
+		if (inflateInit(&d->zs) != Z_OK)
+			return &kp_enomem;
+		d->zs_ready = true;
+	} else if (inflateReset(&d->zs) != Z_OK) {
+		return kp_error_create(KP_ERR_FORMAT, "zlib: inflateReset failed");
+	}
+	d->zs.next_in = (Bytef *)in;
+	d->zs.avail_in = (uInt)in_len;
+	d->zs.next_out = out;
+	d->zs.avail_out = (uInt)cap;
+	int ret = inflate(&d->zs, Z_FINISH);
+	if (ret != Z_STREAM_END) {
+		if (ret == Z_BUF_ERROR && d->zs.avail_out == 0 && d->zs.avail_in > 0) {
+			*out_len = SIZE_MAX;	// more than cap
+			return NULL;
+		}
+		return kp_error_create(KP_ERR_FORMAT, "zlib data is corrupt (%s)",
+				       d->zs.msg ? d->zs.msg
+				       : ret == Z_BUF_ERROR ? "truncated stream"
+				       : zError(ret));
+	}
+	*out_len = cap - d->zs.avail_out;
+	return NULL;
+}
+
+static struct kp_error *lzo_page(const uint8_t *in, size_t in_len, uint8_t *out, size_t cap,
+				 size_t *out_len)
+{
+	lzo_uint n = cap;
+	int ret = lzo1x_decompress_safe(in, in_len, out, &n, NULL);
+	if (ret == LZO_E_OUTPUT_OVERRUN) {
+		*out_len = SIZE_MAX;
+		return NULL;
+	}
+	if (ret != LZO_E_OK)
+		return kp_error_create(KP_ERR_FORMAT, "lzo data is corrupt (error %d)", ret);
+	*out_len = n;
+	return NULL;
+}
+
+// Snappy says its size first: a size other than cap is not decompressed
+// (*out_len is that size).
+static struct kp_error *snappy_page(const uint8_t *in, size_t in_len, uint8_t *out,
+				    size_t cap, size_t *out_len)
+{
+	size_t n;
+	if (snappy_uncompressed_length((const char *)in, in_len, &n) != SNAPPY_OK)
+		return kp_error_create(KP_ERR_FORMAT, "snappy data is corrupt "
+				       "(no valid length)");
+	if (n != cap) {
+		*out_len = n;
+		return NULL;
+	}
+	if (snappy_uncompress((const char *)in, in_len, (char *)out, &n) != SNAPPY_OK)
+		return kp_error_create(KP_ERR_FORMAT, "snappy data is corrupt");
+	*out_len = n;
+	return NULL;
+}
+
+static struct kp_error *zstd_page(struct kp_kdump_decomp *d, const uint8_t *in, size_t in_len,
+				  uint8_t *out, size_t cap, size_t *out_len)
+{
+	if (!d->zstd) {
+		d->zstd = ZSTD_createDCtx();
+		if (!d->zstd)
+			return &kp_enomem;
+	}
+	size_t n = ZSTD_decompressDCtx(d->zstd, out, cap, in, in_len);
+	if (ZSTD_isError(n)) {
+		if (ZSTD_getErrorCode(n) == ZSTD_error_dstSize_tooSmall) {
+			*out_len = SIZE_MAX;
+			return NULL;
+		}
+		return kp_error_create(KP_ERR_FORMAT, "zstd data is corrupt (%s)",
+				       ZSTD_getErrorName(n));
+	}
+	*out_len = n;
+	return NULL;
+}
+
 struct kp_error *kp_kdump_decompress(struct kp_kdump_decomp *d, uint32_t flags,
 				     const uint8_t *in, size_t in_len, uint8_t *out,
 				     size_t cap, size_t *out_len)
 {
 	switch (flags) {
-	case DUMP_DH_COMPRESSED_ZLIB: {
-		if (!d->zs_ready) {
-			memset(&d->zs, 0, sizeof(d->zs));
-			if (inflateInit(&d->zs) != Z_OK)
-				return &kp_enomem;
-			d->zs_ready = true;
-		} else if (inflateReset(&d->zs) != Z_OK) {
-			return kp_error_create(KP_ERR_FORMAT, "zlib: inflateReset failed");
-		}
-		d->zs.next_in = (Bytef *)in;
-		d->zs.avail_in = (uInt)in_len;
-		d->zs.next_out = out;
-		d->zs.avail_out = (uInt)cap;
-		int ret = inflate(&d->zs, Z_FINISH);
-		if (ret != Z_STREAM_END) {
-			if (ret == Z_BUF_ERROR && d->zs.avail_out == 0 && d->zs.avail_in > 0) {
-				*out_len = SIZE_MAX;	// more than cap
-				return NULL;
-			}
-			return kp_error_create(KP_ERR_FORMAT, "zlib data is corrupt (%s)",
-					       d->zs.msg ? d->zs.msg
-					       : ret == Z_BUF_ERROR ? "truncated stream"
-					       : zError(ret));
-		}
-		*out_len = cap - d->zs.avail_out;
-		return NULL;
-	}
-	case DUMP_DH_COMPRESSED_LZO: {
-		lzo_uint n = cap;
-		int ret = lzo1x_decompress_safe(in, in_len, out, &n, NULL);
-		if (ret == LZO_E_OUTPUT_OVERRUN) {
-			*out_len = SIZE_MAX;
-			return NULL;
-		}
-		if (ret != LZO_E_OK)
-			return kp_error_create(KP_ERR_FORMAT, "lzo data is corrupt (error %d)",
-					       ret);
-		*out_len = n;
-		return NULL;
-	}
-	case DUMP_DH_COMPRESSED_SNAPPY: {
-		size_t n;
-		if (snappy_uncompressed_length((const char *)in, in_len, &n) != SNAPPY_OK)
-			return kp_error_create(KP_ERR_FORMAT, "snappy data is corrupt "
-					       "(no valid length)");
-		if (n != cap) {
-			*out_len = n;
-			return NULL;
-		}
-		if (snappy_uncompress((const char *)in, in_len, (char *)out, &n) != SNAPPY_OK)
-			return kp_error_create(KP_ERR_FORMAT, "snappy data is corrupt");
-		*out_len = n;
-		return NULL;
-	}
-	case DUMP_DH_COMPRESSED_ZSTD: {
-		if (!d->zstd) {
-			d->zstd = ZSTD_createDCtx();
-			if (!d->zstd)
-				return &kp_enomem;
-		}
-		size_t n = ZSTD_decompressDCtx(d->zstd, out, cap, in, in_len);
-		if (ZSTD_isError(n)) {
-			if (ZSTD_getErrorCode(n) == ZSTD_error_dstSize_tooSmall) {
-				*out_len = SIZE_MAX;
-				return NULL;
-			}
-			return kp_error_create(KP_ERR_FORMAT, "zstd data is corrupt (%s)",
-					       ZSTD_getErrorName(n));
-		}
-		*out_len = n;
-		return NULL;
-	}
+	case DUMP_DH_COMPRESSED_ZLIB:
+		return inflate_page(d, in, in_len, out, cap, out_len);
+	case DUMP_DH_COMPRESSED_LZO:
+		return lzo_page(in, in_len, out, cap, out_len);
+	case DUMP_DH_COMPRESSED_SNAPPY:
+		return snappy_page(in, in_len, out, cap, out_len);
+	case DUMP_DH_COMPRESSED_ZSTD:
+		return zstd_page(d, in, in_len, out, cap, out_len);
 	default:
 		return kp_error_create(KP_ERR_FORMAT, "unknown compression flags 0x%x",
 				       flags);

@@ -150,7 +150,9 @@ done:
 	return NULL;
 }
 
-struct kp_error *kp_flat_index(struct kp_file *f, struct kp_flat *ret)
+// The file header (type and version), and the first record's bytes when
+// it writes the kdump header.
+static struct kp_error *check_header(struct kp_file *f)
 {
 	uint8_t hdr[32];
 	struct kp_error *err = kp_file_read(f, 0, hdr, sizeof(hdr));
@@ -171,78 +173,86 @@ struct kp_error *kp_flat_index(struct kp_file *f, struct kp_flat *ret)
 	// (records may come in any order, so one that does not is indexed).
 	uint8_t first[FLAT_RECORD_HEADER + 8];
 	if ((err = kp_file_read(f, FLAT_HEADER_SIZE, first, sizeof(first)))) {
-		kp_error_destroy(err);	// too short: the walk below says where
-		err = NULL;
-	} else if (be64(first) == 0 && be64(first + 8) >= 8 &&
+		kp_error_destroy(err);	// too short: the walk of the records says where
+		return NULL;
+	}
+	if (be64(first) == 0 && be64(first + 8) >= 8 &&
 	    memcmp(first + FLAT_RECORD_HEADER, "KDUMP   ", 8) != 0 &&
 	    memcmp(first + FLAT_RECORD_HEADER, "DISKDUMP", 8) != 0)
 		return kp_error_create(KP_ERR_FORMAT,
 				       "%s: no KDUMP signature: flattened dump record 0 at offset "
 				       "0x%x writes other bytes at offset 0", f->path,
 				       FLAT_HEADER_SIZE);
+	return NULL;
+}
+
+// The headers of the records up to the end marker, those with data into
+// *recs (the caller frees it, also on failure), in file order.
+static struct kp_error *read_records(struct kp_file *f, struct record **recs, size_t *n_ret)
+{
 	// Writers emit page-sized records (makedumpfile's and QEMU's write
 	// caches); a flood of tiny ones would make the index many times the
 	// file. Bound the count by the file size.
 	uint64_t max_records = MIN_RECORD_LIMIT + (f->size ? f->size : UINT64_MAX / 2) /
 		MIN_AVERAGE_RECORD;
-	struct record *recs = NULL;
 	size_t n = 0, cap = 0;
 	uint64_t pos = FLAT_HEADER_SIZE;
 	for (uint64_t seen = 0;; seen++) {
-		if (seen >= max_records) {
-			err = kp_error_create(KP_ERR_FORMAT,
-					      "%s: flattened dump has more than %" PRIu64
-					      " records at offset 0x%" PRIx64 " (at most one per %d bytes "
-					      "of file is accepted)", f->path, max_records, pos,
-					      MIN_AVERAGE_RECORD);
-			goto fail;
-		}
+		if (seen >= max_records)
+			return kp_error_create(KP_ERR_FORMAT,
+					       "%s: flattened dump has more than %" PRIu64
+					       " records at offset 0x%" PRIx64 " (at most one per %d bytes "
+					       "of file is accepted)", f->path, max_records, pos,
+					       MIN_AVERAGE_RECORD);
 		uint8_t rh[FLAT_RECORD_HEADER];
-		err = kp_file_read(f, pos, rh, sizeof(rh));
-		if (err) {
-			err = kp_error_prefix(err, "flattened dump: no end marker after %zu records",
-					      n);
-			goto fail;
-		}
+		struct kp_error *err = kp_file_read(f, pos, rh, sizeof(rh));
+		if (err)
+			return kp_error_prefix(err, "flattened dump: no end marker after %zu records",
+					       n);
 		int64_t off = (int64_t)be64(rh), size = (int64_t)be64(rh + 8);
 		if (off == FLAT_END)
 			break;
 		uint64_t data = pos + FLAT_RECORD_HEADER;
 		if (off < 0 || size < 0 || size > INT64_MAX - off ||
-		    (f->size && (uint64_t)size > f->size - data)) {
-			err = kp_error_create(KP_ERR_FORMAT,
-					      "%s: flattened dump record %zu at offset 0x%" PRIx64
-					      ": bad offset 0x%" PRIx64 " or size 0x%" PRIx64
-					      " (file size 0x%" PRIx64 ")", f->path, n, pos,
-					      (uint64_t)off, (uint64_t)size, f->size);
-			goto fail;
-		}
+		    (f->size && (uint64_t)size > f->size - data))
+			return kp_error_create(KP_ERR_FORMAT,
+					       "%s: flattened dump record %zu at offset 0x%" PRIx64
+					       ": bad offset 0x%" PRIx64 " or size 0x%" PRIx64
+					       " (file size 0x%" PRIx64 ")", f->path, n, pos,
+					       (uint64_t)off, (uint64_t)size, f->size);
 		if (size > 0) {
-			if (!KP_VEC_RESERVE(recs, cap, n + 1)) {
-				err = &kp_enomem;
-				goto fail;
-			}
-			recs[n] = (struct record){(uint64_t)off, (uint64_t)off + (uint64_t)size,
-						  data, n};
+			if (!KP_VEC_RESERVE(*recs, cap, n + 1))
+				return &kp_enomem;
+			(*recs)[n] = (struct record){(uint64_t)off, (uint64_t)off + (uint64_t)size,
+						     data, n};
 			n++;
 		}
 		pos = data + (uint64_t)size;
 	}
-	if (n)	// recs is NULL when there are none (qsort needs a valid pointer)
-		qsort(recs, n, sizeof(*recs), record_cmp);
-	struct kp_flat_piece *pieces;
-	size_t npieces;
-	err = resolve_records(recs, n, &pieces, &npieces);
-	if (err)
-		goto fail;
-	*ret = (struct kp_flat){f, pieces, npieces, npieces ? pieces[npieces - 1].end : 0};
-	free(recs);
+	*n_ret = n;
 	return NULL;
-fail:
-	free(recs);
-	return err;
 }
 
+struct kp_error *kp_flat_index(struct kp_file *f, struct kp_flat *ret)
+{
+	struct kp_error *err = check_header(f);
+	if (err)
+		return err;
+	struct record *recs = NULL;
+	size_t n = 0;
+	struct kp_flat_piece *pieces;
+	size_t npieces;
+	err = read_records(f, &recs, &n);
+	if (!err && n)	// recs is NULL when there are none (qsort needs a valid pointer)
+		qsort(recs, n, sizeof(*recs), record_cmp);
+	if (!err)
+		err = resolve_records(recs, n, &pieces, &npieces);
+	free(recs);
+	if (err)
+		return err;
+	*ret = (struct kp_flat){f, pieces, npieces, npieces ? pieces[npieces - 1].end : 0};
+	return NULL;
+}
 
 void kp_flat_deinit(struct kp_flat *flat)
 {

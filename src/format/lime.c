@@ -60,7 +60,7 @@ struct lime {
 	// One decompressed chunk: readers walk memory mostly in order.
 	uint8_t *cache;
 	size_t cache_chunk;	// index into chunks, SIZE_MAX when empty
-	uint8_t *in;		// compressed bytes when the file is not mmap'ed
+	uint8_t *in;		// the chunk being read, as in the file (CRC first)
 };
 
 // CRC-32C (Castagnoli), reflected, as the snappy framing format checksums use.
@@ -114,6 +114,70 @@ static struct kp_error *add_chunk(struct lime *l, const struct chunk *c)
 	return NULL;
 }
 
+// A data chunk of the snappy framing format (type 0x00 compressed, 0x01
+// not) at pos, len bytes after its 4-byte header: indexed unless empty;
+// *ulen_ret is how many bytes of the block it holds (have so far).
+static struct kp_error *index_data_chunk(struct lime *l, const struct range *r, uint64_t pos,
+					 uint8_t type, uint32_t len, uint64_t have,
+					 size_t *ulen_ret)
+{
+	const char *path = l->file->path;
+	if (len < 4 || len > SNAPPY_MAX_CHUNK_LEN * 2)
+		return kp_error_create(KP_ERR_FORMAT,
+				       "%s: snappy chunk at 0x%" PRIx64
+				       " has bad length %" PRIu32, path, pos, len);
+	size_t ulen = len - 4;
+	if (type == 0x00) {
+		uint8_t h[10];
+		size_t n = len - 4 < 10 ? len - 4 : 10;
+		struct kp_error *err = kp_file_read(l->file, pos + 8, h, n);
+		if (err)
+			return err;
+		// The varint preamble of the compressed block says its size.
+		if (snappy_uncompressed_length((const char *)h, n, &ulen) != SNAPPY_OK)
+			ulen = SIZE_MAX;
+	}
+	if (ulen > SNAPPY_MAX_CHUNK || ulen > r->size - have)
+		return kp_error_create(KP_ERR_FORMAT,
+				       "%s: snappy chunk at 0x%" PRIx64
+				       " holds %s bytes (block has 0x%" PRIx64
+				       " left, chunks hold at most 64 KiB)", path, pos,
+				       ulen == SIZE_MAX ? "an unreadable number of" :
+				       "too many", r->size - have);
+	if (ulen) {
+		struct chunk c = {
+			.uoff = r->ubase + have, .foff = pos + 4, .len = len,
+			.ulen = (uint32_t)ulen, .compressed = type == 0x00,
+		};
+		struct kp_error *err = add_chunk(l, &c);
+		if (err)
+			return err;
+	}
+	*ulen_ret = ulen;
+	return NULL;
+}
+
+// The u64 after a block's stream at pos: the stream's length.
+static struct kp_error *check_stream_length(struct kp_file *f, const struct range *r,
+					    uint64_t pos)
+{
+	uint8_t sz[8];
+	if (f->size - pos < 8)
+		return kp_error_create(KP_ERR_FORMAT,
+				       "%s: truncated: AVML block length after the stream at 0x%"
+				       PRIx64 " is missing", f->path, pos);
+	struct kp_error *err = kp_file_read(f, pos, sz, 8);
+	if (err)
+		return err;
+	if (kp_le64(sz) != pos - r->data_off)
+		return kp_error_create(KP_ERR_FORMAT,
+				       "%s: AVML block at 0x%" PRIx64 ": stream length field at 0x%"
+				       PRIx64 " says 0x%" PRIx64 " but the stream has 0x%" PRIx64
+				       " bytes", f->path, r->header_off, pos, kp_le64(sz),
+				       pos - r->data_off);
+	return NULL;
+}
+
 // Walks the framed snappy stream of a version 2 block at r->data_off, indexing
 // its chunks, and checks the u64 stream length that follows it. *end_ret is the
 // file offset after that length.
@@ -124,7 +188,7 @@ static struct kp_error *index_stream(struct lime *l, struct range *r, uint64_t *
 	uint64_t pos = r->data_off, have = 0;
 	bool seen_id = false;
 	while (have < r->size) {
-		uint8_t h[4 + 4 + 10];
+		uint8_t h[4];
 		if (f->size - pos < 4)
 			return kp_error_create(KP_ERR_FORMAT,
 					       "%s: truncated: AVML block at 0x%" PRIx64
@@ -156,37 +220,9 @@ static struct kp_error *index_stream(struct lime *l, struct range *r, uint64_t *
 				return kp_error_create(KP_ERR_FORMAT,
 						       "%s: snappy chunk at 0x%" PRIx64
 						       " before the stream identifier", path, pos);
-			if (len < 4 || len > SNAPPY_MAX_CHUNK_LEN * 2)
-				return kp_error_create(KP_ERR_FORMAT,
-						       "%s: snappy chunk at 0x%" PRIx64
-						       " has bad length %" PRIu32, path, pos, len);
-			size_t ulen = len - 4;
-			if (type == 0x00) {
-				size_t n = len - 4 < 10 ? len - 4 : 10;
-				err = kp_file_read(f, pos + 8, h, n);
-				if (err)
-					return err;
-				// The varint preamble of the compressed block says its size.
-				if (snappy_uncompressed_length((const char *)h, n, &ulen) !=
-				    SNAPPY_OK)
-					ulen = SIZE_MAX;
-			}
-			if (ulen > SNAPPY_MAX_CHUNK || ulen > r->size - have)
-				return kp_error_create(KP_ERR_FORMAT,
-						       "%s: snappy chunk at 0x%" PRIx64
-						       " holds %s bytes (block has 0x%" PRIx64
-						       " left, chunks hold at most 64 KiB)", path, pos,
-						       ulen == SIZE_MAX ? "an unreadable number of" :
-						       "too many", r->size - have);
-			if (ulen) {
-				struct chunk c = {
-					.uoff = r->ubase + have, .foff = pos + 4, .len = len,
-					.ulen = (uint32_t)ulen, .compressed = type == 0x00,
-				};
-				err = add_chunk(l, &c);
-				if (err)
-					return err;
-			}
+			size_t ulen = 0;	// gcc -O2 cannot see index_data_chunk() sets it
+			if ((err = index_data_chunk(l, r, pos, type, len, have, &ulen)))
+				return err;
 			have += ulen;
 		} else if (type < 0x80) {
 			return kp_error_create(KP_ERR_FORMAT,
@@ -196,20 +232,9 @@ static struct kp_error *index_stream(struct lime *l, struct range *r, uint64_t *
 		// 0x80-0xfe: padding and skippable chunks.
 		pos += 4 + (uint64_t)len;
 	}
-	uint8_t sz[8];
-	if (f->size - pos < 8)
-		return kp_error_create(KP_ERR_FORMAT,
-				       "%s: truncated: AVML block length after the stream at 0x%"
-				       PRIx64 " is missing", path, pos);
-	struct kp_error *err = kp_file_read(f, pos, sz, 8);
+	struct kp_error *err = check_stream_length(f, r, pos);
 	if (err)
 		return err;
-	if (kp_le64(sz) != pos - r->data_off)
-		return kp_error_create(KP_ERR_FORMAT,
-				       "%s: AVML block at 0x%" PRIx64 ": stream length field at 0x%"
-				       PRIx64 " says 0x%" PRIx64 " but the stream has 0x%" PRIx64
-				       " bytes", path, r->header_off, pos, kp_le64(sz),
-				       pos - r->data_off);
 	*end_ret = pos + 8;
 	return NULL;
 }
@@ -293,109 +318,120 @@ static int range_cmp(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+// The range header at pos: a LiME (version 1) or AVML (version 2) range of
+// physical memory below 2^52 (end inclusive); ret->ubase is not set.
+static struct kp_error *read_range_header(struct kp_file *f, uint64_t pos, struct range *ret)
+{
+	const char *path = f->path;
+	uint8_t h[HEADER_SIZE];
+	if (f->size - pos < HEADER_SIZE)
+		return kp_error_create(KP_ERR_FORMAT,
+				       "%s: truncated: range header at 0x%" PRIx64
+				       " needs 32 bytes, the file has 0x%" PRIx64 " left",
+				       path, pos, f->size - pos);
+	struct kp_error *err = kp_file_read(f, pos, h, sizeof(h));
+	if (err)
+		return err;
+	uint32_t magic = kp_le32(h), version = kp_le32(h + 4);
+	uint64_t start = kp_le64(h + 8), end = kp_le64(h + 16);
+	if (magic != LIME_MAGIC && magic != AVML_MAGIC)
+		return kp_error_create(KP_ERR_FORMAT,
+				       "%s: bad magic 0x%08" PRIx32 " in range header at 0x%"
+				       PRIx64 " (expected EMiL or AVML)", path, magic, pos);
+	if (!((magic == LIME_MAGIC && version == 1) ||
+	      (magic == AVML_MAGIC && version == 2)))
+		return kp_error_create(KP_ERR_UNSUPPORTED,
+				       "%s: %s range header at 0x%" PRIx64
+				       " has version %" PRIu32 " (supported: LiME 1, AVML 2)",
+				       path, magic == LIME_MAGIC ? "LiME" : "AVML", pos,
+				       version);
+	if (end < start || end >= PHYS_LIMIT)
+		return kp_error_create(KP_ERR_FORMAT,
+				       "%s: range header at 0x%" PRIx64 ": bad range 0x%"
+				       PRIx64 "-0x%" PRIx64 " (end is inclusive, %s)", path,
+				       pos, start, end, end < start ? "before the start" :
+				       "beyond 52-bit physical addresses");
+	*ret = (struct range){
+		.start = start, .size = end - start + 1, .header_off = pos,
+		.data_off = pos + HEADER_SIZE, .compressed = version == 2,
+	};
+	return NULL;
+}
+
+// Past the bytes of range r to the next header (*pos): an AVML stream is
+// indexed (*ubase: where the next one's uncompressed data starts), LiME
+// bytes must be in the file.
+static struct kp_error *skip_range_data(struct lime *l, struct range *r, uint64_t *ubase,
+					uint64_t *pos)
+{
+	struct kp_file *f = l->file;
+	if (r->compressed) {
+		if (r->size > UINT64_MAX - *ubase)
+			return kp_error_create(KP_ERR_FORMAT,
+					       "%s: AVML ranges add up to more than 2^64 bytes"
+					       " (header at 0x%" PRIx64 ")", f->path, r->header_off);
+		*ubase += r->size;
+		return index_stream(l, r, pos);
+	}
+	if (r->size > f->size - r->data_off)
+		return kp_error_create(KP_ERR_FORMAT,
+				       "%s: truncated: range 0x%" PRIx64 "-0x%" PRIx64
+				       " (header at 0x%" PRIx64 ") needs bytes up to 0x%"
+				       PRIx64 ", the file has 0x%" PRIx64, f->path, r->start,
+				       r->start + r->size - 1, r->header_off,
+				       r->data_off + r->size, f->size);
+	*pos = r->data_off + r->size;
+	return NULL;
+}
+
+// Ranges may come in any order but must not overlap.
+static struct kp_error *check_overlaps(const char *path, const struct range *ranges, size_t n)
+{
+	struct range *sorted = malloc(n * sizeof(*sorted));
+	if (!sorted)
+		return &kp_enomem;
+	memcpy(sorted, ranges, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), range_cmp);
+	struct kp_error *err = NULL;
+	for (size_t i = 1; i < n && !err; i++)
+		if (sorted[i].start - sorted[i - 1].start < sorted[i - 1].size)
+			err = kp_error_create(KP_ERR_FORMAT,
+					      "%s: range at 0x%" PRIx64 " (header at 0x%" PRIx64
+					      ") overlaps the one at 0x%" PRIx64
+					      " (header at 0x%" PRIx64 ")", path,
+					      sorted[i].start, sorted[i].header_off,
+					      sorted[i - 1].start, sorted[i - 1].header_off);
+	free(sorted);
+	return err;
+}
+
 static struct kp_error *parse(struct lime *l, struct range **ranges_ret, size_t *n_ret,
 			      bool *avml_ret)
 {
 	struct kp_file *f = l->file;
-	const char *path = f->path;
 	struct range *ranges = NULL;
 	size_t n = 0, cap = 0;
 	uint64_t ubase = 0;
 	bool avml = false;
 	struct kp_error *err = NULL;
 	for (uint64_t pos = 0; pos < f->size;) {
-		uint8_t h[HEADER_SIZE];
-		if (f->size - pos < HEADER_SIZE) {
-			err = kp_error_create(KP_ERR_FORMAT,
-					      "%s: truncated: range header at 0x%" PRIx64
-					      " needs 32 bytes, the file has 0x%" PRIx64 " left",
-					      path, pos, f->size - pos);
+		struct range r;
+		if ((err = read_range_header(f, pos, &r)))
 			break;
-		}
-		err = kp_file_read(f, pos, h, sizeof(h));
-		if (err)
-			break;
-		uint32_t magic = kp_le32(h), version = kp_le32(h + 4);
-		uint64_t start = kp_le64(h + 8), end = kp_le64(h + 16);
-		if (magic != LIME_MAGIC && magic != AVML_MAGIC) {
-			err = kp_error_create(KP_ERR_FORMAT,
-					      "%s: bad magic 0x%08" PRIx32 " in range header at 0x%"
-					      PRIx64 " (expected EMiL or AVML)", path, magic, pos);
-			break;
-		}
-		if (!((magic == LIME_MAGIC && version == 1) ||
-		      (magic == AVML_MAGIC && version == 2))) {
-			err = kp_error_create(KP_ERR_UNSUPPORTED,
-					      "%s: %s range header at 0x%" PRIx64
-					      " has version %" PRIu32 " (supported: LiME 1, AVML 2)",
-					      path, magic == LIME_MAGIC ? "LiME" : "AVML", pos,
-					      version);
-			break;
-		}
-		if (end < start || end >= PHYS_LIMIT) {
-			err = kp_error_create(KP_ERR_FORMAT,
-					      "%s: range header at 0x%" PRIx64 ": bad range 0x%"
-					      PRIx64 "-0x%" PRIx64 " (end is inclusive, %s)", path,
-					      pos, start, end, end < start ? "before the start" :
-					      "beyond 52-bit physical addresses");
-			break;
-		}
 		if (!KP_VEC_RESERVE(ranges, cap, n + 1)) {
 			err = &kp_enomem;
 			break;
 		}
-		struct range *r = &ranges[n++];
-		*r = (struct range){
-			.start = start, .size = end - start + 1, .header_off = pos,
-			.data_off = pos + HEADER_SIZE, .ubase = ubase,
-			.compressed = version == 2,
-		};
-		if (r->compressed) {
-			avml = true;
-			if (r->size > UINT64_MAX - ubase) {
-				err = kp_error_create(KP_ERR_FORMAT,
-						      "%s: AVML ranges add up to more than 2^64 bytes"
-						      " (header at 0x%" PRIx64 ")", path, pos);
-				break;
-			}
-			ubase += r->size;
-			err = index_stream(l, r, &pos);
-			if (err)
-				break;
-		} else {
-			if (r->size > f->size - r->data_off) {
-				err = kp_error_create(KP_ERR_FORMAT,
-						      "%s: truncated: range 0x%" PRIx64 "-0x%" PRIx64
-						      " (header at 0x%" PRIx64 ") needs bytes up to 0x%"
-						      PRIx64 ", the file has 0x%" PRIx64, path, start,
-						      end, pos, r->data_off + r->size, f->size);
-				break;
-			}
-			pos = r->data_off + r->size;
-		}
+		r.ubase = ubase;
+		ranges[n++] = r;
+		avml |= r.compressed;
+		if ((err = skip_range_data(l, &ranges[n - 1], &ubase, &pos)))
+			break;
 	}
 	if (!err && n == 0)
-		err = kp_error_create(KP_ERR_FORMAT, "%s: LiME image has no ranges", path);
-	if (!err) {
-		struct range *sorted = malloc(n * sizeof(*sorted));
-		if (!sorted) {
-			err = &kp_enomem;
-		} else {
-			memcpy(sorted, ranges, n * sizeof(*sorted));
-			qsort(sorted, n, sizeof(*sorted), range_cmp);
-			for (size_t i = 1; i < n && !err; i++)
-				if (sorted[i].start - sorted[i - 1].start < sorted[i - 1].size)
-					err = kp_error_create(KP_ERR_FORMAT,
-							      "%s: range at 0x%" PRIx64
-							      " (header at 0x%" PRIx64
-							      ") overlaps the one at 0x%" PRIx64
-							      " (header at 0x%" PRIx64 ")", path,
-							      sorted[i].start, sorted[i].header_off,
-							      sorted[i - 1].start,
-							      sorted[i - 1].header_off);
-			free(sorted);
-		}
-	}
+		err = kp_error_create(KP_ERR_FORMAT, "%s: LiME image has no ranges", f->path);
+	if (!err)
+		err = check_overlaps(f->path, ranges, n);
 	if (err) {
 		free(ranges);
 		return err;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Memory sources (dump formats) behind one ops table chosen by probe().
+// Memory sources (dump formats) behind one ops table chosen by probe(). The
+// list of formats is formats.c's.
 #ifndef KP_SOURCE_H
 #define KP_SOURCE_H
 
@@ -46,6 +47,12 @@ struct kp_source_ops {
 	struct kp_error *(*open)(struct kp_file *file, struct kp_memory *mem,
 				 struct kp_source *src);
 };
+
+// Opens file as the first format of the list (formats.c) whose probe()
+// accepts its head: adds its segments to mem and fills src. KP_ERR_FORMAT
+// naming the first bytes when no format does.
+struct kp_error *kp_source_probe_open(struct kp_file *file, struct kp_memory *mem,
+				      struct kp_source *src);
 
 extern const struct kp_source_ops kp_elf_core_ops;	// elf_core.c
 extern const struct kp_source_ops kp_kdump_ops;		// kdump.c (incl. flattened)

@@ -45,6 +45,66 @@ static bool is_value_char(unsigned char c)
 	return (c >= 0x20 && c < 0x7f) || c == '\t';
 }
 
+// Line lineno, [line, eol), is KEY=VALUE: printable key, printable value
+// (tabs allowed); *eq_ret is its '='. text is where the copy starts, for
+// offsets.
+static struct kp_error *check_line(const char *text, char *line, char *eol, size_t lineno,
+				   char **eq_ret)
+{
+	char *eq = line;
+	while (eq < eol && is_key_char(*eq))
+		eq++;
+	if (eq == eol || *eq != '=' || eq == line) {
+		unsigned char bad = eq < eol ? *eq : 0;
+		return kp_error_create(KP_ERR_FORMAT,
+				       "VMCOREINFO line %zu (offset %zu): not KEY=VALUE text%s (byte 0x%02x)",
+				       lineno, (size_t)(line - text),
+				       eq == line ? ", empty key" : "", bad);
+	}
+	for (char *v = eq + 1; v < eol; v++) {
+		if (!is_value_char(*v))
+			return kp_error_create(KP_ERR_FORMAT,
+					       "VMCOREINFO line %zu (offset %zu): binary byte 0x%02x in the value of %.*s",
+					       lineno, (size_t)(v - text),
+					       (unsigned char)*v, (int)(eq - line), line);
+	}
+	*eq_ret = eq;
+	return NULL;
+}
+
+// Splits vi->text (len bytes) into entries, in place.
+static struct kp_error *split_entries(struct kp_vmcoreinfo *vi, size_t len)
+{
+	char *p = vi->text, *end = vi->text + len;
+	size_t lineno = 0;
+	while (p < end) {
+		lineno++;
+		char *eol = memchr(p, '\n', end - p);
+		if (!eol)
+			eol = end;
+		char *line = p;
+		p = eol < end ? eol + 1 : end;
+		*eol = '\0';
+		if (eol > line && eol[-1] == '\r')
+			*--eol = '\0';
+		if (eol == line)
+			continue;	// blank lines are harmless
+		char *eq = NULL;	// gcc -O2 cannot see check_line() sets it
+		struct kp_error *err = check_line(vi->text, line, eol, lineno, &eq);
+		if (err)
+			return err;
+		if (vi->count >= MAX_ENTRIES)
+			return kp_error_create(KP_ERR_FORMAT,
+					       "VMCOREINFO line %zu: more than %u entries",
+					       lineno, MAX_ENTRIES);
+		*eq = '\0';
+		vi->entries[vi->count].key = line;
+		vi->entries[vi->count].value = eq + 1;
+		vi->count++;
+	}
+	return NULL;
+}
+
 struct kp_error *kp_vmcoreinfo_parse(const char *text, size_t len,
 				     struct kp_vmcoreinfo **ret)
 {
@@ -70,55 +130,7 @@ struct kp_error *kp_vmcoreinfo_parse(const char *text, size_t len,
 	}
 	memcpy(vi->text, text, len);
 	vi->text[len] = '\0';
-
-	struct kp_error *err = NULL;
-	char *p = vi->text, *end = vi->text + len;
-	size_t lineno = 0;
-	while (p < end) {
-		lineno++;
-		char *eol = memchr(p, '\n', end - p);
-		if (!eol)
-			eol = end;
-		char *line = p;
-		p = eol < end ? eol + 1 : end;
-		*eol = '\0';
-		if (eol > line && eol[-1] == '\r')
-			*--eol = '\0';
-		if (eol == line)
-			continue;	// blank lines are harmless
-		char *eq = line;
-		while (eq < eol && is_key_char(*eq))
-			eq++;
-		if (eq == eol || *eq != '=' || eq == line) {
-			unsigned char bad = eq < eol ? *eq : 0;
-			err = kp_error_create(KP_ERR_FORMAT,
-					      "VMCOREINFO line %zu (offset %zu): not KEY=VALUE text%s (byte 0x%02x)",
-					      lineno, (size_t)(line - vi->text),
-					      eq == line ? ", empty key" : "", bad);
-			break;
-		}
-		for (char *v = eq + 1; v < eol; v++) {
-			if (!is_value_char(*v)) {
-				err = kp_error_create(KP_ERR_FORMAT,
-						      "VMCOREINFO line %zu (offset %zu): binary byte 0x%02x in the value of %.*s",
-						      lineno, (size_t)(v - vi->text),
-						      (unsigned char)*v, (int)(eq - line), line);
-				break;
-			}
-		}
-		if (err)
-			break;
-		if (vi->count >= MAX_ENTRIES) {
-			err = kp_error_create(KP_ERR_FORMAT,
-					      "VMCOREINFO line %zu: more than %u entries",
-					      lineno, MAX_ENTRIES);
-			break;
-		}
-		*eq = '\0';
-		vi->entries[vi->count].key = line;
-		vi->entries[vi->count].value = eq + 1;
-		vi->count++;
-	}
+	struct kp_error *err = split_entries(vi, len);
 	if (err) {
 		kp_vmcoreinfo_destroy(vi);
 		return err;

@@ -289,3 +289,60 @@ struct kp_error *kp_value_type_name(struct kp_value *v, char **ret)
 	return kp_btf_type_name(v->btf, v->type, ret);
 }
 
+
+// ---------------------------------------------------------------- facts for the operators
+
+char *kp_value_type_str(const struct btf *btf, uint32_t type)
+{
+	char *s = NULL;
+	if (kp_btf_type_name(btf, type, &s))
+		return NULL;
+	return s;
+}
+
+struct kp_error *kp_value_type_error(const struct kp_value *v, const char *fmt)
+{
+	char *name = v->untyped ? NULL : kp_value_type_str(v->btf, v->type);
+	struct kp_error *err = kp_error_create(KP_ERR_TYPE, fmt, name ? name : "?");
+	free(name);
+	return err;
+}
+
+struct kp_error *kp_value_untyped_error(const struct kp_value *v)
+{
+	const char *s = v->symbol ? v->symbol : "?";
+	return kp_error_create(KP_ERR_TYPE,
+			       "no type known for symbol '%s' (BTF has no VAR for it); cast it, "
+			       "e.g. (unsigned long)%s or *(struct foo *)&%s", s, s, s);
+}
+
+int kp_value_kind(const struct kp_value *v)
+{
+	return kp_btf_kind(v->btf, v->type);
+}
+
+bool kp_value_is_pointer(const struct kp_value *v)
+{
+	return !v->untyped && kp_value_kind(v) == BTF_KIND_PTR;
+}
+
+uint32_t kp_value_pointer_target(const struct kp_value *v, uint64_t *esize_ret)
+{
+	const struct btf_type *t = btf__type_by_id(v->btf, kp_btf_strip(v->btf, v->type));
+	uint32_t target = t ? t->type : 0;
+	uint64_t esize = kp_btf_size(v->btf, target);
+	// GNU C: void * and function pointers step by one byte.
+	*esize_ret = esize ? esize : 1;
+	return target;
+}
+
+struct kp_error *kp_value_pointer_step(const struct kp_value *v, uint64_t *esize_ret)
+{
+	uint64_t esize, checked;
+	uint32_t target = kp_value_pointer_target(v, &esize);
+	struct kp_error *err = kp_btf_size_checked(v->btf, target, &checked);
+	if (err)
+		return err;
+	*esize_ret = esize;
+	return NULL;
+}

@@ -51,4 +51,28 @@ struct kp_error *kp_value_scalar(struct kp_value *value, uint64_t *ret);
 uint64_t kp_value_decode(const struct btf *btf, uint32_t type, const uint8_t *bytes,
 			 size_t avail, uint64_t bit_off, uint32_t bit_size);
 
+
+// What the operators of expressions (eval.c, arith.c, navigate.c,
+// builtins.c) read from and make values with: the kernel (memory,
+// symbols) and its types.
+struct kp_eval_env {
+	struct kp_kernel *k;
+	struct kp_types *types;
+};
+
+// The C name of type, for a message (malloc'ed); NULL if it has none.
+char *kp_value_type_str(const struct btf *btf, uint32_t type);
+// KP_ERR_TYPE with fmt's one %s the name of v's type.
+struct kp_error *kp_value_type_error(const struct kp_value *v, const char *fmt);
+// KP_ERR_TYPE for a symbol used without a type, saying how to give it one.
+struct kp_error *kp_value_untyped_error(const struct kp_value *v);
+// The BTF kind of v's type (typedefs and qualifiers stripped).
+int kp_value_kind(const struct kp_value *v);
+bool kp_value_is_pointer(const struct kp_value *v);
+// The type a pointer value points to; *esize_ret the step of its arithmetic.
+uint32_t kp_value_pointer_target(const struct kp_value *v, uint64_t *esize_ret);
+// The step of pointer arithmetic on v; an element type past 2^64 bytes is
+// an error, not a step of 0 or 1.
+struct kp_error *kp_value_pointer_step(const struct kp_value *v, uint64_t *esize_ret);
+
 #endif

@@ -140,113 +140,145 @@ static struct kp_error *check_type(const struct blob *b, uint32_t id, uint64_t o
 	return NULL;
 }
 
-static struct kp_error *validate(const void *data, size_t size, const char *where,
-				 uint32_t base_types, uint32_t base_strs)
+// The header: magic, version, size, and no field we do not know.
+static struct kp_error *check_header(const void *data, size_t size, const char *where,
+				     struct btf_header *hdr)
 {
-	bool split = base_types > 0;
-	struct btf_header hdr;
-	if (size < sizeof(hdr))
+	if (size < sizeof(*hdr))
 		return kp_error_create(KP_ERR_FORMAT,
 				       "%s: truncated BTF: %zu bytes, the header needs %zu",
-				       where, size, sizeof(hdr));
-	memcpy(&hdr, data, sizeof(hdr));
-	if (hdr.magic == __builtin_bswap16(BTF_MAGIC))
+				       where, size, sizeof(*hdr));
+	memcpy(hdr, data, sizeof(*hdr));
+	if (hdr->magic == __builtin_bswap16(BTF_MAGIC))
 		return kp_error_create(KP_ERR_UNSUPPORTED,
 				       "%s: big-endian BTF (magic 0x%04x at offset 0) is not supported",
-				       where, hdr.magic);
-	if (hdr.magic != BTF_MAGIC)
+				       where, hdr->magic);
+	if (hdr->magic != BTF_MAGIC)
 		return kp_error_create(KP_ERR_FORMAT,
 				       "%s: bad BTF magic 0x%04x at offset 0 (expected 0x%04x)",
-				       where, hdr.magic, BTF_MAGIC);
-	if (hdr.version != BTF_VERSION)
+				       where, hdr->magic, BTF_MAGIC);
+	if (hdr->version != BTF_VERSION)
 		return kp_error_create(KP_ERR_FORMAT,
 				       "%s: unsupported BTF version %u at offset 2 (expected %u)",
-				       where, hdr.version, BTF_VERSION);
+				       where, hdr->version, BTF_VERSION);
 	if (size > KP_BTF_MAX_SIZE)
 		return kp_error_create(KP_ERR_FORMAT, "%s: BTF of %zu bytes (more than %u MiB)",
 				       where, size, KP_BTF_MAX_SIZE >> 20);
-	if (hdr.hdr_len < sizeof(hdr) || hdr.hdr_len > size)
+	if (hdr->hdr_len < sizeof(*hdr) || hdr->hdr_len > size)
 		return kp_error_create(KP_ERR_FORMAT,
 				       "%s: bad BTF header length %u at offset 4 (blob is %zu bytes)",
-				       where, hdr.hdr_len, size);
+				       where, hdr->hdr_len, size);
 	// Fields the kernel added after the ones we know must be zero
 	// (libbpf and the kernel refuse them otherwise).
-	for (size_t i = sizeof(hdr); i < hdr.hdr_len; i++)
+	for (size_t i = sizeof(*hdr); i < hdr->hdr_len; i++)
 		if (((const uint8_t *)data)[i])
 			return kp_error_create(KP_ERR_FORMAT,
 					       "%s: unknown nonzero BTF header field at offset %zu",
 					       where, i);
-	uint64_t meta = size - hdr.hdr_len;
+	return NULL;
+}
+
+// The type and string sections: inside the blob, aligned, apart; strings
+// NUL-terminated (a split BTF's are the base's continued).
+static struct kp_error *check_sections(const void *data, size_t size, const char *where,
+				       const struct btf_header *hdr, bool split,
+				       uint32_t base_strs)
+{
+	uint64_t meta = size - hdr->hdr_len;
 	// Types start at hdr_len + type_off: libbpf checks only type_off, and
 	// an odd hdr_len would leave every struct btf_type misaligned.
-	if (hdr.type_off % 4 || hdr.hdr_len % 4)
+	if (hdr->type_off % 4 || hdr->hdr_len % 4)
 		return kp_error_create(KP_ERR_FORMAT,
 				       "%s: BTF type section at offset %u + %u is not 4-byte aligned",
-				       where, hdr.hdr_len, hdr.type_off);
-	if ((uint64_t)hdr.type_off + hdr.type_len > meta)
+				       where, hdr->hdr_len, hdr->type_off);
+	if ((uint64_t)hdr->type_off + hdr->type_len > meta)
 		return kp_error_create(KP_ERR_FORMAT,
 				       "%s: BTF type section [%u, +%u) runs past the end (%" PRIu64
 				       " bytes after the header)",
-				       where, hdr.type_off, hdr.type_len, meta);
-	if ((uint64_t)hdr.str_off + hdr.str_len > meta)
+				       where, hdr->type_off, hdr->type_len, meta);
+	if ((uint64_t)hdr->str_off + hdr->str_len > meta)
 		return kp_error_create(KP_ERR_FORMAT,
 				       "%s: BTF string section [%u, +%u) runs past the end (%" PRIu64
 				       " bytes after the header)",
-				       where, hdr.str_off, hdr.str_len, meta);
-	if ((uint64_t)hdr.type_off + hdr.type_len > hdr.str_off)
+				       where, hdr->str_off, hdr->str_len, meta);
+	if ((uint64_t)hdr->type_off + hdr->type_len > hdr->str_off)
 		return kp_error_create(KP_ERR_FORMAT,
 				       "%s: BTF type section [%u, +%u) overlaps the string section at %u",
-				       where, hdr.type_off, hdr.type_len, hdr.str_off);
-	const char *strs = (const char *)data + hdr.hdr_len + hdr.str_off;
+				       where, hdr->type_off, hdr->type_len, hdr->str_off);
+	const char *strs = (const char *)data + hdr->hdr_len + hdr->str_off;
 	// Split BTF may have no strings of its own, and its first need not be
 	// empty (libbpf's btf_parse_str_sec()).
-	if (split && hdr.str_len == 0) {
+	if (split && hdr->str_len == 0) {
 		;
-	} else if (hdr.str_len == 0 || hdr.str_len > BTF_MAX_NAME_OFFSET ||
-		   (!split && strs[0] != '\0') || strs[hdr.str_len - 1] != '\0' ||
-		   (uint64_t)base_strs + hdr.str_len > BTF_MAX_NAME_OFFSET)
+	} else if (hdr->str_len == 0 || hdr->str_len > BTF_MAX_NAME_OFFSET ||
+		   (!split && strs[0] != '\0') || strs[hdr->str_len - 1] != '\0' ||
+		   (uint64_t)base_strs + hdr->str_len > BTF_MAX_NAME_OFFSET)
 		return kp_error_create(KP_ERR_FORMAT,
 				       "%s: bad BTF string section at offset %u (length %u)",
-				       where, hdr.hdr_len + hdr.str_off, hdr.str_len);
-	if (hdr.type_len % 4)
+				       where, hdr->hdr_len + hdr->str_off, hdr->str_len);
+	if (hdr->type_len % 4)
 		return kp_error_create(KP_ERR_FORMAT,
 				       "%s: BTF type section length %u is not a multiple of 4",
-				       where, hdr.type_len);
+				       where, hdr->type_len);
+	return NULL;
+}
+
+// Pass 1: the records tile the type section exactly; b->ntypes counts them.
+static struct kp_error *count_types(struct blob *b)
+{
+	uint64_t off = 0;
+	uint32_t n = 0;
+	while (off < b->type_len) {
+		if (b->type_len - off < 12)
+			return bad(b, n + 1, off, "record header runs past the type section",
+				   b->type_len - off);
+		uint32_t info = kp_le32(b->types + off + 4);
+		long extra = trailing(BTF_INFO_KIND(info), BTF_INFO_VLEN(info));
+		if (extra < 0)
+			return bad(b, n + 1, off, "unknown kind", BTF_INFO_KIND(info));
+		if ((uint64_t)extra > b->type_len - off - 12)
+			return bad(b, n + 1, off, "record runs past the type section",
+				   (uint64_t)extra);
+		if (++n > MAX_TYPES - b->base_types)
+			return bad(b, n, off, "too many types", n);
+		off += 12 + (uint64_t)extra;
+	}
+	b->ntypes = n;
+	return NULL;
+}
+
+// Pass 2: every name and reference inside the blob.
+static struct kp_error *check_types(const struct blob *b)
+{
+	uint64_t off = 0;
+	for (uint32_t id = 1; id <= b->ntypes; id++) {
+		struct kp_error *err = check_type(b, b->base_types + id, off);
+		if (err)
+			return err;
+		uint32_t info = kp_le32(b->types + off + 4);
+		off += 12 + (uint64_t)trailing(BTF_INFO_KIND(info), BTF_INFO_VLEN(info));
+	}
+	return NULL;
+}
+
+static struct kp_error *validate(const void *data, size_t size, const char *where,
+				 uint32_t base_types, uint32_t base_strs)
+{
+	struct btf_header hdr;
+	struct kp_error *err = check_header(data, size, where, &hdr);
+	if (!err)
+		err = check_sections(data, size, where, &hdr, base_types > 0, base_strs);
+	if (err)
+		return err;
 	struct blob b = {
 		.types = (const uint8_t *)data + hdr.hdr_len + hdr.type_off,
 		.type_len = hdr.type_len, .str_len = hdr.str_len,
 		.type_start = hdr.hdr_len + hdr.type_off, .where = where,
 		.base_types = base_types, .base_strs = base_strs,
 	};
-	// Pass 1: the records tile the section exactly; count them.
-	uint64_t off = 0;
-	uint32_t n = 0;
-	while (off < b.type_len) {
-		if (b.type_len - off < 12)
-			return bad(&b, n + 1, off, "record header runs past the type section",
-				   b.type_len - off);
-		uint32_t info = kp_le32(b.types + off + 4);
-		long extra = trailing(BTF_INFO_KIND(info), BTF_INFO_VLEN(info));
-		if (extra < 0)
-			return bad(&b, n + 1, off, "unknown kind", BTF_INFO_KIND(info));
-		if ((uint64_t)extra > b.type_len - off - 12)
-			return bad(&b, n + 1, off, "record runs past the type section",
-				   (uint64_t)extra);
-		if (++n > MAX_TYPES - base_types)
-			return bad(&b, n, off, "too many types", n);
-		off += 12 + (uint64_t)extra;
-	}
-	b.ntypes = n;
-	// Pass 2: every name and reference inside the blob.
-	off = 0;
-	for (uint32_t id = 1; id <= n; id++) {
-		struct kp_error *err = check_type(&b, base_types + id, off);
-		if (err)
-			return err;
-		uint32_t info = kp_le32(b.types + off + 4);
-		off += 12 + (uint64_t)trailing(BTF_INFO_KIND(info), BTF_INFO_VLEN(info));
-	}
-	return NULL;
+	if ((err = count_types(&b)))
+		return err;
+	return check_types(&b);
 }
 
 struct kp_error *kp_btf_validate(const void *data, size_t size, const char *where)

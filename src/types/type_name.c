@@ -49,6 +49,71 @@ static void base_name(const struct btf *btf, const struct btf_type *t, struct kp
 static void type_name(const struct btf *btf, uint32_t id, const char *decl_in,
 		      struct kp_sb *out, int depth, long *budget);
 
+static const char *str(const struct kp_sb *sb)
+{
+	return sb->buf ? sb->buf : "";
+}
+
+// A pointer: '*' before the declarator, in parentheses when it points to
+// an array or a function ("int (*)[2]").
+static void wrap_pointer(const struct btf *btf, const struct btf_type *t,
+			 const struct kp_sb *decl, struct kp_sb *next)
+{
+	uint32_t target = kp_btf_strip_cv(btf, t->type);
+	const struct btf_type *tt = ty(btf, target);
+	bool paren = tt && target && (btf_is_array(tt) || btf_is_func_proto(tt));
+	kp_sb_printf(next, paren ? "(*%s)" : "*%s", str(decl));
+}
+
+// An array: "[N]" (or "[]") after the declarator.
+static void wrap_array(const struct btf_type *t, const struct kp_sb *decl, struct kp_sb *next)
+{
+	const struct btf_array *a = btf_array(t);
+	if (a->nelems)
+		kp_sb_printf(next, "%s[%u]", str(decl), a->nelems);
+	else
+		kp_sb_printf(next, "%s[]", str(decl));
+}
+
+// A function prototype: its parameters' types after the declarator; an
+// untyped last parameter is "...".
+static void wrap_params(const struct btf *btf, const struct btf_type *t,
+			const struct kp_sb *decl, struct kp_sb *next, int depth, long *budget)
+{
+	const struct btf_param *p = btf_params(t);
+	uint32_t n = btf_vlen(t);
+	kp_sb_printf(next, "%s(", str(decl));
+	if (!n)
+		kp_sb_printf(next, "void");
+	for (uint32_t j = 0; j < n; j++) {
+		if (j)
+			kp_sb_printf(next, ", ");
+		if (next->len > MAX_TYPE_NAME) {
+			kp_sb_printf(next, "...");
+			break;
+		}
+		if (!p[j].type && j == n - 1)
+			kp_sb_printf(next, "...");
+		else
+			type_name(btf, p[j].type, "", next, depth + 1, budget);
+	}
+	kp_sb_printf(next, ")");
+}
+
+// Whether qualifier t qualifies a pointer ("char *const p": it goes into
+// the declarator) rather than the base type ("const char *p").
+static bool qualifies_pointer(const struct btf *btf, const struct btf_type *t)
+{
+	uint32_t target = kp_btf_strip_cv(btf, t->type);
+	const struct btf_type *tt = ty(btf, target);
+	return target && tt && btf_is_ptr(tt);
+}
+
+static const char *qualifier_word(const struct btf_type *t)
+{
+	return btf_is_const(t) ? "const" : btf_is_volatile(t) ? "volatile" : "restrict";
+}
+
 // Builds the C declaration from the outside in: pointers prepend '*' to the
 // declarator, arrays and functions append, qualifiers of the base type go first.
 static void type_name(const struct btf *btf, uint32_t id, const char *decl_in,
@@ -69,77 +134,39 @@ static void type_name(const struct btf *btf, uint32_t id, const char *decl_in,
 		}
 		const struct btf_type *t = id ? ty(btf, id) : NULL;
 		if (!t) {
-			kp_sb_printf(out, "%s%s%s%s", quals.buf ? quals.buf : "",
-				     id ? "<bad type>" : "void", decl.len ? " " : "",
-				     decl.buf ? decl.buf : "");
+			kp_sb_printf(out, "%s%s%s%s", str(&quals), id ? "<bad type>" : "void",
+				     decl.len ? " " : "", str(&decl));
 			goto done;
 		}
 		struct kp_sb next = { 0 };
 		switch (btf_kind(t)) {
-		case BTF_KIND_PTR: {
-			uint32_t target = kp_btf_strip_cv(btf, t->type);
-			const struct btf_type *tt = ty(btf, target);
-			bool paren = tt && target &&
-				(btf_is_array(tt) || btf_is_func_proto(tt));
-			kp_sb_printf(&next, paren ? "(*%s)" : "*%s", decl.buf ? decl.buf : "");
+		case BTF_KIND_PTR:
+			wrap_pointer(btf, t, &decl, &next);
 			id = t->type;
 			break;
-		}
-		case BTF_KIND_ARRAY: {
-			const struct btf_array *a = btf_array(t);
-			if (a->nelems)
-				kp_sb_printf(&next, "%s[%u]", decl.buf ? decl.buf : "", a->nelems);
-			else
-				kp_sb_printf(&next, "%s[]", decl.buf ? decl.buf : "");
-			id = a->type;
+		case BTF_KIND_ARRAY:
+			wrap_array(t, &decl, &next);
+			id = btf_array(t)->type;
 			break;
-		}
 		case BTF_KIND_FUNC:
-			id = t->type;
-			continue;
-		case BTF_KIND_FUNC_PROTO: {
-			const struct btf_param *p = btf_params(t);
-			uint32_t n = btf_vlen(t);
-			kp_sb_printf(&next, "%s(", decl.buf ? decl.buf : "");
-			if (!n)
-				kp_sb_printf(&next, "void");
-			for (uint32_t j = 0; j < n; j++) {
-				if (j)
-					kp_sb_printf(&next, ", ");
-				if (next.len > MAX_TYPE_NAME) {
-					kp_sb_printf(&next, "...");
-					break;
-				}
-				if (!p[j].type && j == n - 1)
-					kp_sb_printf(&next, "...");
-				else
-					type_name(btf, p[j].type, "", &next, depth + 1, budget);
-			}
-			kp_sb_printf(&next, ")");
-			id = t->type;
-			break;
-		}
-		case BTF_KIND_CONST:
-		case BTF_KIND_VOLATILE:
-		case BTF_KIND_RESTRICT: {
-			const char *q = btf_is_const(t) ? "const" :
-				btf_is_volatile(t) ? "volatile" : "restrict";
-			uint32_t target = kp_btf_strip_cv(btf, t->type);
-			const struct btf_type *tt = ty(btf, target);
-			if (target && tt && btf_is_ptr(tt)) {
-				kp_sb_printf(&next, "%s%s%s", q, decl.len ? " " : "",
-					     decl.buf ? decl.buf : "");
-			} else {
-				kp_sb_printf(&quals, "%s ", q);
-				id = t->type;
-				continue;
-			}
-			id = t->type;
-			break;
-		}
 		case BTF_KIND_TYPE_TAG:
 			id = t->type;
 			continue;
+		case BTF_KIND_FUNC_PROTO:
+			wrap_params(btf, t, &decl, &next, depth, budget);
+			id = t->type;
+			break;
+		case BTF_KIND_CONST:
+		case BTF_KIND_VOLATILE:
+		case BTF_KIND_RESTRICT:
+			id = t->type;
+			if (!qualifies_pointer(btf, t)) {
+				kp_sb_printf(&quals, "%s ", qualifier_word(t));
+				continue;
+			}
+			kp_sb_printf(&next, "%s%s%s", qualifier_word(t), decl.len ? " " : "",
+				     str(&decl));
+			break;
 		default:
 			if (quals.buf)
 				kp_sb_printf(out, "%s", quals.buf);

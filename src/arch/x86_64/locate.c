@@ -259,105 +259,107 @@ static bool lookup(struct kp_symtab *st, const char *name, uint64_t bias, uint64
 	return true;
 }
 
-static struct kp_error *derive(struct kp_memory *mem, const struct regs *r,
-			       const struct kp_open_options *opts, struct kp_locate_result *ret)
+// The symbols of a System.map or kallsyms file (*st, the caller's to
+// destroy even on failure), checked against IDT vector 0; *bias is the
+// KASLR offset a System.map's link addresses need.
+static struct kp_error *symbols_from_file(const struct regs *r, const char *path,
+					  bool link_addresses, struct kp_symtab **st,
+					  uint64_t *bias)
 {
-	struct kp_symtab *st = NULL;
-	struct kp_image_scan scan = {0};
-	uint64_t bias = 0, kaslr, text_va, sw;
-	const char *how;
-	struct kp_error *err = NULL;
+	struct kp_error *err = kp_symtab_from_file(path, 0, st);
+	if (err)
+		return err;
+	if (link_addresses) {
+		// Link addresses: the handler's distance from its link address
+		// is the KASLR offset.
+		struct kp_symbol s;
+		if ((err = divide_error_sym(*st, &s)))
+			return err;
+		*bias = r->handler - s.address;
+		if (*bias & (PAGE - 1))
+			return kp_error_create(KP_ERR_INVALID,
+					       "%s does not match the dump: IDT vector 0 of CPU %d points at 0x%" PRIx64 ", %s links at 0x%" PRIx64 " (not a page-aligned KASLR offset)",
+					       path, r->cpu, r->handler, s.name, s.address);
+	}
+	err = check_handler(r, *st, *bias);
+	return err ? kp_error_prefix(err, "%s does not match the dump", path) : NULL;
+}
 
-	if (opts->kallsyms || opts->system_map) {
-		const char *path = opts->kallsyms ? opts->kallsyms : opts->system_map;
-		err = kp_symtab_from_file(path, 0, &st);
-		if (err)
-			return err;
-		if (opts->system_map && !opts->kallsyms) {
-			// Link addresses: the handler's distance from its
-			// link address is the KASLR offset.
-			struct kp_symbol s;
-			err = divide_error_sym(st, &s);
-			if (err)
-				goto out;
-			bias = r->handler - s.address;
-			if (bias & (PAGE - 1)) {
-				err = kp_error_create(KP_ERR_INVALID,
-						      "%s does not match the dump: IDT vector 0 of CPU %d points at 0x%" PRIx64 ", %s links at 0x%" PRIx64 " (not a page-aligned KASLR offset)",
-						      path, r->cpu, r->handler, s.name, s.address);
-				goto out;
-			}
-		}
-		err = check_handler(r, st, bias);
-		if (err) {
-			err = kp_error_prefix(err, "%s does not match the dump", path);
-			goto out;
-		}
-		how = path;
-	} else {
-		err = kp_locate_scan_image(mem, X86_START_KERNEL_MAP,
-					   X86_START_KERNEL_MAP + X86_KERNEL_IMAGE_SIZE,
-					   X86_START_KERNEL_MAP, &scan);
-		if (err)
-			return err;
-		if (!scan.has_tables) {
-			err = kp_error_create(KP_ERR_NOT_FOUND,
-					      "no VMCOREINFO, no vmcoreinfo page, and no kallsyms tables found in the kernel image mapped by CR3 of CPU %d: pass the kernel's System.map with -m or a kallsyms file with --kallsyms",
-					      r->cpu);
-			goto out;
-		}
-		err = kp_symtab_from_tables(mem, &scan.tables, &st);
-		if (err) {
-			err = kp_error_prefix(err, "kallsyms tables found at 0x%" PRIx64,
-					      scan.tables.token_table);
-			goto out;
-		}
-		err = check_handler(r, st, 0);
-		if (err) {
-			err = kp_error_prefix(err, "kallsyms tables found at 0x%" PRIx64,
-					      scan.tables.token_table);
-			goto out;
-		}
-		how = "kallsyms tables in memory";
-	}
-	if (!lookup(st, "_text", bias, &text_va) && !lookup(st, "_stext", bias, &text_va)) {
-		err = kp_error_create(KP_ERR_NOT_FOUND, "no _text symbol (from %s)", how);
-		goto out;
-	}
-	if (!lookup(st, "init_top_pgt", bias, &sw) && !lookup(st, "swapper_pg_dir", bias, &sw)) {
-		err = kp_error_create(KP_ERR_NOT_FOUND, "no swapper_pg_dir symbol (from %s)", how);
-		goto out;
-	}
+// The symbols of the kernel's own kallsyms tables, found in the image that
+// CR3 maps (*st, the caller's to destroy even on failure), checked against
+// IDT vector 0.
+static struct kp_error *symbols_from_image(struct kp_memory *mem, const struct regs *r,
+					   struct kp_image_scan *scan, struct kp_symtab **st)
+{
+	struct kp_error *err = kp_locate_scan_image(mem, X86_START_KERNEL_MAP,
+						    X86_START_KERNEL_MAP + X86_KERNEL_IMAGE_SIZE,
+						    X86_START_KERNEL_MAP, scan);
+	if (err)
+		return err;
+	if (!scan->has_tables)
+		return kp_error_create(KP_ERR_NOT_FOUND,
+				       "no VMCOREINFO, no vmcoreinfo page, and no kallsyms tables found in the kernel image mapped by CR3 of CPU %d: pass the kernel's System.map with -m or a kallsyms file with --kallsyms",
+				       r->cpu);
+	if (!(err = kp_symtab_from_tables(mem, &scan->tables, st)))
+		err = check_handler(r, *st, 0);
+	return err ? kp_error_prefix(err, "kallsyms tables found at 0x%" PRIx64,
+				     scan->tables.token_table) : NULL;
+}
+
+// Where the kernel is, by its symbols and CR3's page tables.
+struct layout {
+	uint64_t text_va, swapper_pg_dir, phys_base, kaslr;
+};
+
+static struct kp_error *find_layout(struct kp_memory *mem, const struct regs *r,
+				    struct kp_symtab *st, uint64_t bias, bool link_addresses,
+				    const char *how, struct layout *ret)
+{
+	uint64_t text_va, sw;
+	if (!lookup(st, "_text", bias, &text_va) && !lookup(st, "_stext", bias, &text_va))
+		return kp_error_create(KP_ERR_NOT_FOUND, "no _text symbol (from %s)", how);
+	if (!lookup(st, "init_top_pgt", bias, &sw) && !lookup(st, "swapper_pg_dir", bias, &sw))
+		return kp_error_create(KP_ERR_NOT_FOUND, "no swapper_pg_dir symbol (from %s)", how);
 	// Without a System.map the link address of _text is assumed to be the
 	// x86-64 default (CONFIG_PHYSICAL_START 0x1000000).
-	kaslr = opts->system_map && !opts->kallsyms ? bias : text_va - X86_DEFAULT_KERNEL_START;
+	uint64_t kaslr = link_addresses ? bias : text_va - X86_DEFAULT_KERNEL_START;
 	struct kp_vtop v;
-	err = kp_pgtable_walk(r->pt, text_va, &v);
+	struct kp_error *err = kp_pgtable_walk(r->pt, text_va, &v);
 	if (!err && !v.present)
 		err = kp_error_fault(text_va, "_text 0x%" PRIx64 " is not mapped by CR3 of CPU %d",
 				     text_va, r->cpu);
 	if (err)
-		goto out;
+		return err;
 	uint64_t phys_base = v.paddr - (text_va - X86_START_KERNEL_MAP);
-	err = check_pgd(mem, r, sw, phys_base);
-	if (err)
-		goto out;
+	if ((err = check_pgd(mem, r, sw, phys_base)))
+		return err;
+	*ret = (struct layout){ text_va, sw, phys_base, kaslr };
+	return NULL;
+}
 
+// The VMCOREINFO the kernel would have written, as far as kpeek needs it:
+// the release from linux_banner, the page tables, the text, the kallsyms
+// tables when they were found, phys_base, 5-level paging, KERNELOFFSET.
+static char *reconstruct_vmcoreinfo(struct kp_memory *mem, const struct regs *r,
+				    struct kp_symtab *st, uint64_t bias,
+				    const struct kp_image_scan *scan, const struct layout *l,
+				    size_t *len_ret)
+{
 	char banner[512] = "";
 	uint64_t banner_va;
 	if (!(lookup(st, "linux_banner", bias, &banner_va) &&
-	      kp_memory_read_cstr(mem, KP_VIRT, banner_va, banner, sizeof(banner))) && scan.banner)
-		kp_memory_read_cstr(mem, KP_VIRT, scan.banner, banner, sizeof(banner));
+	      kp_memory_read_cstr(mem, KP_VIRT, banner_va, banner, sizeof(banner))) && scan->banner)
+		kp_memory_read_cstr(mem, KP_VIRT, scan->banner, banner, sizeof(banner));
 
 	struct kp_sb t = { 0 };
 	if (!strncmp(banner, "Linux version ", 14)) {
 		size_t n = strcspn(banner + 14, " \n");
 		kp_sb_printf(&t, "OSRELEASE=%.*s\n", (int)n, banner + 14);
 	}
-	kp_sb_printf(&t, "PAGESIZE=4096\nSYMBOL(swapper_pg_dir)=%" PRIx64 "\n", sw);
-	kp_sb_printf(&t, "SYMBOL(_stext)=%" PRIx64 "\n", text_va);
-	if (scan.has_tables) {
-		const struct kp_kallsyms_tables *k = &scan.tables;
+	kp_sb_printf(&t, "PAGESIZE=4096\nSYMBOL(swapper_pg_dir)=%" PRIx64 "\n", l->swapper_pg_dir);
+	kp_sb_printf(&t, "SYMBOL(_stext)=%" PRIx64 "\n", l->text_va);
+	if (scan->has_tables) {
+		const struct kp_kallsyms_tables *k = &scan->tables;
 		kp_sb_printf(&t, "SYMBOL(kallsyms_names)=%" PRIx64 "\nSYMBOL(kallsyms_num_syms)=%" PRIx64 "\n"
 			"SYMBOL(kallsyms_token_table)=%" PRIx64 "\nSYMBOL(kallsyms_token_index)=%" PRIx64 "\n",
 		    k->names, k->num_syms, k->token_table, k->token_index);
@@ -370,24 +372,45 @@ static struct kp_error *derive(struct kp_memory *mem, const struct regs *r,
 			kp_sb_printf(&t, "SYMBOL(kallsyms_addresses)=%" PRIx64 "\n", k->addresses);
 	}
 	kp_sb_printf(&t, "NUMBER(phys_base)=%" PRId64 "\nNUMBER(pgtable_l5_enabled)=%d\nKERNELOFFSET=%" PRIx64 "\n",
-	    (int64_t)phys_base, r->levels == 5, kaslr);
-	size_t len = t.len;
-	char *text = kp_sb_take(&t);
-	if (!text) {
-		err = &kp_enomem;
-		goto out;
+	    (int64_t)l->phys_base, r->levels == 5, l->kaslr);
+	*len_ret = t.len;
+	return kp_sb_take(&t);
+}
+
+static struct kp_error *derive(struct kp_memory *mem, const struct regs *r,
+			       const struct kp_open_options *opts, struct kp_locate_result *ret)
+{
+	struct kp_symtab *st = NULL;
+	struct kp_image_scan scan = {0};
+	uint64_t bias = 0;
+	bool link_addresses = opts->system_map && !opts->kallsyms;
+	const char *how;
+	struct kp_error *err;
+	if (opts->kallsyms || opts->system_map) {
+		how = opts->kallsyms ? opts->kallsyms : opts->system_map;
+		err = symbols_from_file(r, how, link_addresses, &st, &bias);
+	} else {
+		how = "kallsyms tables in memory";
+		err = symbols_from_image(mem, r, &scan, &st);
 	}
+	struct layout l = { 0 };
+	if (!err)
+		err = find_layout(mem, r, st, bias, link_addresses, how, &l);
+	size_t len;
+	char *text = err ? NULL : reconstruct_vmcoreinfo(mem, r, st, bias, &scan, &l, &len);
+	kp_symtab_destroy(st);
+	if (err)
+		return err;
+	if (!text)
+		return &kp_enomem;
 	ret->vmcoreinfo = text;
 	ret->vmcoreinfo_size = len;
 	snprintf(ret->origin, sizeof(ret->origin),
 		 "none in the dump: reconstructed from CPU %d registers and %s", r->cpu, how);
 	snprintf(ret->verified, sizeof(ret->verified), "derived from IDT and CR3 of CPU %d",
 		 r->cpu);
-out:
-	kp_symtab_destroy(st);
-	return err;
+	return NULL;
 }
-
 
 // ---------------------------------------------------------------- the locator
 

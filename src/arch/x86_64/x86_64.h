@@ -45,7 +45,7 @@ struct kp_error *kp_x86_locator_check(struct kp_locator *l, const struct kp_open
 struct kp_error *kp_x86_locator_derive(struct kp_locator *l, const struct kp_open_options *opts,
 				       struct kp_locate_result *ret);
 
-// The ORC unwinder (orc.c): kp_arch.unwind_* of arch/unwind.h.
+// The ORC unwinder (orc.c, orc_unwind.c): kp_arch.unwind_* of arch/unwind.h.
 struct kp_error *kp_x86_unwinder_create(const struct kp_arch_ctx *ctx, const struct kp_unwind_env *env,
 				       struct kp_unwinder **ret);
 void kp_x86_unwinder_destroy(struct kp_unwinder *u);

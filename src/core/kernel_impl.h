@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+// struct kp_kernel itself, for the files of core/ that implement the handle:
+// kernel.c (accessors, BTF), kernel_open.c, kernel_read.c, kernel_info.c,
+// symbols_load.c and symbols_lookup.c. Everything else reaches its parts
+// through kernel.h's accessors and the public API.
+#ifndef KP_CORE_KERNEL_IMPL_H
+#define KP_CORE_KERNEL_IMPL_H
+
+#include "core/kernel.h"
+#include "format/source.h"
+
+struct kp_kernel {
+	struct kp_file *file;
+	struct kp_memory *mem;
+	struct kp_source src;
+	const struct kp_arch *arch;
+	struct kp_arch_ctx *arch_ctx;
+	struct kp_vmcoreinfo *vmcoreinfo;	// NULL if the source has none
+	struct kp_symtab *symtab;
+
+	bool has_kaslr_offset;
+	uint64_t kaslr_offset;
+	char *release;
+	char *banner;
+	char symbol_sources[128];
+	// The kernel's kallsyms names functions only (CONFIG_KALLSYMS_ALL=n,
+	// e.g. Debian's 6.1 arm64) and nothing else gave data symbols.
+	bool no_data_symbols;
+	char vmcoreinfo_origin[160];		// "dump note", "found in memory at ..."
+	char kaslr_check[192];			// how the architecture checked the layout
+
+	// BTF, loaded on first use by kp_kernel_types().
+	struct kp_types *types;
+	struct kp_error *types_error;		// remembered failure of the first load
+	char *btf_path;				// --btf override
+
+	// Symbols a higher layer reads when a lookup first needs them (module
+	// symbols out of memory: linux/open.c). Not when a kallsyms text
+	// (/proc/kallsyms, --kallsyms) gave them already.
+	kp_kernel_late_symbols_fn *late_symbols;
+	kp_kernel_late_types_fn *late_types;
+	const char *late_name;
+	bool late_done, text_symbols;
+
+	// State a higher layer keeps for this handle (kp_kernel_slot()).
+	struct {
+		void *obj;
+		void (*destroy)(void *obj);
+	} slots[KP_KERNEL_NSLOTS];
+};
+
+// symbols_load.c: the symbol sources read at open, in their order, then
+// the table finalized; NULL if every one that must be there was.
+struct kp_error *kp_kernel_load_symbols(struct kp_kernel *kernel,
+					const struct kp_open_options *opts);
+// symbols_load.c: for a kallsyms of functions only (no_data_symbols), the
+// variables kpeek's commands start from, found by their shape with the BTF.
+struct kp_error *kp_kernel_derive_symbols(struct kp_kernel *kernel);
+// symbols_load.c: ends a source of symbols (the next ones are another) and
+// adds name to the list info shows.
+void kp_kernel_add_symbol_source(struct kp_kernel *kernel, const char *name);
+// symbols_lookup.c: loads the late symbols (kp_kernel_set_late_symbols())
+// once; true if that added any.
+bool kp_kernel_load_late_symbols(struct kp_kernel *kernel);
+
+#endif

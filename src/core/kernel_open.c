@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: MIT
+// Opening a kernel handle, in the order each step needs the one before:
+// the memory source (a dump format of format/formats.c, or a raw image),
+// VMCOREINFO (the dump's note, else located in memory: locate.c), the
+// architecture (detect_arch.c) and its address translation, the symbols
+// (symbols_load.c), the banner; BTF is loaded on first use (kernel.c).
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch/arch.h"
+#include "core/detect_arch.h"
+#include "core/kernel_impl.h"
+#include "core/locate.h"
+#include "format/source.h"
+#include "format/vmcoreinfo.h"
+#include "io/file.h"
+#include "io/memory.h"
+#include "symbols/symtab.h"
+#include "types/types.h"
+#include "util/error.h"
+#include "util/opts.h"
+
+#define KCORE_PATH "/proc/kcore"
+
+static struct kp_error *open_source(struct kp_kernel *k, const char *path,
+				    const struct kp_open_options *opts)
+{
+	struct kp_error *err = kp_file_open(path, &k->file);
+	if (err)
+		return err;
+	if (opts->raw)
+		return kp_raw_open(k->file, opts->raw_base, k->mem, &k->src);
+	return kp_source_probe_open(k->file, k->mem, &k->src);
+}
+
+static void read_banner(struct kp_kernel *k)
+{
+	struct kp_symbol sym;
+	char buf[512];
+	if (!kp_symtab_find(k->symtab, "linux_banner", &sym) ||
+	    !kp_memory_read_cstr(k->mem, KP_VIRT, sym.address, buf, sizeof(buf)))
+		return;
+	buf[strcspn(buf, "\n")] = '\0';
+	k->banner = strdup(buf);
+	// "Linux version 6.1.0-57-amd64 (debian-kernel@...) ..."
+	if (!k->release && !strncmp(buf, "Linux version ", 14)) {
+		size_t n = strcspn(buf + 14, " ");
+		k->release = strndup(buf + 14, n);
+	}
+}
+
+static struct kp_error *parse_vmcoreinfo(struct kp_kernel *k, const char *path)
+{
+	struct kp_error *err = kp_vmcoreinfo_parse(k->src.vmcoreinfo, k->src.vmcoreinfo_size,
+						   &k->vmcoreinfo);
+	return err ? kp_error_prefix(err, "%s: VMCOREINFO", path) : NULL;
+}
+
+// A physical-only dump without VMCOREINFO: the VMCOREINFO found in its
+// memory or reconstructed (locate.c) stands for the missing note.
+static struct kp_error *locate_kernel(struct kp_kernel *k, const char *path,
+				      const struct kp_open_options *opts)
+{
+	struct kp_locate_result loc;
+	struct kp_error *err = kp_locate_kernel(k->mem, &k->src, k->arch, opts, &loc);
+	if (err)
+		return kp_error_prefix(err, "%s", path);
+	k->src.vmcoreinfo = loc.vmcoreinfo;
+	k->src.vmcoreinfo_size = loc.vmcoreinfo_size;
+	snprintf(k->vmcoreinfo_origin, sizeof(k->vmcoreinfo_origin), "%s", loc.origin);
+	snprintf(k->kaslr_check, sizeof(k->kaslr_check), "%s", loc.verified);
+	return parse_vmcoreinfo(k, path);
+}
+
+static struct kp_error *kernel_open(struct kp_kernel *k, const struct kp_open_options *opts)
+{
+	const char *path = opts->core ? opts->core : KCORE_PATH;
+	struct kp_error *err = kp_memory_create(&k->mem);
+	if (err)
+		return err;
+	if ((err = kp_symtab_create(&k->symtab)))
+		return err;
+	if ((err = open_source(k, path, opts)) || (err = kp_memory_settle(k->mem)))
+		return err;
+	if (k->src.vmcoreinfo) {
+		snprintf(k->vmcoreinfo_origin, sizeof(k->vmcoreinfo_origin), "%s",
+			 k->src.live ? "kcore note" : "dump note");
+		if ((err = parse_vmcoreinfo(k, path)))
+			return err;
+	}
+	bool locate = !k->vmcoreinfo && !kp_memory_has_segments(k->mem, KP_VIRT);
+	if ((err = kp_detect_arch(k->mem, &k->src, k->vmcoreinfo, path, opts->arch, locate,
+				  &k->arch)))
+		return err;
+	if (locate && (err = locate_kernel(k, path, opts)))
+		return err;
+	if (k->vmcoreinfo) {
+		if (kp_vmcoreinfo_kerneloffset(k->vmcoreinfo, &k->kaslr_offset))
+			k->has_kaslr_offset = true;
+		const char *rel = kp_vmcoreinfo_get(k->vmcoreinfo, "OSRELEASE");
+		if (rel)
+			k->release = strdup(rel);
+	}
+	struct kp_arch_input in = { .mem = k->mem, .src = &k->src, .vmcoreinfo = k->vmcoreinfo };
+	if ((err = k->arch->create(&in, &k->arch_ctx)))
+		return err;
+	if ((err = kp_kernel_load_symbols(k, opts)))
+		return err;
+	k->arch->symbols_loaded(k->arch_ctx, k->symtab);
+	read_banner(k);
+	if (opts->btf && !(k->btf_path = strdup(opts->btf)))
+		return &kp_enomem;
+	if (k->no_data_symbols)
+		return kp_kernel_derive_symbols(k);
+	return NULL;
+}
+
+struct kp_error *kp_kernel_open_core(const struct kp_open_options *user_opts,
+				     struct kp_kernel **ret)
+{
+	struct kp_open_options opts;
+	struct kp_error *err = kp_opts_copy(user_opts, &opts, sizeof(opts), "kp_open_options");
+	if (err)
+		return err;
+	struct kp_kernel *k = calloc(1, sizeof(*k));
+	if (!k)
+		return &kp_enomem;
+	err = kernel_open(k, &opts);
+	if (err) {
+		kp_kernel_destroy(k);
+		return err;
+	}
+	*ret = k;
+	return NULL;
+}
+
+struct kp_error *kp_kernel_from_parts(struct kp_memory *mem, struct kp_symtab *st,
+				      const struct kp_arch *arch, const char *btf_path,
+				      struct kp_kernel **ret)
+{
+	struct kp_kernel *k = calloc(1, sizeof(*k));
+	if (!k) {
+		kp_memory_destroy(mem);
+		kp_symtab_destroy(st);
+		return &kp_enomem;
+	}
+	k->mem = mem;
+	k->symtab = st;
+	k->arch = arch;
+	k->src.kind = "synthetic";
+	struct kp_arch_input in = { .mem = mem, .src = &k->src };
+	struct kp_error *err = arch->create(&in, &k->arch_ctx);
+	if (!err && btf_path && !(k->btf_path = strdup(btf_path)))
+		err = &kp_enomem;
+	if (err) {
+		kp_kernel_destroy(k);
+		return err;
+	}
+	arch->symbols_loaded(k->arch_ctx, st);
+	*ret = k;
+	return NULL;
+}
+
+void kp_kernel_set_live(struct kp_kernel *k, bool live)
+{
+	k->src.live = live;
+}
+
+void kp_kernel_destroy(struct kp_kernel *k)
+{
+	if (!k)
+		return;
+	for (size_t i = 0; i < KP_KERNEL_NSLOTS; i++)
+		if (k->slots[i].destroy)
+			k->slots[i].destroy(k->slots[i].obj);
+	kp_types_destroy(k->types);
+	kp_error_destroy(k->types_error);
+	free(k->btf_path);
+	kp_symtab_destroy(k->symtab);
+	if (k->arch && k->arch_ctx)
+		k->arch->destroy(k->arch_ctx);
+	kp_vmcoreinfo_destroy(k->vmcoreinfo);
+	kp_memory_destroy(k->mem);
+	kp_source_deinit(&k->src);
+	kp_file_destroy(k->file);
+	free(k->release);
+	free(k->banner);
+	free(k);
+}

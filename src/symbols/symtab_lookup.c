@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: MIT
+// Lookups in the merged symbol table: by name (the table's pick merged with
+// the lazy source's answer), by address (the records finalize built, sizes
+// like the kernel's %pS), the aliases at an address, the i-th symbol, and
+// "did you mean" suggestions for an unknown name.
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbols/symtab_impl.h"
+#include "util/error.h"
+#include "util/suggest.h"
+
+static void fill(const struct kp_symtab *st, uint32_t idx, struct kp_symbol *ret)
+{
+	const struct entry *e = &st->entries[idx];
+	ret->name = st->unames[e->name].str;
+	ret->address = e->address;
+	ret->size = e->size;
+	ret->type = e->type;
+	ret->module = e->module;
+}
+
+static struct kp_error *unknown_symbol(const struct kp_symtab *st, const char *name)
+{
+	struct kp_suggest sg;
+	kp_suggest_init(&sg, name, strlen(name), KP_SUGGEST_MAX);
+	for (size_t i = 0; i < st->nunames; i++) {
+		const struct uname *u = &st->unames[i];
+		if (u->best != NO_ENTRY)	// else a module name, not a symbol
+			kp_suggest_offer(&sg, u->str, u->len, u->chars);
+	}
+	char hint[KP_SUGGEST_MAX * 72 + 32];
+	kp_suggest_format(&sg, hint, sizeof(hint));
+	return kp_error_create(KP_ERR_NOT_FOUND, "unknown symbol '%s'%s", name, hint);
+}
+
+
+// The table's own pick for name (the lazy source aside).
+static bool find_own(struct kp_symtab *st, const char *name, size_t len, uint32_t *ret)
+{
+	uint32_t u;
+	if (!kp_symtab_name_id(st, name, len, &u) || st->unames[u].best == NO_ENTRY)
+		return false;
+	*ret = st->unames[u].best;
+	return true;
+}
+
+// The first record at an address above address, or nrecs.
+static size_t rec_above(const struct kp_symtab *st, uint64_t address)
+{
+	size_t lo = 0, hi = st->nrecs;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (st->recs[mid].address <= address)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+// finalize's size of a symbol at address, over the table and the lazy source.
+static uint64_t merged_size(struct kp_symtab *st, uint64_t address, char type)
+{
+	if (!kp_symtab_addressable(address, type))
+		return 0;
+	uint64_t next = st->lazy->next_address(st->lazy_ctx, address);
+	size_t r = rec_above(st, address);
+	if (r < st->nrecs && (!next || st->recs[r].address < next))
+		next = st->recs[r].address;
+	uint64_t limit = kp_symtab_limit_above(st, address);
+	if (limit && (!next || limit < next))
+		next = limit;
+	if (!next || next - address > MAX_SYMBOL_EXTENT)
+		return 0;
+	if (r > 0 && st->recs[r - 1].address == address && st->recs[r - 1].end)
+		return 0;
+	if (st->lazy_end < 0) {
+		// The source does not change: look _end up once, not per lookup.
+		struct kp_symbol end;
+		st->lazy_end = st->lazy->find(st->lazy_ctx, "_end", &end) > 0 &&
+			       kp_symtab_addressable(end.address, end.type);
+		st->lazy_end_address = st->lazy_end ? end.address : 0;
+	}
+	if (st->lazy_end && st->lazy_end_address == address)
+		return 0;
+	return next - address;
+}
+
+bool kp_symtab_find(struct kp_symtab *st, const char *name, struct kp_symbol *ret)
+{
+	struct kp_error *err = kp_symtab_finalize(st);
+	if (err) {
+		kp_error_destroy(err);
+		return false;
+	}
+	size_t len = strlen(name);
+	uint32_t own_idx;
+	bool own = find_own(st, name, len, &own_idx);
+	if (!st->lazy) {
+		if (own)
+			fill(st, own_idx, ret);
+		return own;
+	}
+	struct kp_symbol best, lazy;
+	int found = st->lazy->find(st->lazy_ctx, name, &lazy);
+	if (found < 0) {
+		if ((err = kp_symtab_complete(st))) {
+			kp_error_destroy(err);
+			return false;
+		}
+		return kp_symtab_find(st, name, ret);
+	}
+	if (own)
+		fill(st, own_idx, &best);
+	if (found) {
+		// Same address: the same symbol, first seen in the lazy source.
+		int ls = kp_symtab_name_score(NULL, lazy.type),
+		    os = own ? kp_symtab_name_score(best.module, best.type) : -1;
+		if (!own || lazy.address == best.address || ls > os ||
+		    (ls == os && lazy.address < best.address)) {
+			uint32_t u;
+			if ((err = kp_symtab_intern(st, lazy.name, len, &u))) {
+				kp_error_destroy(err);
+				return false;
+			}
+			best = (struct kp_symbol){ .name = st->unames[u].str, .address = lazy.address,
+						   .type = lazy.type };
+		}
+	} else if (!own) {
+		return false;
+	}
+	best.size = merged_size(st, best.address, best.type);
+	*ret = best;
+	return true;
+}
+
+struct kp_error *kp_symtab_by_name(struct kp_symtab *st, const char *name,
+				   struct kp_symbol *ret)
+{
+	struct kp_error *err = kp_symtab_finalize(st);
+	if (err)
+		return err;
+	if (kp_symtab_find(st, name, ret))
+		return NULL;
+	// Suggestions come from every name.
+	if ((err = kp_symtab_complete(st)))
+		return err;
+	return unknown_symbol(st, name);
+}
+
+struct kp_error *kp_symtab_by_address(struct kp_symtab *st, uint64_t address,
+				      struct kp_symbol *ret)
+{
+	struct kp_error *err = kp_symtab_complete(st);
+	if (err)
+		return err;
+	// Last record at or below address.
+	size_t lo = rec_above(st, address);
+	if (lo == 0)
+		return &kp_not_found;
+	const struct addr_rec *r = &st->recs[lo - 1];
+	uint64_t off = address - r->address;
+	if (off != 0 && off >= r->size)
+		return &kp_not_found;
+	fill(st, r->entry, ret);
+	return NULL;
+}
+
+bool kp_symtab_alias(struct kp_symtab *st, uint64_t address, size_t i, struct kp_symbol *ret)
+{
+	struct kp_error *err = kp_symtab_complete(st);
+	if (err) {
+		kp_error_destroy(err);
+		return false;
+	}
+	size_t lo = 0, hi = st->nentries;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (st->entries[mid].address < address)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t j = lo; j < st->nentries && st->entries[j].address == address; j++) {
+		if (!kp_symtab_entry_addressable(st, &st->entries[j]) || i--)
+			continue;
+		fill(st, (uint32_t)j, ret);
+		return true;
+	}
+	return false;
+}
+
+bool kp_symtab_at(struct kp_symtab *st, size_t i, struct kp_symbol *ret)
+{
+	struct kp_error *err = kp_symtab_complete(st);
+	if (err || i >= st->nentries) {
+		kp_error_destroy(err);
+		return false;
+	}
+	fill(st, i, ret);
+	return true;
+}
