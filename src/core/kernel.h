@@ -48,6 +48,22 @@ size_t kp_kernel_read_partial(struct kp_kernel *kernel, uint64_t address, void *
 // which CPUs exist.
 struct kp_error *kp_kernel_check_cpu(struct kp_kernel *kernel, uint64_t cpu);
 
+// The core kernel's sections (sections.c), from their marker symbols.
+enum kp_section {
+	KP_SEC_NONE,		// not in the core kernel's image (or unknown)
+	KP_SEC_TEXT,		// _stext.._etext
+	KP_SEC_RODATA,		// __start_rodata..__end_rodata
+	KP_SEC_DATA,		// _sdata.._edata
+	KP_SEC_INIT,		// __init_begin..__init_end (freed after boot)
+	KP_SEC_BSS,		// __bss_start..__bss_stop
+	KP_NSECTIONS,
+};
+// The section address lies in; KP_SEC_NONE for module memory, the direct
+// map or a kernel whose markers are unknown.
+enum kp_section kp_kernel_section(struct kp_kernel *kernel, uint64_t address);
+// "text", "rodata", "data", "init", "bss"; NULL for KP_SEC_NONE.
+const char *kp_section_name(enum kp_section section);
+
 // kp_kernel_open() without what the layers above add (linux/open.c).
 struct kp_error *kp_kernel_open_core(const struct kp_open_options *opts,
 				     struct kp_kernel **ret);

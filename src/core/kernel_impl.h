@@ -42,6 +42,11 @@ struct kp_kernel {
 	const char *late_name;
 	bool late_done, text_symbols;
 
+	// The core kernel's sections, from their marker symbols (sections.c),
+	// found on first use.
+	bool sections_loaded;
+	uint64_t section_start[KP_NSECTIONS], section_end[KP_NSECTIONS];
+
 	// State a higher layer keeps for this handle (kp_kernel_slot()).
 	struct {
 		void *obj;

@@ -216,11 +216,15 @@ struct kp_error *kp_resolve_symbol(struct kp_kernel *k, const char *name, struct
 	const char *spec = curated_type(k, name);
 	if (spec && curated_resolve(types, spec, sym.size, &type))
 		return kp_value_lvalue(k, type, sym.address, ret);
-	if (sym.type == 't' || sym.type == 'T')
+	// The section the address lies in outranks the kallsyms letter: 7.x
+	// x86-64 kallsyms types variables such as panic_cpu 'T'.
+	enum kp_section sec = kp_kernel_section(k, sym.address);
+	bool data = sec == KP_SEC_RODATA || sec == KP_SEC_DATA || sec == KP_SEC_BSS;
+	if ((sym.type == 't' || sym.type == 'T') && !data)
 		return function(k, types, name, sym.address, true, ret);
 	// Weak symbols and those of unknown kind (VMCOREINFO) may be functions.
 	struct kp_value *v = NULL;
-	if (!strchr("dDbBrRvV", sym.type)) {
+	if (!strchr("dDbBrRvV", sym.type) && !data) {
 		if ((err = function(k, types, name, sym.address, false, &v)))
 			return err;
 		if (v) {

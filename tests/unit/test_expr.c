@@ -282,6 +282,21 @@ TEST(errors)
 	mkk_destroy(k);
 }
 
+// 7.x x86-64 kallsyms types some variables 'T': the section the address
+// lies in (data, between _sdata and _edata) says it is a variable.
+TEST(data_symbol_typed_as_text_is_a_variable)
+{
+	struct kp_kernel *k = mkk_scene();
+	mkk_symbol(k, "_sdata", MKK_BASE + 0x3000, 'D');
+	mkk_symbol(k, "_edata", MKK_BASE + 0x4000, 'D');
+	mkk_symbol(k, "panic_cpu", MKK_MYSTERY + 0x40, 'T');
+	CHECK_EXPR(k, "panic_cpu", "ERR TYPE: no type known for symbol 'panic_cpu' (BTF has no VAR "
+		   "for it); cast it, e.g. (unsigned long)panic_cpu or *(struct foo *)&panic_cpu");
+	// A text symbol in text stays a function.
+	CHECK_EXPR(k, "&do_thing", "(int (*)(int))0xffffffff81000100 <do_thing>");
+	mkk_destroy(k);
+}
+
 TEST(limits)
 {
 	struct kp_kernel *k = mkk_scene();
@@ -356,6 +371,7 @@ int main(void)
 	RUN(builtins);
 	RUN(values_as_integers);
 	RUN(errors);
+	RUN(data_symbol_typed_as_text_is_a_variable);
 	RUN(limits);
 	return TEST_SUMMARY();
 }
