@@ -147,6 +147,10 @@ struct kp_kernel_info {
 	size_t btf_types;
 	uint32_t possible_cpus;		// nr_cpu_ids, 0 if unknown
 	uint32_t online_cpus;		// CPUs in cpu_online_mask, 0 if unknown
+	// A kpeek snapshot whose source could not give some pages lists them
+	// as lost (kp_snapshot_write()): reads there fail (0.6).
+	const struct kp_range *lost;	// physical ranges, owned by the handle
+	size_t nlost;
 };
 
 // Fills *ret up to ret->sz bytes; strings are owned by the kernel handle.
@@ -720,8 +724,11 @@ struct kp_snapshot_stats {
 	uint64_t bytes;		// memory bytes covered
 	uint64_t data_bytes;	// non-zero pages written
 	uint64_t zero_bytes;	// all-zero pages left as holes
-	uint64_t unreadable_bytes;	// pages the source could not read (left as zeros)
+	uint64_t unreadable_bytes;	// pages the source could not read (holes, listed as lost)
 	uint64_t file_size;
+	// Ranges of those pages, listed in the snapshot's "KPEEK" note: kpeek
+	// reads them back as lost (a fault naming them), never as data (0.6).
+	uint64_t lost_ranges;
 };
 
 // Copies the physical memory of the source into a new dump file at path

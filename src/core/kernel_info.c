@@ -99,6 +99,8 @@ void kp_kernel_get_info(struct kp_kernel *k, struct kp_kernel_info *ret)
 		.btf_source = k->types ? kp_types_source(k->types) : NULL,
 		.btf_types = k->types ? kp_types_count(k->types) : 0,
 		.possible_cpus = nr_cpu_ids(k),
+		.lost = k->src.lost,
+		.nlost = k->src.nlost,
 	};
 	info.online_cpus = online_cpus(k, info.possible_cpus);
 	kp_out_copy(ret, &info, sizeof(info));

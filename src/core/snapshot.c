@@ -122,7 +122,23 @@ struct copy {
 	uint8_t *buf;
 	uint64_t done, total;
 	struct kp_snapshot_stats st;
+	struct kp_range *lost;	// pages the source could not give, merged
+	size_t nlost, lost_cap;
 };
+
+// [pa, pa + n) could not be read: a lost range (merged with the last).
+static bool lose(struct copy *c, uint64_t pa, uint64_t n)
+{
+	c->st.unreadable_bytes += n;
+	if (c->nlost && c->lost[c->nlost - 1].end == pa) {
+		c->lost[c->nlost - 1].end = pa + n;
+		return true;
+	}
+	if (c->nlost >= KP_MAX_LOST || !KP_VEC_RESERVE(c->lost, c->lost_cap, c->nlost + 1))
+		return false;
+	c->lost[c->nlost++] = (struct kp_range){ pa, pa + n };
+	return true;
+}
 
 // Dumps of damaged or filtered memory have pages that cannot be read (kdump
 // excluded pages, corrupt compressed pages): the copy has zeros there.
@@ -150,7 +166,10 @@ static struct kp_error *read_chunk(struct copy *c, uint64_t pa, size_t len)
 				return err;
 			kp_error_destroy(err);
 			memset(c->buf + off, 0, n);
-			c->st.unreadable_bytes += n;
+			if (!lose(c, pa + off, n))
+				return c->nlost >= KP_MAX_LOST ?
+				       kp_error_create(KP_ERR_UNSUPPORTED, "more than %u unreadable ranges in the source",
+						       KP_MAX_LOST) : &kp_enomem;
 		}
 		off += n;
 	}
@@ -370,6 +389,51 @@ static struct kp_error *copy_memory(struct copy *c, const struct elf_layout *l, 
 	return err;
 }
 
+// The pages the source could not give, in a "KPEEK" note after the data,
+// with the program headers written again after it, one PT_NOTE longer:
+// readers of the snapshot then know them as lost, not as zeros. (A
+// snapshot that lost nothing keeps its headers where they are.)
+static struct kp_error *write_lost(struct copy *c, struct elf_layout *l)
+{
+	static const char name[8] = KP_NOTE_NAME;	// "KPEEK\0", padded to 8
+	uint64_t note_off = (l->file_size + 7) & ~7ULL, desc = 16 * (uint64_t)c->nlost;
+	uint32_t h[3] = { sizeof(KP_NOTE_NAME), (uint32_t)desc, KP_NT_LOST };
+	uint64_t len = sizeof(h) + sizeof(name) + desc;
+	uint8_t *buf = malloc(len);
+	Elf64_Phdr *ph = realloc(l->ph, (l->phnum + 1) * sizeof(*ph));
+	if (!buf || !ph) {
+		free(buf);
+		if (ph)
+			l->ph = ph;
+		return &kp_enomem;
+	}
+	l->ph = ph;
+	memcpy(buf, h, sizeof(h));
+	memcpy(buf + sizeof(h), name, sizeof(name));
+	for (size_t i = 0; i < c->nlost; i++) {
+		memcpy(buf + sizeof(h) + sizeof(name) + 16 * i, &c->lost[i].start, 8);
+		memcpy(buf + sizeof(h) + sizeof(name) + 16 * i + 8, &c->lost[i].end, 8);
+	}
+	ph[l->phnum++] = (Elf64_Phdr){ .p_type = PT_NOTE, .p_offset = note_off, .p_filesz = len,
+				       .p_memsz = len, .p_align = 4 };
+	uint64_t ph_off = (note_off + len + 7) & ~7ULL;
+	elf_header(kp_arch_by_elf_machine(l->eh.e_machine), l);
+	l->eh.e_phoff = ph_off;
+	if (l->xnum)
+		l->eh.e_shoff = ph_off + l->phnum * sizeof(*ph);
+	struct kp_error *err = write_at(c->out, buf, len, note_off);
+	free(buf);
+	if (!err)
+		err = write_at(c->out, ph, l->phnum * sizeof(*ph), ph_off);
+	if (!err && l->xnum)
+		err = write_at(c->out, &l->sh, sizeof(l->sh), l->eh.e_shoff);
+	if (!err)
+		err = write_at(c->out, &l->eh, sizeof(l->eh), 0);
+	if (!err)
+		l->file_size = ph_off + l->phnum * sizeof(*ph) + (l->xnum ? sizeof(l->sh) : 0);
+	return err;
+}
+
 static struct kp_error *write_elf(struct kp_kernel *k, struct out *out,
 				  const struct kp_snapshot_options *opts,
 				  struct kp_snapshot_stats *ret)
@@ -401,6 +465,11 @@ static struct kp_error *write_elf(struct kp_kernel *k, struct out *out,
 	free(nb.buf);
 	if (!err)
 		err = copy_memory(&c, &l, n);
+	if (!err && c.nlost)
+		err = write_lost(&c, &l);
+	c.st.lost_ranges = c.nlost;
+	c.st.file_size = l.file_size;
+	free(c.lost);
 	free(l.ph);
 	if (!err) {
 		size_t sz = ret->sz;

@@ -212,6 +212,29 @@ static struct kp_error *add_loads(struct elf_state *st)
 	return NULL;
 }
 
+// A page a kpeek snapshot could not read from its source: a hole (added
+// before the loads, so that it wins over the zeros the file has there).
+static struct kp_error *read_lost(void *buf, uint64_t address, size_t count, uint64_t offset,
+				  void *arg)
+{
+	(void)buf, (void)count, (void)offset;
+	return kp_error_fault(address,
+		"physical address 0x%" PRIx64 " was lost: it could not be read from the source of "
+		"the snapshot %s (its kpeek note lists it)", address, (const char *)arg);
+}
+
+static struct kp_error *add_lost(struct elf_state *st, const struct kp_source *src)
+{
+	for (size_t i = 0; i < src->nlost; i++) {
+		struct kp_error *err = kp_memory_add(st->mem, KP_PHYS, src->lost[i].start,
+						     src->lost[i].end - src->lost[i].start, read_lost,
+						     (void *)st->file->path, 0);
+		if (err)
+			return err;
+	}
+	return NULL;
+}
+
 static struct kp_error *elf_open(struct kp_file *file, struct kp_memory *mem,
 				 struct kp_source *src)
 {
@@ -258,6 +281,8 @@ static struct kp_error *elf_open(struct kp_file *file, struct kp_memory *mem,
 	struct kp_source tmp = {0};
 	tmp.live = strcmp(path, KCORE_PATH) == 0;
 	err = read_notes(&st, &tmp);
+	if (!err)
+		err = add_lost(&st, &tmp);
 	if (!err)
 		err = add_loads(&st);
 	if (err) {

@@ -68,6 +68,29 @@ static struct kp_error *add_cpu_note(struct kp_source *src, bool qemu, const uin
 	return NULL;
 }
 
+// kpeek's lost ranges: (start, end) pairs, each non-empty.
+static struct kp_error *add_lost(struct kp_source *src, const uint8_t *desc, size_t len,
+				 const char *where, uint64_t at)
+{
+	size_t n = len / 16;
+	if (len % 16 || n > KP_MAX_LOST || src->nlost + n > KP_MAX_LOST)
+		return kp_error_create(KP_ERR_FORMAT, "%s: kpeek lost-ranges note at offset 0x%" PRIx64
+				       " of %zu bytes (pairs of 16 bytes, at most %u)",
+				       where, at, len, KP_MAX_LOST);
+	struct kp_range *r = realloc(src->lost, (src->nlost + n + 1) * sizeof(*r));
+	if (!r)
+		return &kp_enomem;
+	src->lost = r;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t start = kp_le64(desc + 16 * i), end = kp_le64(desc + 16 * i + 8);
+		if (end <= start)
+			return kp_error_create(KP_ERR_FORMAT, "%s: kpeek lost-ranges note at offset 0x%" PRIx64
+					       ": range %zu is 0x%" PRIx64 "-0x%" PRIx64, where, at, i, start, end);
+		r[src->nlost++] = (struct kp_range){ .start = start, .end = end };
+	}
+	return NULL;
+}
+
 static bool name_is(const uint8_t *name, uint32_t namesz, const char *want)
 {
 	size_t n = strnlen((const char *)name, namesz);
@@ -112,6 +135,8 @@ struct kp_error *kp_notes_parse(const uint8_t *buf, size_t len, const char *wher
 			err = add_cpu_note(src, false, desc, descsz, where, at, &cap);
 		} else if (name_is(name, namesz, "QEMU")) {
 			err = add_cpu_note(src, true, desc, descsz, where, at, &cap);
+		} else if (name_is(name, namesz, KP_NOTE_NAME) && type == KP_NT_LOST) {
+			err = add_lost(src, desc, descsz, where, at);
 		}
 		if (err)
 			return err;
@@ -138,6 +163,7 @@ void kp_source_deinit(struct kp_source *src)
 	if (!src)
 		return;
 	free(src->vmcoreinfo);
+	free(src->lost);
 	kp_source_drop_cpus(src);
 	if (src->destroy)
 		src->destroy(src->priv);

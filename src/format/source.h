@@ -34,6 +34,10 @@ struct kp_source {
 	char machine[65];
 	bool has_phys_base;		// kdump sub-header phys_base
 	uint64_t phys_base;
+	// Physical ranges a kpeek snapshot could not read from its source and
+	// recorded as lost ("KPEEK" note KP_NT_LOST): holes, never data.
+	struct kp_range *lost;		// owned
+	size_t nlost;
 	void *priv;			// format private state
 	void (*destroy)(void *priv);
 };
@@ -61,9 +65,17 @@ extern const struct kp_source_ops kp_lime_ops;		// lime.c (LiME, AVML)
 struct kp_error *kp_raw_open(struct kp_file *file, uint64_t base, struct kp_memory *mem,
 			     struct kp_source *src);
 
+// The note kpeek's snapshots write when pages of their source could not be
+// read: name "KPEEK", desc the lost physical ranges as (start, end) pairs
+// of little-endian u64.
+#define KP_NOTE_NAME "KPEEK"
+#define KP_NT_LOST 1
+#define KP_MAX_LOST (1u << 20)	// ranges a note may list
+
 // Parses an ELF note area (as in PT_NOTE or a kdump notes region): collects
 // VMCOREINFO and the CPU notes (NT_PRSTATUS, QEMU) into src. Malformed notes
 // fail with KP_ERR_FORMAT naming what (at 'where' + offset) was wrong.
+// Also kpeek's own lost-ranges note (src->lost).
 struct kp_error *kp_notes_parse(const uint8_t *buf, size_t len, const char *where,
 				uint64_t file_offset, struct kp_source *src);
 void kp_source_deinit(struct kp_source *src);

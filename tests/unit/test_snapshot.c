@@ -73,9 +73,11 @@ static void check_same_memory(struct kp_kernel *a, struct kp_kernel *b)
 			size_t n = ra[i].end - pa < sizeof(x) ? ra[i].end - pa : sizeof(x);
 			struct kp_error *ea = kp_read(a, KP_PHYS, pa, x, n);
 			if (ea) {
-				// Unreadable in the source: zeros in the copy.
+				// Unreadable in the source: lost in the copy, never data.
+				CHECK(kp_error_code(ea) == KP_ERR_FAULT);
 				kp_error_destroy(ea);
-				memset(x, 0, n);
+				CHECK_ERR(kp_read(b, KP_PHYS, pa, y, n), KP_ERR_FAULT, "was lost");
+				continue;
 			}
 			CHECK_OK(kp_read(b, KP_PHYS, pa, y, n));
 			if (memcmp(x, y, n)) {
@@ -374,7 +376,7 @@ TEST(refuses_existing_and_bad_paths)
 	free(snap);
 }
 
-TEST(unreadable_pages_become_zeros)
+TEST(unreadable_pages_are_lost_not_zeros)
 {
 	// kdump with excluded pages (makedumpfile -d 31): they fault in the source.
 	static uint8_t mem[16 * 4096], state[16];
@@ -397,9 +399,25 @@ TEST(unreadable_pages_become_zeros)
 		KP_INIT(kp_snapshot_stats, st);
 		CHECK_OK(kp_snapshot_write(a, snap, NULL, &st));
 		CHECK_U64(st.unreadable_bytes, 2 * 4096);
+		CHECK_U64(st.lost_ranges, 2);
 		struct kp_kernel *b = open_core(snap);
 		if (b) {
 			check_same_memory(a, b);
+			KP_INIT(kp_kernel_info, info);
+			kp_kernel_get_info(b, &info);
+			CHECK_U64(info.nlost, 2);
+			if (info.nlost == 2) {
+				CHECK_U64(info.lost[0].start, 3 * 4096);
+				CHECK_U64(info.lost[0].end, 4 * 4096);
+				CHECK_U64(info.lost[1].start, 9 * 4096);
+			}
+			// A snapshot of the snapshot keeps them lost.
+			char *again = out_path("kd.snap2");
+			KP_INIT(kp_snapshot_stats, st2);
+			CHECK_OK(kp_snapshot_write(b, again, NULL, &st2));
+			CHECK_U64(st2.lost_ranges, 2);
+			unlink(again);
+			free(again);
 			uint8_t buf[4096];
 			CHECK_OK(kp_read(b, KP_PHYS, 4 * 4096, buf, 4096));
 			CHECK_U64(buf[0], 5);
@@ -425,7 +443,7 @@ int main(void)
 	RUN(sparse_output);
 	RUN(cancel_leaves_nothing);
 	RUN(refuses_existing_and_bad_paths);
-	RUN(unreadable_pages_become_zeros);
+	RUN(unreadable_pages_are_lost_not_zeros);
 	rmdir(dir);
 	return TEST_SUMMARY();
 }
