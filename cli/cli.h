@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Shared state of the kpeek CLI and the command table entries.
+// Shared state of the kpeek CLI, the command table entries and the helpers
+// every command shares (cli.c).
 #ifndef KPEEK_CLI_H
 #define KPEEK_CLI_H
 
@@ -45,23 +46,24 @@ int cli_json_help_options(struct cli *cli, const char *cmd, int argc, char **arg
 // operand, so an expression such as -1 is not taken for one.
 int cli_format_options(struct cli *cli, const char *cmd, int argc, char **argv,
 		       void (*print_usage)(void), unsigned *flags_ret);
-// True if argv has -h/--help; commands print their usage then and return 0.
-bool cli_wants_help(int argc, char **argv);
-
-// Additions (CLI core, main.c):
 // After getopt_long() returned '?' or ':' (opterr = 0): prints the one-line
 // usage error for cmd and returns 2.
 int cli_bad_option(const char *cmd, int c, char **argv);
-// "512 MiB", "1.5 GiB", "4 KiB", "100 B".
-void cli_human_size(uint64_t bytes, char *buf, size_t size);
 // Parses an unsigned number: 0x hex or decimal, nothing else.
 bool cli_parse_number(const char *arg, uint64_t *ret);
+// Whether the len bytes at s can be a symbol name: a C identifier, '.'
+// (foo.cold, foo.isra.0) and '$' allowed.
+bool cli_is_symbol_name(const char *s, size_t len);
+// "512 MiB", "1.5 GiB", "4 KiB", "100 B".
+void cli_human_size(uint64_t bytes, char *buf, size_t size);
 // Every task the iterator yields (threads too with threads), in list order,
 // malloc'ed. A task that cannot be read whole (memory missing from a dump:
 // KP_ERR_FAULT) is left out and counted in *bad, the first such error kept
 // in *bad_err; any other error ends the walk (and is returned).
 struct kp_error *cli_collect_tasks(struct kp_kernel *k, bool threads, struct kp_task **ret,
 				   size_t *n_ret, size_t *bad, struct kp_error **bad_err);
+// Seconds on the monotonic clock (durations, rates).
+double cli_monotonic(void);
 
 int cmd_info(struct cli *cli, int argc, char **argv);
 int cmd_sym(struct cli *cli, int argc, char **argv);

@@ -46,13 +46,6 @@ static void usage(void)
 	       "  kpeek -c vmcore.kdump snapshot -q -o vmcore.elf\n");
 }
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 struct progress {
 	double start, last;
 	bool shown;
@@ -61,7 +54,7 @@ struct progress {
 static void show_progress(uint64_t done, uint64_t total, void *arg)
 {
 	struct progress *p = arg;
-	double t = now();
+	double t = cli_monotonic();
 	// At most ~10 updates a second, and always the last one.
 	if (done < total && t - p->last < 0.1)
 		return;
@@ -127,7 +120,7 @@ int cmd_snapshot(struct cli *cli, int argc, char **argv)
 	if (!k)
 		return 1;
 
-	struct progress prog = { .start = now() };
+	struct progress prog = { .start = cli_monotonic() };
 	if (!quiet && isatty(STDERR_FILENO)) {
 		so.progress = show_progress;
 		so.arg = &prog;
@@ -154,7 +147,7 @@ int cmd_snapshot(struct cli *cli, int argc, char **argv)
 	for (int i = 0; i < NSTOPS; i++)
 		sigaction(stops[i], &old[i], NULL);
 	sigaction(SIGXFSZ, &old_xfsz, NULL);
-	double seconds = now() - prog.start;
+	double seconds = cli_monotonic() - prog.start;
 	if (prog.shown) {
 		fputs(err ? "\n" : "\r\033[K", stderr);
 		fflush(stderr);

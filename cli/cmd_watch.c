@@ -131,13 +131,6 @@ static void now_text(char buf[32])
 		 ts.tv_nsec / 1000000);
 }
 
-static double mono(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 struct watch {
 	struct kp_kernel *k;
 	const char *expr;
@@ -300,7 +293,7 @@ int cmd_watch(struct cli *cli, int argc, char **argv)
 	if (out_is_json(w.o))
 		out_begin_list(w.o, "samples");
 	uint64_t samples = 0, changes = 0;
-	double t0 = mono();
+	double t0 = cli_monotonic();
 	struct timespec next;
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	while (!stop && (!count || samples < count)) {
@@ -331,7 +324,7 @@ int cmd_watch(struct cli *cli, int argc, char **argv)
 				;
 		}
 	}
-	double dur = mono() - t0;
+	double dur = cli_monotonic() - t0;
 	sigaction(SIGINT, &old_sa, NULL);
 	if (out_is_json(w.o)) {
 		out_end_list(w.o);
