@@ -79,7 +79,9 @@ static void show_progress(uint64_t done, uint64_t total, void *arg)
 	p->shown = true;
 }
 
-int cmd_snapshot(struct cli *cli, int argc, char **argv)
+// -1 to go on, else the exit status.
+static int parse_options(struct cli *cli, int argc, char **argv, struct kp_snapshot_options *so,
+			 const char **output, bool *quiet)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -89,20 +91,17 @@ int cmd_snapshot(struct cli *cli, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *output = NULL;
-	bool quiet = false;
-	KP_OPTS(kp_snapshot_options, so, .format = KP_SNAPSHOT_ELF);
 	int c;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:qf:jh", opts, NULL)) != -1) {
 		switch (c) {
-		case 'o': output = optarg; break;
-		case 'q': quiet = true; break;
+		case 'o': *output = optarg; break;
+		case 'q': *quiet = true; break;
 		case 'f':
 			if (strcmp(optarg, "elf") == 0)
-				so.format = KP_SNAPSHOT_ELF;
+				so->format = KP_SNAPSHOT_ELF;
 			else if (strcmp(optarg, "kdump") == 0)
-				so.format = KP_SNAPSHOT_KDUMP;
+				so->format = KP_SNAPSHOT_KDUMP;
 			else
 				return cli_usage_error("snapshot", "unknown format '%s' (elf or kdump)",
 						       optarg);
@@ -114,8 +113,86 @@ int cmd_snapshot(struct cli *cli, int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error("snapshot", "unexpected argument '%s'", argv[optind]);
-	if (!output)
+	if (!*output)
 		return cli_usage_error("snapshot", "no output file (-o FILE)");
+	return -1;
+}
+
+// Every signal whose default action ends the process stops the write
+// instead, so FILE.tmp-XXXXXX (memory contents) never stays behind.
+static const int stops[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGALRM,
+			     SIGUSR1, SIGUSR2, SIGVTALRM, SIGPROF };
+enum { NSTOPS = sizeof(stops) / sizeof(stops[0]) };
+
+struct saved_signals {
+	struct sigaction old[NSTOPS], xfsz;
+};
+
+static void catch_signals(struct saved_signals *saved)
+{
+	// No SA_RESTART: a blocked read or write returns and the flag is seen.
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigemptyset(&sa.sa_mask);
+	for (int i = 0; i < NSTOPS; i++)
+		sigaction(stops[i], &sa, &saved->old[i]);
+	// A write past RLIMIT_FSIZE raises SIGXFSZ, whose default action kills
+	// the process and leaves FILE.tmp-XXXXXX behind. Ignored, the write
+	// fails with EFBIG instead: one error naming the file, temp file removed.
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGXFSZ, &ign, &saved->xfsz);
+}
+
+static void restore_signals(const struct saved_signals *saved)
+{
+	for (int i = 0; i < NSTOPS; i++)
+		sigaction(stops[i], &saved->old[i], NULL);
+	sigaction(SIGXFSZ, &saved->xfsz, NULL);
+}
+
+static void print_summary(struct out *o, const char *output, const struct kp_snapshot_stats *st,
+			  double seconds)
+{
+	struct stat sb;
+	uint64_t disk = stat(output, &sb) == 0 ? (uint64_t)sb.st_blocks * 512 : 0;
+	if (out_is_json(o)) {
+		out_kv_str(o, "file", output);
+		out_kv_uint(o, "ranges", st->ranges);
+		out_kv_uint(o, "bytes", st->bytes);
+		out_kv_uint(o, "data_bytes", st->data_bytes);
+		out_kv_uint(o, "zero_bytes", st->zero_bytes);
+		out_kv_uint(o, "unreadable_bytes", st->unreadable_bytes);
+		out_kv_uint(o, "file_size", st->file_size);
+		out_kv_uint(o, "disk_bytes", disk);
+		char secs[32];
+		snprintf(secs, sizeof(secs), "%.3f", seconds);
+		out_kv_json(o, "seconds", secs, secs);
+		return;
+	}
+	char b[32], d[32], z[32], du[32];
+	cli_human_size(st->bytes, b, sizeof(b));
+	cli_human_size(st->data_bytes, d, sizeof(d));
+	cli_human_size(st->zero_bytes, z, sizeof(z));
+	cli_human_size(disk, du, sizeof(du));
+	out_text(o, "%s: %s of memory in %" PRIu64 " range%s, %s written, %s of zero "
+		 "pages left as holes (%s on disk), %.1f s\n", output, b, st->ranges,
+		 st->ranges == 1 ? "" : "s", d, z, du, seconds);
+	if (st->unreadable_bytes) {
+		char u[32];
+		cli_human_size(st->unreadable_bytes, u, sizeof(u));
+		out_text(o, "%s: %s could not be read from the source and reads as zeros\n",
+			 output, u);
+	}
+}
+
+int cmd_snapshot(struct cli *cli, int argc, char **argv)
+{
+	const char *output = NULL;
+	bool quiet = false;
+	KP_OPTS(kp_snapshot_options, so, .format = KP_SNAPSHOT_ELF);
+	int status = parse_options(cli, argc, argv, &so, &output, &quiet);
+	if (status >= 0)
+		return status;
 	struct kp_kernel *k = cli_kernel(cli);
 	if (!k)
 		return 1;
@@ -126,27 +203,11 @@ int cmd_snapshot(struct cli *cli, int argc, char **argv)
 		so.arg = &prog;
 	}
 	so.cancel = &stop_signal;
-	// No SA_RESTART: a blocked read or write returns and the flag is seen.
-	// Every signal whose default action ends the process stops the write
-	// instead, so FILE.tmp-XXXXXX (memory contents) never stays behind.
-	static const int stops[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGALRM,
-				     SIGUSR1, SIGUSR2, SIGVTALRM, SIGPROF };
-	enum { NSTOPS = sizeof(stops) / sizeof(stops[0]) };
-	struct sigaction sa = { .sa_handler = on_signal }, old[NSTOPS], old_xfsz;
-	sigemptyset(&sa.sa_mask);
-	for (int i = 0; i < NSTOPS; i++)
-		sigaction(stops[i], &sa, &old[i]);
-	// A write past RLIMIT_FSIZE raises SIGXFSZ, whose default action kills
-	// the process and leaves FILE.tmp-XXXXXX behind. Ignored, the write
-	// fails with EFBIG instead: one error naming the file, temp file removed.
-	struct sigaction ign = { .sa_handler = SIG_IGN };
-	sigemptyset(&ign.sa_mask);
-	sigaction(SIGXFSZ, &ign, &old_xfsz);
+	struct saved_signals saved;
+	catch_signals(&saved);
 	KP_INIT(kp_snapshot_stats, st);
 	struct kp_error *err = kp_snapshot_write(k, output, &so, &st);
-	for (int i = 0; i < NSTOPS; i++)
-		sigaction(stops[i], &old[i], NULL);
-	sigaction(SIGXFSZ, &old_xfsz, NULL);
+	restore_signals(&saved);
 	double seconds = cli_monotonic() - prog.start;
 	if (prog.shown) {
 		fputs(err ? "\n" : "\r\033[K", stderr);
@@ -154,43 +215,13 @@ int cmd_snapshot(struct cli *cli, int argc, char **argv)
 	}
 	if (err) {
 		int sig = stop_signal;
-		int status = cli_error(err);
+		status = cli_error(err);
 		return sig ? 128 + sig : status;
 	}
-
-	struct stat sb;
-	uint64_t disk = stat(output, &sb) == 0 ? (uint64_t)sb.st_blocks * 512 : 0;
 	if (quiet && !cli->json)
 		return 0;
 	struct out *o = out_create(cli->json);
-	if (out_is_json(o)) {
-		out_kv_str(o, "file", output);
-		out_kv_uint(o, "ranges", st.ranges);
-		out_kv_uint(o, "bytes", st.bytes);
-		out_kv_uint(o, "data_bytes", st.data_bytes);
-		out_kv_uint(o, "zero_bytes", st.zero_bytes);
-		out_kv_uint(o, "unreadable_bytes", st.unreadable_bytes);
-		out_kv_uint(o, "file_size", st.file_size);
-		out_kv_uint(o, "disk_bytes", disk);
-		char secs[32];
-		snprintf(secs, sizeof(secs), "%.3f", seconds);
-		out_kv_json(o, "seconds", secs, secs);
-	} else {
-		char b[32], d[32], z[32], du[32];
-		cli_human_size(st.bytes, b, sizeof(b));
-		cli_human_size(st.data_bytes, d, sizeof(d));
-		cli_human_size(st.zero_bytes, z, sizeof(z));
-		cli_human_size(disk, du, sizeof(du));
-		out_text(o, "%s: %s of memory in %" PRIu64 " range%s, %s written, %s of zero "
-			 "pages left as holes (%s on disk), %.1f s\n", output, b, st.ranges,
-			 st.ranges == 1 ? "" : "s", d, z, du, seconds);
-		if (st.unreadable_bytes) {
-			char u[32];
-			cli_human_size(st.unreadable_bytes, u, sizeof(u));
-			out_text(o, "%s: %s could not be read from the source and reads as zeros\n",
-				 output, u);
-		}
-	}
+	print_summary(o, output, &st, seconds);
 	out_destroy(o);
 	return 0;
 }
