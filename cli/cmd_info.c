@@ -68,6 +68,92 @@ static void ranges(struct out *o, struct kp_kernel *k, enum kp_space space)
 	out_table_end(o);
 }
 
+// The source, the kernel, VMCOREINFO and KASLR.
+static void print_kernel(struct out *o, const struct kp_kernel_info *info)
+{
+	bool json = out_is_json(o);
+	out_kv_str(o, json ? "source_kind" : "source", info->source_kind);
+	out_kv_str(o, "path", info->path);
+	out_kv_bool(o, "live", info->live);
+	out_kv_str(o, "release", info->release);
+	out_kv_str(o, "banner", info->banner);
+	if (json)
+		out_kv_str(o, "vmcoreinfo", info->has_vmcoreinfo ? info->vmcoreinfo_source : NULL);
+	else
+		out_kv_str(o, "vmcoreinfo", info->has_vmcoreinfo ? info->vmcoreinfo_source : "none");
+	if (!json && info->has_kaslr_offset && info->kaslr_check) {
+		char buf[256];
+		snprintf(buf, sizeof(buf), "0x%" PRIx64 " (%s)", info->kaslr_offset, info->kaslr_check);
+		out_kv_str(o, "KASLR offset", buf);
+	} else {
+		out_kv_hex_known(o, json ? "kaslr_offset" : "KASLR offset", info->has_kaslr_offset,
+				 info->kaslr_offset);
+	}
+	if (json && info->kaslr_check)
+		out_kv_str(o, "kaslr_check", info->kaslr_check);
+}
+
+// The architecture's own facts, in its order.
+static void print_arch_facts(struct out *o, struct kp_kernel *k)
+{
+	bool json = out_is_json(o);
+	struct kp_fact f;
+	for (size_t i = 0; kp_kernel_arch_fact(k, i, &f); i++) {
+		char key[64];
+		snprintf(key, sizeof(key), "%s", f.key);
+		for (char *p = key; json && *p; p++)
+			*p = *p == ' ' ? '_' : *p;
+		if (f.kind == KP_FACT_HEX)
+			out_kv_hex_known(o, key, f.known, f.value);
+		else if (f.kind == KP_FACT_STR)
+			out_kv_str(o, key, f.known ? f.str : json ? NULL : "unknown");
+		else
+			out_kv_int_known(o, key, f.known, (int64_t)f.value);
+	}
+}
+
+// CPUs, symbols and BTF (btf_err: why it could not be loaded).
+static void print_counts(struct out *o, const struct kp_kernel_info *info,
+			 const struct kp_error *btf_err)
+{
+	if (out_is_json(o)) {
+		out_kv_int_known(o, "possible_cpus", info->possible_cpus, info->possible_cpus);
+		out_kv_int_known(o, "online_cpus", info->online_cpus, info->online_cpus);
+		out_kv_int(o, "cpu_notes", info->ncpus);
+		out_kv_str(o, "symbol_sources", info->symbol_sources);
+		out_kv_uint(o, "symbols", info->num_symbols);
+		out_begin_object(o, "btf");
+		out_kv_bool(o, "available", !btf_err);
+		if (btf_err) {
+			out_kv_str(o, "error", kp_error_message(btf_err));
+		} else {
+			out_kv_str(o, "source", info->btf_source);
+			out_kv_uint(o, "types", info->btf_types);
+		}
+		out_end_object(o);
+		return;
+	}
+	char buf[1024], possible[16] = "?", online[16] = "?";
+	if (info->possible_cpus)
+		snprintf(possible, sizeof(possible), "%u", info->possible_cpus);
+	if (info->online_cpus)
+		snprintf(online, sizeof(online), "%u", info->online_cpus);
+	int n = snprintf(buf, sizeof(buf), "%s possible, %s online", possible, online);
+	if (!info->live)
+		snprintf(buf + n, sizeof(buf) - n, ", %d with registers in the dump's notes",
+			 info->ncpus);
+	out_kv_str(o, "CPUs", buf);
+	snprintf(buf, sizeof(buf), "%zu (%s)", info->num_symbols,
+		 info->symbol_sources && *info->symbol_sources ? info->symbol_sources : "none");
+	out_kv_str(o, "symbols", buf);
+	if (btf_err)
+		snprintf(buf, sizeof(buf), "unavailable (%s)", kp_error_message(btf_err));
+	else
+		snprintf(buf, sizeof(buf), "%zu types from %s", info->btf_types,
+			 info->btf_source ? info->btf_source : "?");
+	out_kv_str(o, "BTF", buf);
+}
+
 int cmd_info(struct cli *cli, int argc, char **argv)
 {
 	int opt_status = cli_json_help_options(cli, "info", argc, argv, usage);
@@ -84,84 +170,9 @@ int cmd_info(struct cli *cli, int argc, char **argv)
 	kp_kernel_get_info(k, &info);
 
 	struct out *o = out_create(cli->json);
-	bool json = cli->json;
-	out_kv_str(o, json ? "source_kind" : "source", info.source_kind);
-	out_kv_str(o, "path", info.path);
-	out_kv_bool(o, "live", info.live);
-	out_kv_str(o, "release", info.release);
-	out_kv_str(o, "banner", info.banner);
-	if (json)
-		out_kv_str(o, "vmcoreinfo", info.has_vmcoreinfo ? info.vmcoreinfo_source : NULL);
-	else
-		out_kv_str(o, "vmcoreinfo", info.has_vmcoreinfo ? info.vmcoreinfo_source : "none");
-	if (!json && info.has_kaslr_offset && info.kaslr_check) {
-		char buf[256];
-		snprintf(buf, sizeof(buf), "0x%" PRIx64 " (%s)", info.kaslr_offset, info.kaslr_check);
-		out_kv_str(o, "KASLR offset", buf);
-	} else {
-		out_kv_hex_known(o, json ? "kaslr_offset" : "KASLR offset", info.has_kaslr_offset,
-				 info.kaslr_offset);
-	}
-	if (json && info.kaslr_check)
-		out_kv_str(o, "kaslr_check", info.kaslr_check);
-	// The architecture's own facts, in its order.
-	struct kp_fact f;
-	for (size_t i = 0; kp_kernel_arch_fact(k, i, &f); i++) {
-		char key[64];
-		snprintf(key, sizeof(key), "%s", f.key);
-		for (char *p = key; json && *p; p++)
-			*p = *p == ' ' ? '_' : *p;
-		if (f.kind == KP_FACT_HEX)
-			out_kv_hex_known(o, key, f.known, f.value);
-		else if (f.kind == KP_FACT_STR)
-			out_kv_str(o, key, f.known ? f.str : json ? NULL : "unknown");
-		else
-			out_kv_int_known(o, key, f.known, (int64_t)f.value);
-	}
-	if (json) {
-		out_kv_int_known(o, "possible_cpus", info.possible_cpus, info.possible_cpus);
-		out_kv_int_known(o, "online_cpus", info.online_cpus, info.online_cpus);
-		out_kv_int(o, "cpu_notes", info.ncpus);
-	} else {
-		char buf[128], possible[16] = "?", online[16] = "?";
-		if (info.possible_cpus)
-			snprintf(possible, sizeof(possible), "%u", info.possible_cpus);
-		if (info.online_cpus)
-			snprintf(online, sizeof(online), "%u", info.online_cpus);
-		int n = snprintf(buf, sizeof(buf), "%s possible, %s online", possible, online);
-		if (!info.live)
-			snprintf(buf + n, sizeof(buf) - n, ", %d with registers in the dump's notes",
-				 info.ncpus);
-		out_kv_str(o, "CPUs", buf);
-	}
-	if (json) {
-		out_kv_str(o, "symbol_sources", info.symbol_sources);
-		out_kv_uint(o, "symbols", info.num_symbols);
-	} else {
-		char buf[512];
-		snprintf(buf, sizeof(buf), "%zu (%s)", info.num_symbols,
-			 info.symbol_sources && *info.symbol_sources ? info.symbol_sources : "none");
-		out_kv_str(o, "symbols", buf);
-	}
-	if (json) {
-		out_begin_object(o, "btf");
-		out_kv_bool(o, "available", !btf_err);
-		if (btf_err) {
-			out_kv_str(o, "error", kp_error_message(btf_err));
-		} else {
-			out_kv_str(o, "source", info.btf_source);
-			out_kv_uint(o, "types", info.btf_types);
-		}
-		out_end_object(o);
-	} else {
-		char buf[1024];
-		if (btf_err)
-			snprintf(buf, sizeof(buf), "unavailable (%s)", kp_error_message(btf_err));
-		else
-			snprintf(buf, sizeof(buf), "%zu types from %s", info.btf_types,
-				 info.btf_source ? info.btf_source : "?");
-		out_kv_str(o, "BTF", buf);
-	}
+	print_kernel(o, &info);
+	print_arch_facts(o, k);
+	print_counts(o, &info, btf_err);
 	kp_error_destroy(btf_err);
 	ranges(o, k, KP_VIRT);
 	ranges(o, k, KP_PHYS);
