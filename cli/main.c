@@ -96,7 +96,9 @@ static int finish(int status)
 	return status;
 }
 
-int main(int argc, char **argv)
+// The global options into cli: -1 to go on (the command is argv[optind]),
+// else the exit status.
+static int parse_global_options(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "core", required_argument, NULL, 'c' },
@@ -110,49 +112,44 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct cli cli = { .open.sz = sizeof(cli.open) };
 	int c;
-
-	signal(SIGPIPE, SIG_IGN);
-	if (isatty(STDOUT_FILENO))
-		setvbuf(stdout, NULL, _IOLBF, 0);
 	opterr = 0;
 	// '+': stop at the command name; its options are the command's.
 	while ((c = getopt_long(argc, argv, "+:c:m:jhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
-			cli.open.core = optarg;
+			cli->open.core = optarg;
 			break;
 		case 'm':
-			cli.open.system_map = optarg;
+			cli->open.system_map = optarg;
 			break;
 		case 'K':
-			cli.open.kallsyms = optarg;
+			cli->open.kallsyms = optarg;
 			break;
 		case 'B':
-			cli.open.btf = optarg;
+			cli->open.btf = optarg;
 			break;
 		case 'A':
-			cli.open.arch = optarg;
+			cli->open.arch = optarg;
 			break;
 		case 'R':
-			cli.open.raw = true;
-			if (optarg && !cli_parse_number(optarg, &cli.open.raw_base)) {
+			cli->open.raw = true;
+			if (optarg && !cli_parse_number(optarg, &cli->open.raw_base)) {
 				fprintf(stderr, "kpeek: --raw=BASE needs a number, not '%s' (see kpeek --help)\n",
 					optarg);
 				return 2;
 			}
 			break;
 		case 'j':
-			cli.json = true;
+			cli->json = true;
 			break;
 		case 'h':
 			usage(stdout);
-			return finish(0);
+			return 0;
 		case 'V':
 			// The CLI's own version and the library's it runs with.
 			printf("kpeek %s (libkpeek %s)\n", KPEEK_VERSION_STRING, kp_version());
-			return finish(0);
+			return 0;
 		case ':':
 			fprintf(stderr, "kpeek: option '%s' needs an argument (see kpeek --help)\n",
 				argv[optind - 1]);
@@ -170,6 +167,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "kpeek: no command given (see kpeek --help)\n");
 		return 2;
 	}
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli cli = { .open.sz = sizeof(cli.open) };
+	signal(SIGPIPE, SIG_IGN);
+	if (isatty(STDOUT_FILENO))
+		setvbuf(stdout, NULL, _IOLBF, 0);
+	int status = parse_global_options(&cli, argc, argv);
+	if (status >= 0)
+		return finish(status);
 	int ambiguous;
 	const struct cmd *cmd = find_cmd(argv[optind], &ambiguous);
 	if (!cmd) {
@@ -184,7 +193,7 @@ int main(int argc, char **argv)
 	// Commands see their own name as argv[0], whatever prefix was typed.
 	cargv[0] = (char *)cmd->name;
 	optind = 0;	// reset getopt for the command
-	int status = cmd->fn(&cli, cargc, cargv);
+	status = cmd->fn(&cli, cargc, cargv);
 	kp_kernel_destroy(cli.kernel);
 	return finish(status);
 }
