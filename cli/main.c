@@ -30,6 +30,7 @@ static const struct cmd cmds[] = {
 	{ "diff", cmd_diff, "[-x] EXPR DUMP1 [DUMP2]", "compare an expression's value in two dumps" },
 	{ "snapshot", cmd_snapshot, "-o FILE [OPTIONS]", "copy physical memory into a new ELF vmcore" },
 };
+#define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
 
 static void usage(FILE *f)
 {
@@ -53,7 +54,7 @@ static void usage(FILE *f)
 		"  -V, --version          show the version\n"
 		"\n"
 		"Commands (an unambiguous prefix is enough):\n");
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+	for (size_t i = 0; i < NCMDS; i++)
 		fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].summary);
 	fprintf(f,
 		"\n"
@@ -67,21 +68,39 @@ static void usage(FILE *f)
 
 // ---------------------------------------------------------------- main
 
-static const struct cmd *find_cmd(const char *name, int *ambiguous)
+static int cmp_cmd_name(const void *a, const void *b)
 {
-	const struct cmd *found = NULL;
+	return strcmp((*(const struct cmd *const *)a)->name, (*(const struct cmd *const *)b)->name);
+}
+
+// The command called name, or the only one name is a prefix of. NULL if
+// none; if several, NULL and *nfound > 1 of them in found[] by name.
+static const struct cmd *find_cmd(const char *name, const struct cmd *found[NCMDS],
+				  size_t *nfound)
+{
 	size_t n = strlen(name);
-	*ambiguous = 0;
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+	*nfound = 0;
+	for (size_t i = 0; i < NCMDS; i++) {
 		if (strcmp(cmds[i].name, name) == 0)
 			return &cmds[i];
-		if (n && strncmp(cmds[i].name, name, n) == 0) {
-			if (found)
-				(*ambiguous)++;
-			found = &cmds[i];
-		}
+		if (n && strncmp(cmds[i].name, name, n) == 0)
+			found[(*nfound)++] = &cmds[i];
 	}
-	return *ambiguous ? NULL : found;
+	if (*nfound == 1)
+		return found[0];
+	qsort(found, *nfound, sizeof(*found), cmp_cmd_name);
+	return NULL;
+}
+
+// "kpeek: ambiguous command 'l': list, loadavg or lsmod (see kpeek --help)",
+// one line.
+static int ambiguous(const char *name, const struct cmd *const *found, size_t n)
+{
+	fprintf(stderr, "kpeek: ambiguous command '%s': ", name);
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, "%s%s", i == 0 ? "" : i + 1 < n ? ", " : " or ", found[i]->name);
+	fprintf(stderr, " (see kpeek --help)\n");
+	return 2;
 }
 
 // Exit status once stdout is flushed: a reader that went away is success.
@@ -179,13 +198,13 @@ int main(int argc, char **argv)
 	int status = parse_global_options(&cli, argc, argv);
 	if (status >= 0)
 		return finish(status);
-	int ambiguous;
-	const struct cmd *cmd = find_cmd(argv[optind], &ambiguous);
+	const struct cmd *found[NCMDS];
+	size_t nfound;
+	const struct cmd *cmd = find_cmd(argv[optind], found, &nfound);
+	if (!cmd && nfound)
+		return ambiguous(argv[optind], found, nfound);
 	if (!cmd) {
-		if (ambiguous)
-			fprintf(stderr, "kpeek: ambiguous command '%s' (see kpeek --help)\n", argv[optind]);
-		else
-			fprintf(stderr, "kpeek: unknown command '%s' (see kpeek --help)\n", argv[optind]);
+		fprintf(stderr, "kpeek: unknown command '%s' (see kpeek --help)\n", argv[optind]);
 		return 2;
 	}
 	char **cargv = argv + optind;
