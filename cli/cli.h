@@ -16,7 +16,6 @@ struct cli {
 struct cmd {
 	const char *name;
 	int (*fn)(struct cli *cli, int argc, char **argv);	// argv[0] = command name
-	const char *args;	// e.g. "NAME|ADDR"
 	const char *summary;	// one line for `kpeek --help`
 };
 

@@ -13,22 +13,22 @@
 #include "cli.h"
 
 static const struct cmd cmds[] = {
-	{ "info", cmd_info, "", "show what the memory source is: kernel, KASLR, paging, symbols, BTF" },
-	{ "sym", cmd_sym, "NAME|ADDR...", "look up symbols by name or address" },
-	{ "rd", cmd_rd, "[-p] [-w 1|2|4|8] [-s] [-a] ADDR [LEN]", "hexdump kernel (or physical) memory" },
-	{ "print", cmd_print, "[-x] [--one-line] EXPR...", "evaluate C expressions over symbols and BTF types" },
-	{ "vtop", cmd_vtop, "ADDR...", "translate virtual addresses through the page tables" },
-	{ "ps", cmd_ps, "[OPTIONS]", "list tasks" },
-	{ "lsmod", cmd_lsmod, "[OPTIONS]", "list loaded kernel modules" },
-	{ "loadavg", cmd_loadavg, "[OPTIONS]", "show the load average as /proc/loadavg" },
-	{ "dmesg", cmd_dmesg, "[OPTIONS]", "print the kernel log (printk ring buffer)" },
-	{ "bt", cmd_bt, "[PID|0xTASK...] [-a|--all] [--json]", "kernel stack traces of tasks and CPUs (ORC, no debuginfo)" },
-	{ "panic", cmd_panic, "[--json]", "say why the kernel stopped: panic message, CPU, task, taint" },
-	{ "watch", cmd_watch, "[OPTIONS] EXPR", "sample a value repeatedly (live source)" },
-	{ "check", cmd_check, "[OPTIONS]", "check syscall tables for hooks" },
-	{ "list", cmd_list, "[OPTIONS]", "walk a kernel linked list" },
-	{ "diff", cmd_diff, "[-x] EXPR DUMP1 [DUMP2]", "compare an expression's value in two dumps" },
-	{ "snapshot", cmd_snapshot, "-o FILE [OPTIONS]", "copy physical memory into a new ELF vmcore" },
+	{ "info", cmd_info, "show what the memory source is: kernel, KASLR, paging, symbols, BTF" },
+	{ "sym", cmd_sym, "look up symbols by name or address" },
+	{ "rd", cmd_rd, "hexdump kernel (or physical) memory" },
+	{ "print", cmd_print, "evaluate C expressions over symbols and BTF types" },
+	{ "vtop", cmd_vtop, "translate virtual addresses through the page tables" },
+	{ "ps", cmd_ps, "list tasks" },
+	{ "lsmod", cmd_lsmod, "list loaded kernel modules" },
+	{ "loadavg", cmd_loadavg, "show the load average as /proc/loadavg" },
+	{ "dmesg", cmd_dmesg, "print the kernel log (printk ring buffer)" },
+	{ "bt", cmd_bt, "kernel stack traces of tasks and CPUs, without debuginfo" },
+	{ "panic", cmd_panic, "say why the kernel stopped: panic message, CPU, task, taint" },
+	{ "watch", cmd_watch, "sample a value repeatedly (live source)" },
+	{ "check", cmd_check, "look for rootkit changes: the kernel's own views of itself compared" },
+	{ "list", cmd_list, "walk a kernel linked list" },
+	{ "diff", cmd_diff, "compare an expression's value in two dumps" },
+	{ "snapshot", cmd_snapshot, "copy physical memory into a new ELF vmcore" },
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
 
@@ -39,16 +39,17 @@ static void usage(FILE *f)
 		"Read-only access to kernel memory from /proc/kcore or a crash dump.\n"
 		"\n"
 		"Global options (before the command):\n"
-		"  -c, --core FILE        read this dump (ELF vmcore, QEMU dump, kdump-compressed)\n"
-		"                         instead of the live /proc/kcore\n"
-		"                         LiME and AVML images are recognized too\n"
-		"      --raw[=BASE]       the -c file is raw physical memory from BASE (default 0)\n"
+		"  -c, --core FILE        read this dump instead of the live /proc/kcore: an ELF\n"
+		"                         vmcore (kdump, QEMU), a kdump-compressed dump (flat\n"
+		"                         too), a LiME or AVML image\n"
+		"      --raw[=BASE]       -c FILE is raw physical memory from BASE (default 0)\n"
 		"      --arch NAME        architecture of a raw or LiME image that does not say\n"
 		"                         (x86_64 or arm64; default: detect)\n"
 		"  -m, --system-map FILE  symbols from System.map (KASLR offset applied)\n"
 		"      --kallsyms FILE    symbols from a kallsyms file (already relocated)\n"
-		"      --btf FILE         raw BTF types (default: /sys/kernel/btf/vmlinux live,\n"
-		"                         the kernel's .BTF section from memory for dumps)\n"
+		"      --btf FILE         BTF types: raw BTF, or an ELF file with a .BTF section\n"
+		"                         (a vmlinux); default: the live kernel's\n"
+		"                         /sys/kernel/btf/vmlinux, a dump's .BTF from its memory\n"
 		"  -j, --json             print JSON (one document per command)\n"
 		"  -h, --help             show this help; kpeek COMMAND --help for a command\n"
 		"  -V, --version          show the version\n"
@@ -59,6 +60,17 @@ static void usage(FILE *f)
 	fprintf(f,
 		"\n"
 		"Every command takes --json and -h/--help.\n"
+		"\n"
+		"Exit status:\n"
+		"  0  success; check: nothing suspicious; diff: the values are the same\n"
+		"  1  the command failed: one line on stderr says what and where (file,\n"
+		"     offset, address or symbol); bt and vtop: a stack or an address that\n"
+		"     could not be followed (said on stdout); check: something suspicious;\n"
+		"     diff: the values differ\n"
+		"  2  a usage error, or the output could not be written; check and diff:\n"
+		"     any error (check: also a check that could not decide)\n"
+		"  A command stopped by a signal exits with 128 plus the signal number.\n"
+		"\n"
 		"Examples:\n"
 		"  kpeek info\n"
 		"  kpeek -c vmcore sym avenrun\n"
@@ -103,14 +115,17 @@ static int ambiguous(const char *name, const struct cmd *const *found, size_t n)
 	return 2;
 }
 
-// Exit status once stdout is flushed: a reader that went away is success.
+// The exit status once stdout is flushed: 2 if the output could not be
+// written, whatever the command found (a diff or a check whose report was
+// lost gives no answer), except to a reader that went away (kpeek ps |
+// head), which is no error.
 static int finish(int status)
 {
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		if (errno == EPIPE)
 			return status;
 		fprintf(stderr, "kpeek: error writing to stdout: %s\n", strerror(errno));
-		return status ? status : 1;
+		return 2;
 	}
 	return status;
 }

@@ -50,10 +50,12 @@ struct out {
 
 // ---------------------------------------------------------------- helpers
 
+// The output cannot be made: as for a failed write, exit 2 (1 would say
+// "found" or "differs" for check and diff).
 static void die_nomem(void)
 {
 	fputs("kpeek: out of memory\n", stderr);
-	exit(1);
+	exit(2);
 }
 
 static void *xrealloc(void *p, size_t size)
