@@ -312,6 +312,11 @@ struct kp_error *cli_collect_tasks(struct kp_kernel *k, bool threads, struct kp_
 	return NULL;
 }
 
+void cli_seconds(uint64_t ns, char *buf, size_t size)
+{
+	snprintf(buf, size, "%" PRIu64 ".%06" PRIu64, ns / 1000000000, ns % 1000000000 / 1000);
+}
+
 double cli_monotonic(void)
 {
 	struct timespec ts;

@@ -61,6 +61,8 @@ void cli_human_size(uint64_t bytes, char *buf, size_t size);
 // in *bad_err; any other error ends the walk (and is returned).
 struct kp_error *cli_collect_tasks(struct kp_kernel *k, bool threads, struct kp_task **ret,
 				   size_t *n_ret, size_t *bad, struct kp_error **bad_err);
+// A printk time as the kernel prints it: seconds and microseconds, "12.345678".
+void cli_seconds(uint64_t ns, char *buf, size_t size);
 // Seconds on the monotonic clock (durations, rates).
 double cli_monotonic(void);
 

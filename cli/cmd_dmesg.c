@@ -79,15 +79,14 @@ static void print_record(struct dmesg *d, const struct kp_printk_record *rec)
 {
 	if (!(d->levels >> (rec->level & 7) & 1))
 		return;
-	unsigned long long sec = rec->ts_nsec / 1000000000ULL;
-	unsigned long usec = (unsigned long)(rec->ts_nsec % 1000000000ULL / 1000);
+	char time[32];
+	cli_seconds(rec->ts_nsec, time, sizeof(time));
 	if (out_is_json(d->o)) {
-		char time[48], *text = strndup(rec->text, rec->len);
+		char *text = strndup(rec->text, rec->len);
 		if (!text) {
 			cli_fail("out of memory");
 			exit(1);
 		}
-		snprintf(time, sizeof(time), "%llu.%06lu", sec, usec);
 		out_begin_object(d->o, NULL);
 		out_kv_uint(d->o, "seq", rec->seq);
 		out_kv_json(d->o, "time", time, time);
@@ -106,7 +105,7 @@ static void print_record(struct dmesg *d, const struct kp_printk_record *rec)
 	if (d->raw)
 		len = snprintf(prefix, sizeof(prefix), "<%d>", rec->facility * 8 + rec->level);
 	if (!d->notime)
-		snprintf(prefix + len, sizeof(prefix) - (size_t)len, "[%5llu.%06lu] ", sec, usec);
+		snprintf(prefix + len, sizeof(prefix) - (size_t)len, "[%12s] ", time);
 	// One output line per line of the record, each with the prefix.
 	const char *p = rec->text, *end = rec->text + rec->len;
 	do {

@@ -49,8 +49,7 @@ struct panic_view {
 static void view(struct kp_kernel *k, const struct kp_panic *p, struct panic_view *v)
 {
 	if (p->ts_nsec)
-		snprintf(v->uptime, sizeof(v->uptime), "%" PRIu64 ".%06" PRIu64,
-			 p->ts_nsec / 1000000000, p->ts_nsec % 1000000000 / 1000);
+		cli_seconds(p->ts_nsec, v->uptime, sizeof(v->uptime));
 	if (p->has_crash_time) {
 		time_t t = (time_t)p->crash_time;
 		struct tm tm;
