@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
 // kpeek bt: kernel stack traces (crash's bt, foreach bt).
-#include <ctype.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>

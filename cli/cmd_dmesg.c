@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 // kpeek dmesg: the kernel log from the printk ring buffer.
 #include <getopt.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: MIT
 // kpeek snapshot: copies the source's physical memory into a new ELF vmcore
 // (kp_snapshot_write), with a progress bar and clean Ctrl-C handling.
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 #include "cli.h"
 #include "output.h"

@@ -3,7 +3,6 @@
 // address (name+0xoff/0xsize [module], as the kernel's %pS prints); sym -l:
 // every symbol, as /proc/kallsyms lists them.
 #include <getopt.h>
-#include <unistd.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,9 +3,7 @@
 // table and the exit status.
 #include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
