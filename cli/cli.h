@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Shared state of the kpeek CLI and the command table entries.
+// Shared state of the kpeek CLI, the command table entries and the helpers
+// every command shares (cli.c).
 #ifndef KPEEK_CLI_H
 #define KPEEK_CLI_H
 
@@ -15,7 +16,6 @@ struct cli {
 struct cmd {
 	const char *name;
 	int (*fn)(struct cli *cli, int argc, char **argv);	// argv[0] = command name
-	const char *args;	// e.g. "NAME|ADDR"
 	const char *summary;	// one line for `kpeek --help`
 };
 
@@ -45,23 +45,43 @@ int cli_json_help_options(struct cli *cli, const char *cmd, int argc, char **arg
 // operand, so an expression such as -1 is not taken for one.
 int cli_format_options(struct cli *cli, const char *cmd, int argc, char **argv,
 		       void (*print_usage)(void), unsigned *flags_ret);
-// True if argv has -h/--help; commands print their usage then and return 0.
-bool cli_wants_help(int argc, char **argv);
-
-// Additions (CLI core, main.c):
 // After getopt_long() returned '?' or ':' (opterr = 0): prints the one-line
 // usage error for cmd and returns 2.
 int cli_bad_option(const char *cmd, int c, char **argv);
-// "512 MiB", "1.5 GiB", "4 KiB", "100 B".
-void cli_human_size(uint64_t bytes, char *buf, size_t size);
 // Parses an unsigned number: 0x hex or decimal, nothing else.
 bool cli_parse_number(const char *arg, uint64_t *ret);
+// Whether the len bytes at s can be a symbol name: a C identifier, '.'
+// (foo.cold, foo.isra.0) and '$' allowed.
+bool cli_is_symbol_name(const char *s, size_t len);
+// "512 MiB", "1.5 GiB", "4 KiB", "100 B".
+void cli_human_size(uint64_t bytes, char *buf, size_t size);
+// How a walk of kernel objects ended (walk.c): the iterator's status and
+// its last word (an error, owned, NULL if none).
+struct cli_walk {
+	struct kp_walk_status st;
+	struct kp_error *err;
+};
+struct out;
+// Whether the listing is the whole answer (a complete walk).
+bool cli_walk_complete(const struct cli_walk *w);
+// JSON fields beside a listing: "complete", and when false "reason"
+// ("live-changed", "unreadable", "corrupt" or "error"), "error" (the
+// message, null for a live kernel's change), "left_out" and "restarts".
+void cli_walk_json(struct out *o, const struct cli_walk *w);
+// After the listing: a walk that stopped prints "kpeek: CMD: incomplete:
+// ERROR" and returns 1 (w->err is consumed); a live kernel's change prints
+// one line saying the list (of objects, "tasks") may miss some and
+// returns 0; a complete walk prints nothing and returns 0.
+int cli_walk_end(const char *cmd, const char *objects, struct cli_walk *w);
 // Every task the iterator yields (threads too with threads), in list order,
-// malloc'ed. A task that cannot be read whole (memory missing from a dump:
-// KP_ERR_FAULT) is left out and counted in *bad, the first such error kept
-// in *bad_err; any other error ends the walk (and is returned).
+// malloc'ed, and how the walk ended in *walk: what came before an error is
+// returned with it. An error before any task is returned.
 struct kp_error *cli_collect_tasks(struct kp_kernel *k, bool threads, struct kp_task **ret,
-				   size_t *n_ret, size_t *bad, struct kp_error **bad_err);
+				   size_t *n_ret, struct cli_walk *walk);
+// A printk time as the kernel prints it: seconds and microseconds, "12.345678".
+void cli_seconds(uint64_t ns, char *buf, size_t size);
+// Seconds on the monotonic clock (durations, rates).
+double cli_monotonic(void);
 
 int cmd_info(struct cli *cli, int argc, char **argv);
 int cmd_sym(struct cli *cli, int argc, char **argv);

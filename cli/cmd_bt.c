@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
 // kpeek bt: kernel stack traces (crash's bt, foreach bt).
-#include <ctype.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -19,21 +18,26 @@ static void usage(void)
 	       "from user mode. Without arguments: the task that panicked (a crash dump).\n"
 	       "A task running on a CPU is unwound from that CPU's registers in the dump\n"
 	       "(its notes); any other task from where the scheduler switched it out.\n"
-	       "x86-64 unwinds with the kernel's own ORC tables read from memory (no\n"
-	       "debuginfo). Live (/proc/kcore) only sleeping tasks can be unwound.\n"
+	       "No debuginfo is needed: x86-64 unwinds with the kernel's own ORC tables\n"
+	       "read from memory, arm64 follows the frame records (x29) its kernels\n"
+	       "always keep. Live (/proc/kcore) only sleeping tasks can be unwound.\n"
 	       "Return addresses are shown as the kernel's stack traces show them\n"
 	       "(%%pB: the symbol of the call, not of what follows it).\n"
-	       "Exit status 1 when a stack could not be followed to its end (the last\n"
-	       "line says why: corrupt frame, unreadable memory, runaway stack).\n"
+	       "\n"
+	       "Exit status: 0 every stack followed to its end, 1 a stack that was not (its\n"
+	       "last line says why: corrupt frame, unreadable memory, runaway stack), a\n"
+	       "task that could not be unwound, or an error; 2 a usage error or output\n"
+	       "that could not be written.\n"
 	       "\n"
 	       "Options:\n"
 	       "  -a           the task on each CPU, from the CPU's registers (crash's bt -a)\n"
 	       "      --all    every thread (crash's foreach bt); running ones live are listed\n"
 	       "               as such, not unwound\n"
-	       "  -j, --json   [{\"pid\", \"tid\", \"task\", \"comm\", \"cpu\", \"origin\",\n"
-	       "               \"frames\": [{\"pc\", \"sp\", \"symbol\", \"offset\", \"size\",\n"
-	       "               \"module\", \"exact\", \"reliable\", \"user\", \"regs\"}], \"end\",\n"
-	       "               \"complete\"}]\n"
+	       "  -j, --json   {\"stacks\": [{\"pid\", \"tid\", \"comm\", \"task\", \"cpu\",\n"
+	       "               \"origin\", \"frames\": [{\"pc\", \"sp\", \"symbol\", \"offset\",\n"
+	       "               \"size\", \"module\", \"exact\", \"reliable\", \"user\",\n"
+	       "               \"regs\"}], \"end\", \"complete\"}]}; a stack that could not\n"
+	       "               be unwound has \"error\" instead of \"cpu\" to \"complete\"\n"
 	       "  -h, --help   show this help\n"
 	       "\n"
 	       "Examples:\n"
@@ -85,57 +89,92 @@ static void print_regs(struct out *o, const struct kp_frame *f)
 	out_regs(o, NULL, f->nregs, f->regs, f->reg_names);
 }
 
-static void print_stack(struct kp_kernel *k, struct out *o, const struct who *w,
-			const struct kp_stack *st)
+// "name+0xoff/0xsize [module]" of frame f (the kernel's %pB), its pc if no
+// symbol has it.
+static void frame_name(struct kp_kernel *k, const struct kp_frame *f, char *buf, size_t size)
+{
+	struct kp_symbol sym;
+	uint64_t off;
+	bool found;
+	frame_symbol(k, f, &sym, &off, &found);
+	if (!found)
+		snprintf(buf, size, "0x%" PRIx64, f->pc);
+	else if (sym.size)
+		snprintf(buf, size, "%s+0x%" PRIx64 "/0x%" PRIx64 "%s%s%s", sym.name, off,
+			 sym.size, sym.module ? " [" : "", sym.module ? sym.module : "",
+			 sym.module ? "]" : "");
+	else
+		snprintf(buf, size, "%s+0x%" PRIx64 "%s%s%s", sym.name, off,
+			 sym.module ? " [" : "", sym.module ? sym.module : "", sym.module ? "]" : "");
+}
+
+static void json_frame(struct kp_kernel *k, struct out *o, const struct kp_frame *f)
+{
+	struct kp_symbol sym;
+	uint64_t off;
+	bool found;
+	frame_symbol(k, f, &sym, &off, &found);
+	out_begin_object(o, NULL);
+	out_kv_hex(o, "pc", f->pc);
+	out_kv_hex(o, "sp", f->sp);
+	bool user = f->flags & KP_FRAME_USER;
+	out_kv_str(o, "symbol", found && !user ? sym.name : NULL);
+	if (found && !user) {
+		out_kv_uint(o, "offset", off);
+		out_kv_uint(o, "size", sym.size);
+	}
+	out_kv_str(o, "module", found && !user ? sym.module : NULL);
+	out_kv_bool(o, "exact", f->flags & KP_FRAME_EXACT);
+	out_kv_bool(o, "reliable", !(f->flags & KP_FRAME_UNRELIABLE));
+	out_kv_bool(o, "user", user);
+	if (f->nregs)
+		out_regs(o, "regs", f->nregs, f->regs, f->reg_names);
+	out_end_object(o);
+}
+
+// The pid, tid and comm of a known task (JSON).
+static void json_who(struct out *o, const struct who *w)
+{
+	if (w->known) {
+		out_kv_int(o, "pid", w->tgid);
+		out_kv_int(o, "tid", w->pid);
+		out_kv_str(o, "comm", w->comm);
+	}
+}
+
+static void json_stack(struct kp_kernel *k, struct out *o, const struct who *w,
+		       const struct kp_stack *st)
 {
 	const struct kp_frame *fr;
 	size_t n = kp_stack_frames(st, &fr);
 	bool complete;
 	const char *end = kp_stack_end(st, &complete);
 	int cpu = kp_stack_cpu(st);
-	if (out_is_json(o)) {
-		out_begin_object(o, NULL);
-		if (w->known) {
-			out_kv_int(o, "pid", w->tgid);
-			out_kv_int(o, "tid", w->pid);
-			out_kv_str(o, "comm", w->comm);
-		}
-		out_kv_hex(o, "task", kp_stack_task(st));
-		if (cpu >= 0)
-			out_kv_int(o, "cpu", cpu);
-		else
-			out_kv_str(o, "cpu", NULL);
-		out_kv_str(o, "origin", kp_stack_origin(st));
-		out_begin_list(o, "frames");
-		for (size_t i = 0; i < n; i++) {
-			const struct kp_frame *f = &fr[i];
-			struct kp_symbol sym;
-			uint64_t off;
-			bool found;
-			frame_symbol(k, f, &sym, &off, &found);
-			out_begin_object(o, NULL);
-			out_kv_hex(o, "pc", f->pc);
-			out_kv_hex(o, "sp", f->sp);
-			bool user = f->flags & KP_FRAME_USER;
-			out_kv_str(o, "symbol", found && !user ? sym.name : NULL);
-			if (found && !user) {
-				out_kv_uint(o, "offset", off);
-				out_kv_uint(o, "size", sym.size);
-			}
-			out_kv_str(o, "module", found && !user ? sym.module : NULL);
-			out_kv_bool(o, "exact", f->flags & KP_FRAME_EXACT);
-			out_kv_bool(o, "reliable", !(f->flags & KP_FRAME_UNRELIABLE));
-			out_kv_bool(o, "user", user);
-			if (f->nregs)
-				out_regs(o, "regs", f->nregs, f->regs, f->reg_names);
-			out_end_object(o);
-		}
-		out_end_list(o);
-		out_kv_str(o, "end", end);
-		out_kv_bool(o, "complete", complete);
-		out_end_object(o);
-		return;
-	}
+	out_begin_object(o, NULL);
+	json_who(o, w);
+	out_kv_hex(o, "task", kp_stack_task(st));
+	if (cpu >= 0)
+		out_kv_int(o, "cpu", cpu);
+	else
+		out_kv_str(o, "cpu", NULL);
+	out_kv_str(o, "origin", kp_stack_origin(st));
+	out_begin_list(o, "frames");
+	for (size_t i = 0; i < n; i++)
+		json_frame(k, o, &fr[i]);
+	out_end_list(o);
+	out_kv_str(o, "end", end);
+	out_kv_bool(o, "complete", complete);
+	out_end_object(o);
+}
+
+static void text_stack(struct kp_kernel *k, struct out *o, const struct who *w,
+		       const struct kp_stack *st)
+{
+	const struct kp_frame *fr;
+	size_t n = kp_stack_frames(st, &fr);
+	bool complete;
+	const char *end = kp_stack_end(st, &complete);
+	int cpu = kp_stack_cpu(st);
 	int shown = cpu >= 0 ? cpu : w->cpu;
 	char cpus[16] = "?";
 	if (shown >= 0)
@@ -152,26 +191,31 @@ static void print_stack(struct kp_kernel *k, struct out *o, const struct who *w,
 			print_regs(o, f);
 			continue;
 		}
-		struct kp_symbol sym;
-		uint64_t off;
-		bool found;
-		frame_symbol(k, f, &sym, &off, &found);
 		char name[320];
-		if (!found)
-			snprintf(name, sizeof(name), "0x%" PRIx64, f->pc);
-		else if (sym.size)
-			snprintf(name, sizeof(name), "%s+0x%" PRIx64 "/0x%" PRIx64 "%s%s%s", sym.name, off,
-				 sym.size, sym.module ? " [" : "", sym.module ? sym.module : "",
-				 sym.module ? "]" : "");
-		else
-			snprintf(name, sizeof(name), "%s+0x%" PRIx64 "%s%s%s", sym.name, off,
-				 sym.module ? " [" : "", sym.module ? sym.module : "", sym.module ? "]" : "");
+		frame_name(k, f, name, sizeof(name));
 		out_text(o, "%s#%-2zu [%016" PRIx64 "] %s%s\n", i < 10 ? " " : "", i, f->sp,
 			 f->flags & KP_FRAME_UNRELIABLE ? "? " : "", name);
 		if ((f->flags & KP_FRAME_REGS) && i > 0)
 			print_regs(o, f);
 	}
 	out_text(o, "  -- %s%s\n", end, complete ? "" : " (incomplete)");
+}
+
+// A stack that could not be unwound: who it is and why.
+static void print_unwind_error(struct out *o, const struct who *w, struct kp_error *err)
+{
+	if (out_is_json(o)) {
+		out_begin_object(o, NULL);
+		json_who(o, w);
+		out_kv_hex(o, "task", w->task);
+		out_kv_str(o, "error", kp_error_message(err));
+		out_end_object(o);
+	} else if (w->known) {
+		out_text(o, "PID: %-7d TASK: %016" PRIx64 "  COMMAND: \"%s\"\n  -- %s\n", w->pid,
+			 w->task, w->comm, kp_error_message(err));
+	} else {
+		out_text(o, "  -- %s\n", kp_error_message(err));
+	}
 }
 
 // pid, tgid and comm of the task at address task.
@@ -195,18 +239,16 @@ static bool task_of(struct kp_kernel *k, uint64_t task, struct who *w)
 	return true;
 }
 
-// Finds the threads of pids[] (tids), filling whos[].
 // The threads of pids[] (tids) into whos[]; with all, every thread into
 // *all_ret. Unreadable tasks are counted as ps counts them.
 static struct kp_error *find_tasks(struct kp_kernel *k, bool all, const int32_t *pids,
 				   struct who *whos, size_t n, struct who **all_ret,
-				   size_t *nall_ret, bool *oom, size_t *bad,
-				   struct kp_error **bad_err)
+				   size_t *nall_ret, bool *oom, struct cli_walk *walk)
 {
 	struct kp_task *t = NULL;
 	size_t nt = 0;
 	*oom = false;
-	struct kp_error *err = cli_collect_tasks(k, true, &t, &nt, bad, bad_err);
+	struct kp_error *err = cli_collect_tasks(k, true, &t, &nt, walk);
 	if (err)
 		return err;
 	struct who *list = all ? malloc((nt ? nt : 1) * sizeof(*list)) : NULL;
@@ -230,7 +272,24 @@ static struct kp_error *find_tasks(struct kp_kernel *k, bool all, const int32_t 
 	return NULL;
 }
 
-int cmd_bt(struct cli *cli, int argc, char **argv)
+// What bt was asked for and found: the tasks named (by PID or task
+// address), every thread (--all), each CPU (-a) or the panicking CPU.
+struct bt {
+	struct kp_kernel *k;
+	bool cpus, all;
+	size_t nargs;		// tasks named
+	int32_t *pids;		// [nargs]: by PID where addrs[i] is 0
+	uint64_t *addrs;	// [nargs]: by task address, else 0
+	struct who *whos;	// [nargs]: the tasks named, found
+	struct who *list;	// --all: every thread
+	size_t nlist;
+	struct cli_walk walk;	// how the walk of the task list ended
+	int panic_cpu;		// the CPU to unwind when nothing was named, else -1
+	size_t count;		// stacks to print
+};
+
+// Options and arguments: -1 to go on, else the exit status.
+static int parse_args(struct cli *cli, int argc, char **argv, struct bt *b)
 {
 	static const struct option opts[] = {
 		{ "all", no_argument, NULL, 'A' },
@@ -238,181 +297,180 @@ int cmd_bt(struct cli *cli, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool cpus = false, all = false;
 	int c;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":ajh", opts, NULL)) != -1) {
 		switch (c) {
-		case 'a': cpus = true; break;
-		case 'A': all = true; break;
+		case 'a': b->cpus = true; break;
+		case 'A': b->all = true; break;
 		case 'j': cli->json = true; break;
 		case 'h': usage(); return 0;
 		default: return cli_bad_option("bt", c, argv);
 		}
 	}
-	size_t nargs = (size_t)(argc - optind);
-	if ((cpus || all) && nargs)
+	b->nargs = (size_t)(argc - optind);
+	if ((b->cpus || b->all) && b->nargs)
 		return cli_usage_error("bt", "-a and --all take no task arguments");
-	if (cpus && all)
+	if (b->cpus && b->all)
 		return cli_usage_error("bt", "-a and --all exclude each other");
-	int32_t *pids = calloc(nargs ? nargs : 1, sizeof(*pids));
-	struct who *whos = calloc(nargs ? nargs : 1, sizeof(*whos));
-	uint64_t *addrs = calloc(nargs ? nargs : 1, sizeof(*addrs));
-	if (!pids || !whos || !addrs) {
-		free(pids);
-		free(whos);
-		free(addrs);
+	size_t n = b->nargs ? b->nargs : 1;
+	b->pids = calloc(n, sizeof(*b->pids));
+	b->whos = calloc(n, sizeof(*b->whos));
+	b->addrs = calloc(n, sizeof(*b->addrs));
+	if (!b->pids || !b->whos || !b->addrs)
 		return cli_fail("out of memory");
-	}
-	int status = 0;
-	bool oom = false;
-	size_t bad = 0;
-	struct kp_error *bad_err = NULL;
-	struct kp_kernel *k = NULL;
-	struct out *o = NULL;
-	struct who *list = NULL;
-	size_t nlist = 0;
-	for (size_t i = 0; i < nargs; i++) {
+	for (size_t i = 0; i < b->nargs; i++) {
 		const char *a = argv[optind + i];
 		uint64_t v;
-		if (!strncmp(a, "0x", 2) && cli_parse_number(a, &v)) {
-			addrs[i] = v;
-		} else if (cli_parse_number(a, &v) && v <= INT32_MAX) {
-			pids[i] = (int32_t)v;
-		} else {
-			status = cli_usage_error("bt", "'%s' is neither a PID nor a task address (0x...)", a);
-			goto out;
-		}
+		if (!strncmp(a, "0x", 2) && cli_parse_number(a, &v))
+			b->addrs[i] = v;
+		else if (cli_parse_number(a, &v) && v <= INT32_MAX)
+			b->pids[i] = (int32_t)v;
+		else
+			return cli_usage_error("bt", "'%s' is neither a PID nor a task address (0x...)", a);
 	}
-	if (!(k = cli_kernel(cli))) {
-		status = 1;
-		goto out;
-	}
+	return -1;
+}
+
+// The tasks named by PID (and every thread with --all), the panicking CPU
+// when nothing was named, and how many stacks that makes: 0 or the exit
+// status after saying why not.
+static int find_stacks(struct bt *b)
+{
 	struct kp_error *err = NULL;
-	bool need_tasks = all;
-	for (size_t i = 0; i < nargs; i++)
-		need_tasks |= !addrs[i];
-	if (need_tasks && (err = find_tasks(k, all, pids, whos, nargs, &list, &nlist, &oom, &bad,
-					    &bad_err))) {
-		status = cli_error_prefix(err, "bt: the task list");
-		goto out;
+	bool need_tasks = b->all, oom = false;
+	for (size_t i = 0; i < b->nargs; i++)
+		need_tasks |= !b->addrs[i];
+	if (need_tasks && (err = find_tasks(b->k, b->all, b->pids, b->whos, b->nargs, &b->list,
+					    &b->nlist, &oom, &b->walk)))
+		return cli_error_prefix(err, "bt: the task list");
+	if (oom)
+		return cli_fail("out of memory");
+	for (size_t i = 0; i < b->nargs; i++) {
+		if (b->addrs[i])
+			b->whos[i].task = b->addrs[i];
+		else if (!b->whos[i].known)
+			return cli_fail("bt: no task with PID %d", b->pids[i]);
 	}
-	if (oom) {
-		status = cli_fail("out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < nargs; i++) {
-		if (addrs[i]) {
-			whos[i].task = addrs[i];
-		} else if (!whos[i].known) {
-			status = cli_fail("bt: no task with PID %d", pids[i]);
-			goto out;
-		}
-	}
-	int panic_cpu = -1;
-	if (!nargs && !cpus && !all) {
+	b->panic_cpu = -1;
+	if (!b->nargs && !b->cpus && !b->all) {
 		KP_INIT(kp_panic, p);
-		if ((err = kp_panic_get(k, &p))) {
-			status = cli_error_prefix(err, "bt");
-			goto out;
-		}
-		if (!p.panicked) {
-			status = cli_fail("bt: the kernel did not panic (panic_cpu is unset): name a PID or task, or use -a or --all");
-			goto out;
-		}
-		panic_cpu = p.cpu;
+		if ((err = kp_panic_get(b->k, &p)))
+			return cli_error_prefix(err, "bt");
+		if (!p.panicked)
+			return cli_fail("bt: the kernel did not panic (panic_cpu is unset): name a PID or task, or use -a or --all");
+		b->panic_cpu = p.cpu;
 	}
-	size_t count = all ? nlist : nargs ? nargs : 1;
-	if (cpus) {
+	b->count = b->all ? b->nlist : b->nargs ? b->nargs : 1;
+	if (b->cpus) {
 		// Only here: the info counts module symbols, which it loads.
 		KP_INIT(kp_kernel_info, info);
-		kp_kernel_get_info(k, &info);
-		count = (size_t)info.ncpus;
+		kp_kernel_get_info(b->k, &info);
+		b->count = (size_t)info.ncpus;
 	}
-	if (cpus && !count) {
-		status = cli_fail("bt -a: the source has no CPU registers (no CPU notes: live, or a raw memory image)");
+	if (b->cpus && !b->count)
+		return cli_fail("bt -a: the source has no CPU registers (no CPU notes: live, or a raw memory image)");
+	if ((err = kp_stack_prepare(b->k)))
+		return cli_error_prefix(err, "bt");
+	return 0;
+}
+
+// Prints stack i: 0, or 1 when it is incomplete or cannot be unwound. When
+// it was the only stack asked for, its error is the command's: *err_ret,
+// said on stderr after the output.
+static int print_one(struct bt *b, struct out *o, size_t i, struct kp_error **err_ret)
+{
+	struct kp_stack *st = NULL;
+	struct who w = { 0, 0, 0, "", false, -1 };
+	struct kp_error *err;
+	if (b->all)
+		w = b->list[i];
+	else if (b->nargs)
+		w = b->whos[i];
+	if (b->cpus || b->panic_cpu >= 0)
+		err = kp_stack_cpu_create(b->k, b->cpus ? (int)i : b->panic_cpu, &st);
+	else
+		err = kp_stack_task_create(b->k, w.task, &st);
+	if (!out_is_json(o) && i > 0)
+		out_text(o, "\n");
+	if (err) {
+		print_unwind_error(o, &w, err);
+		// Running tasks of a live kernel have no registers to unwind.
+		if (kp_error_code(err) == KP_ERR_UNSUPPORTED && b->all) {
+			kp_error_destroy(err);
+			return 0;
+		}
+		if (!b->all && !b->cpus && b->nargs <= 1) {
+			*err_ret = err;
+			return 1;
+		}
+		kp_error_destroy(err);
+		return 1;
+	}
+	if (!w.known && kp_stack_task(st)) {
+		// -a and the panicking CPU: name the task that was current.
+		w.task = kp_stack_task(st);
+		w.known = task_of(b->k, w.task, &w);
+	}
+	if (out_is_json(o))
+		json_stack(b->k, o, &w, st);
+	else
+		text_stack(b->k, o, &w, st);
+	bool complete;
+	kp_stack_end(st, &complete);
+	kp_stack_destroy(st);
+	return complete ? 0 : 1;
+}
+
+int cmd_bt(struct cli *cli, int argc, char **argv)
+{
+	struct bt b = { 0 };
+	struct out *o = NULL;
+	int status = parse_args(cli, argc, argv, &b);
+	if (status >= 0)
 		goto out;
-	}
-	if ((err = kp_stack_prepare(k))) {
-		status = cli_error_prefix(err, "bt");
+	if (!(b.k = cli_kernel(cli)))
+		status = 1;
+	else
+		status = find_stacks(&b);
+	if (status)
 		goto out;
-	}
 	o = out_create(cli->json);
 	if (out_is_json(o))
 		out_begin_list(o, "stacks");
-	bool first = true;
-	for (size_t i = 0; i < count; i++) {
-		struct kp_stack *st = NULL;
-		struct who w = { 0, 0, 0, "", false, -1 };
-		if (all)
-			w = list[i];
-		else if (nargs)
-			w = whos[i];
-		if (cpus || panic_cpu >= 0)
-			err = kp_stack_cpu_create(k, cpus ? (int)i : panic_cpu, &st);
-		else
-			err = kp_stack_task_create(k, w.task, &st);
-		if (!out_is_json(o) && !first)
-			out_text(o, "\n");
-		first = false;
-		if (err) {
-			bool running = kp_error_code(err) == KP_ERR_UNSUPPORTED && all;
-			if (out_is_json(o)) {
-				out_begin_object(o, NULL);
-				if (w.known) {
-					out_kv_int(o, "pid", w.tgid);
-					out_kv_int(o, "tid", w.pid);
-					out_kv_str(o, "comm", w.comm);
-				}
-				out_kv_hex(o, "task", w.task);
-				out_kv_str(o, "error", kp_error_message(err));
-				out_end_object(o);
-			} else if (w.known) {
-				out_text(o, "PID: %-7d TASK: %016" PRIx64 "  COMMAND: \"%s\"\n  -- %s\n", w.pid,
-					 w.task, w.comm, kp_error_message(err));
-			} else {
-				out_text(o, "  -- %s\n", kp_error_message(err));
-			}
-			if (!running) {
-				// One stack asked for: its error is the command's.
-				if (!all && !cpus && nargs <= 1) {
-					out_destroy(o);
-					o = NULL;
-					status = cli_error_prefix(err, "bt");
-					goto out;
-				}
-				status = 1;
-			}
-			kp_error_destroy(err);
-			continue;
-		}
-		if (!w.known && kp_stack_task(st)) {
-			// -a and the panicking CPU: name the task that was current.
-			w.task = kp_stack_task(st);
-			w.known = task_of(k, w.task, &w);
-		}
-		print_stack(k, o, &w, st);
-		bool complete;
-		kp_stack_end(st, &complete);
-		if (!complete)
+	for (size_t i = 0; i < b.count; i++) {
+		struct kp_error *err = NULL;
+		if (print_one(&b, o, i, &err))
 			status = 1;
-		kp_stack_destroy(st);
+		if (err) {
+			out_destroy(o);
+			o = NULL;
+			status = cli_error_prefix(err, "bt");
+			goto out;
+		}
 	}
-	if (out_is_json(o))
+	if (out_is_json(o)) {
 		out_end_list(o);
-	if (bad_err) {
+		if (b.all)
+			cli_walk_json(o, &b.walk);
+	}
+	if (b.walk.err) {
 		// As ps says it: the stacks shown are right, some are missing.
 		out_flush(o);
-		status = cli_error_prefix(bad_err, "incomplete: %zu error%s reading tasks, the first",
-					  bad, bad == 1 ? "" : "s");
-		bad_err = NULL;
+		status = cli_error_prefix(b.walk.err, "incomplete: %" PRIu64 " error%s reading tasks, the first",
+					  b.walk.st.left_out ? b.walk.st.left_out : 1,
+					  b.walk.st.left_out > 1 ? "s" : "");
+		b.walk.err = NULL;
+	} else {
+		out_flush(o);
+		cli_walk_end("bt", "tasks", &b.walk);
 	}
 out:
-	kp_error_destroy(bad_err);
+	kp_error_destroy(b.walk.err);
 	out_destroy(o);
-	free(list);
-	free(pids);
-	free(whos);
-	free(addrs);
+	free(b.list);
+	free(b.pids);
+	free(b.whos);
+	free(b.addrs);
 	return status;
 }

@@ -23,7 +23,8 @@ static void usage(void)
 	       "Global -m/--kallsyms/--btf apply to both sides (same kernel build).\n"
 	       "\n"
 	       "Exit status: 0 the values are the same, 1 they differ, 2 an error (a dump\n"
-	       "that cannot be opened, an expression that fails on either side).\n"
+	       "that cannot be opened, an expression that fails on either side, a usage\n"
+	       "error, output that could not be written).\n"
 	       "\n"
 	       "Options:\n"
 	       "  -x, --hex        integers in hexadecimal\n"
@@ -224,6 +225,41 @@ static void json_side(struct out *o, const char *key, const struct side *s)
 	out_end_object(o);
 }
 
+// Like diff(1), a value that did not change is not repeated when long.
+static void print_same(const struct side *a, const struct side *b)
+{
+	size_t nl = 0;
+	for (const char *p = a->text; *p; p++)
+		nl += *p == '\n';
+	if (!nl)
+		printf("same in %s and %s: %s\n", a->name, b->name, a->text);
+	else
+		printf("same in %s and %s: (%s) of %zu lines\n", a->name, b->name,
+		       a->type ? a->type : "value", nl + 1);
+}
+
+// The values' lines as a unified diff: 1, or 2 when out of memory.
+static int print_diff(const struct side *a, const struct side *b, const char *expr)
+{
+	struct lines la = { 0 }, lb = { 0 };
+	char *ta = strdup(a->text), *tb = strdup(b->text);
+	struct edit *e = NULL;
+	size_t n;
+	int status = 1;
+	if (!ta || !tb || !split(ta, &la) || !split(tb, &lb) || !(e = diff_lines(&la, &lb, &n))) {
+		cli_fail("out of memory");
+		status = 2;
+	} else {
+		print_unified(a, b, expr, e, n, &la, &lb);
+	}
+	free(e);
+	free(la.v);
+	free(lb.v);
+	free(ta);
+	free(tb);
+	return status;
+}
+
 int cmd_diff(struct cli *cli, int argc, char **argv)
 {
 	unsigned flags;
@@ -271,50 +307,11 @@ int cmd_diff(struct cli *cli, int argc, char **argv)
 		json_side(o, "a", &a);
 		json_side(o, "b", &b);
 		out_destroy(o);
-		goto out;
-	}
-	if (same) {
-		// Like diff(1), do not repeat a long value that did not change.
-		size_t nl = 0;
-		for (const char *p = a.text; *p; p++)
-			nl += *p == '\n';
-		if (!nl)
-			printf("same in %s and %s: %s\n", a.name, b.name, a.text);
-		else
-			printf("same in %s and %s: (%s) of %zu lines\n", a.name, b.name,
-			       a.type ? a.type : "value", nl + 1);
-		goto out;
-	}
-	struct lines la, lb;
-	char *ta = strdup(a.text), *tb = strdup(b.text);
-	if (!ta || !tb || !split(ta, &la)) {
-		free(ta);
-		free(tb);
-		cli_fail("out of memory");
-		status = 2;
-		goto out;
-	}
-	if (!split(tb, &lb)) {
-		free(la.v);
-		free(ta);
-		free(tb);
-		cli_fail("out of memory");
-		status = 2;
-		goto out;
-	}
-	size_t n;
-	struct edit *e = diff_lines(&la, &lb, &n);
-	if (!e) {
-		cli_fail("out of memory");
-		status = 2;
+	} else if (same) {
+		print_same(&a, &b);
 	} else {
-		print_unified(&a, &b, expr, e, n, &la, &lb);
+		status = print_diff(&a, &b, expr);
 	}
-	free(e);
-	free(la.v);
-	free(lb.v);
-	free(ta);
-	free(tb);
 out:
 	if (a.owned)
 		kp_kernel_destroy(a.k);

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 // kpeek dmesg: the kernel log from the printk ring buffer.
 #include <getopt.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +21,9 @@ static void usage(void)
 	       "Continuation lines (pr_cont) are already joined into their record by the\n"
 	       "kernel; a continuation it could not join is its own line, as in dmesg.\n"
 	       "The newest record is shown even when only committed (not yet finalized).\n"
+	       "\n"
+	       "Exit status: 0 success, 1 an error (one line on stderr says what and where),\n"
+	       "2 a usage error or output that could not be written.\n"
 	       "\n"
 	       "Options:\n"
 	       "  -t, --notime          no timestamps\n"
@@ -76,15 +78,14 @@ static void print_record(struct dmesg *d, const struct kp_printk_record *rec)
 {
 	if (!(d->levels >> (rec->level & 7) & 1))
 		return;
-	unsigned long long sec = rec->ts_nsec / 1000000000ULL;
-	unsigned long usec = (unsigned long)(rec->ts_nsec % 1000000000ULL / 1000);
+	char time[32];
+	cli_seconds(rec->ts_nsec, time, sizeof(time));
 	if (out_is_json(d->o)) {
-		char time[48], *text = strndup(rec->text, rec->len);
+		char *text = strndup(rec->text, rec->len);
 		if (!text) {
 			cli_fail("out of memory");
 			exit(1);
 		}
-		snprintf(time, sizeof(time), "%llu.%06lu", sec, usec);
 		out_begin_object(d->o, NULL);
 		out_kv_uint(d->o, "seq", rec->seq);
 		out_kv_json(d->o, "time", time, time);
@@ -103,7 +104,7 @@ static void print_record(struct dmesg *d, const struct kp_printk_record *rec)
 	if (d->raw)
 		len = snprintf(prefix, sizeof(prefix), "<%d>", rec->facility * 8 + rec->level);
 	if (!d->notime)
-		snprintf(prefix + len, sizeof(prefix) - (size_t)len, "[%5llu.%06lu] ", sec, usec);
+		snprintf(prefix + len, sizeof(prefix) - (size_t)len, "[%12s] ", time);
 	// One output line per line of the record, each with the prefix.
 	const char *p = rec->text, *end = rec->text + rec->len;
 	do {
@@ -155,9 +156,13 @@ int cmd_dmesg(struct cli *cli, int argc, char **argv)
 	const struct kp_printk_record *rec;
 	while (!(err = kp_printk_iter_next(it, &rec)) && rec)
 		print_record(&d, rec);
+	struct cli_walk walk = { .st = { .sz = sizeof(walk.st) }, .err = err };
+	kp_printk_iter_status(it, &walk.st);
 	kp_printk_iter_destroy(it);
-	if (out_is_json(d.o))
+	if (out_is_json(d.o)) {
 		out_end_list(d.o);
+		cli_walk_json(d.o, &walk);
+	}
 	out_destroy(d.o);
-	return err ? cli_error(err) : 0;
+	return cli_walk_end("dmesg", "records", &walk);
 }

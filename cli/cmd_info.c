@@ -11,12 +11,17 @@ static void usage(void)
 {
 	printf("Usage: kpeek [-c CORE] info [--json]\n"
 	       "Shows the memory source (kind, path), the kernel (release, banner), the\n"
-	       "KASLR offset, phys_base, paging levels, page_offset_base, the kernel page\n"
-	       "table (pgd), the CPUs (possible and online as the kernel counts them, and\n"
-	       "those whose registers the dump holds), the virtual and physical ranges the\n"
+	       "KASLR offset, the architecture's paging facts (x86-64: phys_base, paging\n"
+	       "levels, page_offset_base, the kernel page table pgd; arm64: VA bits, page\n"
+	       "size, paging levels, kimage_voffset, PHYS_OFFSET, PAGE_OFFSET, pgd, PAC\n"
+	       "mask), the CPUs (possible and online as the kernel counts them, and those\n"
+	       "whose registers the dump holds), the virtual and physical ranges the\n"
 	       "source backs, where symbols came from and how many, and the BTF source.\n"
 	       "BTF is loaded to report on it; if it cannot be, info says\n"
 	       "\"BTF: unavailable (reason)\" and still succeeds.\n"
+	       "\n"
+	       "Exit status: 0 success (BTF unavailable too), 1 the source could not be\n"
+	       "opened, 2 a usage error or output that could not be written.\n"
 	       "\n"
 	       "Options:\n"
 	       "  -j, --json   print one JSON object\n"
@@ -68,6 +73,119 @@ static void ranges(struct out *o, struct kp_kernel *k, enum kp_space space)
 	out_table_end(o);
 }
 
+// The source, the kernel, VMCOREINFO and KASLR.
+static void print_kernel(struct out *o, const struct kp_kernel_info *info)
+{
+	bool json = out_is_json(o);
+	out_kv_str(o, json ? "source_kind" : "source", info->source_kind);
+	out_kv_str(o, "path", info->path);
+	out_kv_bool(o, "live", info->live);
+	out_kv_str(o, "release", info->release);
+	out_kv_str(o, "banner", info->banner);
+	if (json)
+		out_kv_str(o, "vmcoreinfo", info->has_vmcoreinfo ? info->vmcoreinfo_source : NULL);
+	else
+		out_kv_str(o, "vmcoreinfo", info->has_vmcoreinfo ? info->vmcoreinfo_source : "none");
+	if (!json && info->has_kaslr_offset && info->kaslr_check) {
+		char buf[256];
+		snprintf(buf, sizeof(buf), "0x%" PRIx64 " (%s)", info->kaslr_offset, info->kaslr_check);
+		out_kv_str(o, "KASLR offset", buf);
+	} else {
+		out_kv_hex_known(o, json ? "kaslr_offset" : "KASLR offset", info->has_kaslr_offset,
+				 info->kaslr_offset);
+	}
+	if (json && info->kaslr_check)
+		out_kv_str(o, "kaslr_check", info->kaslr_check);
+}
+
+// The architecture's own facts, in its order.
+static void print_arch_facts(struct out *o, struct kp_kernel *k)
+{
+	bool json = out_is_json(o);
+	struct kp_fact f;
+	for (size_t i = 0; kp_kernel_arch_fact(k, i, &f); i++) {
+		char key[64];
+		snprintf(key, sizeof(key), "%s", f.key);
+		for (char *p = key; json && *p; p++)
+			*p = *p == ' ' ? '_' : *p;
+		if (f.kind == KP_FACT_HEX)
+			out_kv_hex_known(o, key, f.known, f.value);
+		else if (f.kind == KP_FACT_STR)
+			out_kv_str(o, key, f.known ? f.str : json ? NULL : "unknown");
+		else
+			out_kv_int_known(o, key, f.known, (int64_t)f.value);
+	}
+}
+
+// CPUs, symbols and BTF (btf_err: why it could not be loaded).
+static void print_counts(struct out *o, const struct kp_kernel_info *info,
+			 const struct kp_error *btf_err)
+{
+	if (out_is_json(o)) {
+		out_kv_int_known(o, "possible_cpus", info->possible_cpus, info->possible_cpus);
+		out_kv_int_known(o, "online_cpus", info->online_cpus, info->online_cpus);
+		out_kv_int(o, "cpu_notes", info->ncpus);
+		out_kv_str(o, "symbol_sources", info->symbol_sources);
+		out_kv_uint(o, "symbols", info->num_symbols);
+		out_begin_object(o, "btf");
+		out_kv_bool(o, "available", !btf_err);
+		if (btf_err) {
+			out_kv_str(o, "error", kp_error_message(btf_err));
+		} else {
+			out_kv_str(o, "source", info->btf_source);
+			out_kv_uint(o, "types", info->btf_types);
+		}
+		out_end_object(o);
+		return;
+	}
+	char buf[1024], possible[16] = "?", online[16] = "?";
+	if (info->possible_cpus)
+		snprintf(possible, sizeof(possible), "%u", info->possible_cpus);
+	if (info->online_cpus)
+		snprintf(online, sizeof(online), "%u", info->online_cpus);
+	int n = snprintf(buf, sizeof(buf), "%s possible, %s online", possible, online);
+	if (!info->live)
+		snprintf(buf + n, sizeof(buf) - n, ", %d with registers in the dump's notes",
+			 info->ncpus);
+	out_kv_str(o, "CPUs", buf);
+	snprintf(buf, sizeof(buf), "%zu (%s)", info->num_symbols,
+		 info->symbol_sources && *info->symbol_sources ? info->symbol_sources : "none");
+	out_kv_str(o, "symbols", buf);
+	if (btf_err)
+		snprintf(buf, sizeof(buf), "unavailable (%s)", kp_error_message(btf_err));
+	else
+		snprintf(buf, sizeof(buf), "%zu types from %s", info->btf_types,
+			 info->btf_source ? info->btf_source : "?");
+	out_kv_str(o, "BTF", buf);
+}
+
+// What a kpeek snapshot of this memory could not read from its own source.
+static void lost(struct out *o, const struct kp_kernel_info *info)
+{
+	uint64_t bytes = 0;
+	for (size_t i = 0; i < info->nlost; i++)
+		bytes += info->lost[i].end - info->lost[i].start;
+	if (out_is_json(o)) {
+		out_begin_list(o, "lost");
+		for (size_t i = 0; i < info->nlost; i++) {
+			out_begin_object(o, NULL);
+			out_kv_hex(o, "start", info->lost[i].start);
+			out_kv_hex(o, "end", info->lost[i].end);
+			out_end_object(o);
+		}
+		out_end_list(o);
+		return;
+	}
+	if (!info->nlost)
+		return;
+	char b[32], line[160];
+	cli_human_size(bytes, b, sizeof(b));
+	snprintf(line, sizeof(line), "%s in %zu range%s (physical 0x%" PRIx64 "-0x%" PRIx64 "%s), "
+		 "unreadable in the snapshot's source", b, info->nlost, info->nlost == 1 ? "" : "s",
+		 info->lost[0].start, info->lost[0].end, info->nlost > 1 ? ", ..." : "");
+	out_kv_str(o, "lost", line);
+}
+
 int cmd_info(struct cli *cli, int argc, char **argv)
 {
 	int opt_status = cli_json_help_options(cli, "info", argc, argv, usage);
@@ -84,85 +202,11 @@ int cmd_info(struct cli *cli, int argc, char **argv)
 	kp_kernel_get_info(k, &info);
 
 	struct out *o = out_create(cli->json);
-	bool json = cli->json;
-	out_kv_str(o, json ? "source_kind" : "source", info.source_kind);
-	out_kv_str(o, "path", info.path);
-	out_kv_bool(o, "live", info.live);
-	out_kv_str(o, "release", info.release);
-	out_kv_str(o, "banner", info.banner);
-	if (json)
-		out_kv_str(o, "vmcoreinfo", info.has_vmcoreinfo ? info.vmcoreinfo_source : NULL);
-	else
-		out_kv_str(o, "vmcoreinfo", info.has_vmcoreinfo ? info.vmcoreinfo_source : "none");
-	if (!json && info.has_kaslr_offset && info.kaslr_check) {
-		char buf[256];
-		snprintf(buf, sizeof(buf), "0x%" PRIx64 " (%s)", info.kaslr_offset, info.kaslr_check);
-		out_kv_str(o, "KASLR offset", buf);
-	} else {
-		out_kv_hex_known(o, json ? "kaslr_offset" : "KASLR offset", info.has_kaslr_offset,
-				 info.kaslr_offset);
-	}
-	if (json && info.kaslr_check)
-		out_kv_str(o, "kaslr_check", info.kaslr_check);
-	// The architecture's own facts, in its order.
-	struct kp_fact f;
-	for (size_t i = 0; kp_kernel_arch_fact(k, i, &f); i++) {
-		char key[64];
-		snprintf(key, sizeof(key), "%s", f.key);
-		for (char *p = key; json && *p; p++)
-			*p = *p == ' ' ? '_' : *p;
-		if (f.kind == KP_FACT_HEX)
-			out_kv_hex_known(o, key, f.known, f.value);
-		else if (f.kind == KP_FACT_STR)
-			out_kv_str(o, key, f.known ? f.str : json ? NULL : "unknown");
-		else
-			out_kv_int_known(o, key, f.known, (int64_t)f.value);
-	}
-	if (json) {
-		out_kv_int_known(o, "possible_cpus", info.possible_cpus, info.possible_cpus);
-		out_kv_int_known(o, "online_cpus", info.online_cpus, info.online_cpus);
-		out_kv_int(o, "cpu_notes", info.ncpus);
-	} else {
-		char buf[128], possible[16] = "?", online[16] = "?";
-		if (info.possible_cpus)
-			snprintf(possible, sizeof(possible), "%u", info.possible_cpus);
-		if (info.online_cpus)
-			snprintf(online, sizeof(online), "%u", info.online_cpus);
-		int n = snprintf(buf, sizeof(buf), "%s possible, %s online", possible, online);
-		if (!info.live)
-			snprintf(buf + n, sizeof(buf) - n, ", %d with registers in the dump's notes",
-				 info.ncpus);
-		out_kv_str(o, "CPUs", buf);
-	}
-	if (json) {
-		out_kv_str(o, "symbol_sources", info.symbol_sources);
-		out_kv_uint(o, "symbols", info.num_symbols);
-	} else {
-		char buf[512];
-		snprintf(buf, sizeof(buf), "%zu (%s)", info.num_symbols,
-			 info.symbol_sources && *info.symbol_sources ? info.symbol_sources : "none");
-		out_kv_str(o, "symbols", buf);
-	}
-	if (json) {
-		out_begin_object(o, "btf");
-		out_kv_bool(o, "available", !btf_err);
-		if (btf_err) {
-			out_kv_str(o, "error", kp_error_message(btf_err));
-		} else {
-			out_kv_str(o, "source", info.btf_source);
-			out_kv_uint(o, "types", info.btf_types);
-		}
-		out_end_object(o);
-	} else {
-		char buf[1024];
-		if (btf_err)
-			snprintf(buf, sizeof(buf), "unavailable (%s)", kp_error_message(btf_err));
-		else
-			snprintf(buf, sizeof(buf), "%zu types from %s", info.btf_types,
-				 info.btf_source ? info.btf_source : "?");
-		out_kv_str(o, "BTF", buf);
-	}
+	print_kernel(o, &info);
+	print_arch_facts(o, k);
+	print_counts(o, &info, btf_err);
 	kp_error_destroy(btf_err);
+	lost(o, &info);
 	ranges(o, k, KP_VIRT);
 	ranges(o, k, KP_PHYS);
 	out_destroy(o);

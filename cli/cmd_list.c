@@ -26,6 +26,9 @@ static void usage(void)
 	       "With -o STRUCT.MEMBER (the struct list_head inside each entry) or a number,\n"
 	       "entry addresses are container addresses: node - offset.\n"
 	       "\n"
+	       "Exit status: 0 success, 1 an error (one line on stderr says what and where),\n"
+	       "2 a usage error or output that could not be written.\n"
+	       "\n"
 	       "Options:\n"
 	       "  -H, --head            ADDR is a list head, not an entry\n"
 	       "  -o, --offset M        STRUCT.MEMBER (from BTF) or a byte offset\n"
@@ -118,7 +121,14 @@ static bool is_list_head(struct kp_kernel *k, const char *type, const char *memb
 	return yes;
 }
 
-int cmd_list(struct cli *cli, int argc, char **argv)
+struct list_opts {
+	bool head_mode;
+	const char *offset_arg, *struct_arg;
+	uint64_t limit;
+};
+
+// -1 to go on (ADDR at argv[optind]), else the exit status.
+static int parse_options(struct cli *cli, int argc, char **argv, struct list_opts *lo)
 {
 	static const struct option opts[] = {
 		{ "head", no_argument, NULL, 'H' },
@@ -129,18 +139,15 @@ int cmd_list(struct cli *cli, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool head_mode = false;
-	const char *offset_arg = NULL, *struct_arg = NULL;
-	uint64_t limit = DEFAULT_LIMIT;
 	int c;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":Ho:s:n:jh", opts, NULL)) != -1) {
 		switch (c) {
-		case 'H': head_mode = true; break;
-		case 'o': offset_arg = optarg; break;
-		case 's': struct_arg = optarg; break;
+		case 'H': lo->head_mode = true; break;
+		case 'o': lo->offset_arg = optarg; break;
+		case 's': lo->struct_arg = optarg; break;
 		case 'n':
-			if (!cli_parse_number(optarg, &limit) || !limit)
+			if (!cli_parse_number(optarg, &lo->limit) || !lo->limit)
 				return cli_usage_error("list", "invalid limit '%s'", optarg);
 			break;
 		case 'j': cli->json = true; break;
@@ -152,43 +159,97 @@ int cmd_list(struct cli *cli, int argc, char **argv)
 		return cli_usage_error("list", "expected ADDR or SYMBOL");
 	if (optind + 1 < argc)
 		return cli_usage_error("list", "unexpected argument '%s'", argv[optind + 1]);
-	struct list l = { 0 };
-	char *sdup = NULL;
-	int status = 0;
-	struct kp_error *err = NULL;
-	struct kp_kernel *k = cli_kernel(cli);
-	if (!k)
-		return 1;
-	l.k = k;
-	uint64_t offset = 0;
-	bool doubly = head_mode;
-	if (offset_arg && !cli_parse_number(offset_arg, &offset)) {
-		const char *dot = strchr(offset_arg, '.');
-		if (!dot || dot == offset_arg || !dot[1])
-			return cli_usage_error("list", "invalid -o '%s' (STRUCT.MEMBER or a number)", offset_arg);
-		char tn[128];
-		type_name(offset_arg, (size_t)(dot - offset_arg), tn, sizeof(tn));
-		if ((err = kp_member_offset(k, tn, dot + 1, &offset, NULL)))
-			return cli_error(err);
-		doubly |= is_list_head(k, tn, dot + 1);
-		if (!struct_arg)
-			snprintf(l.stype, sizeof(l.stype), "%s", tn);
+	return -1;
+}
+
+// -o: the offset of the list node in an entry (a number or STRUCT.MEMBER),
+// whether that member is a struct list_head (*doubly) and, without -s, the
+// entries' type. 0, or the exit status after saying why not.
+static int resolve_offset(struct list *l, const struct list_opts *lo, uint64_t *offset,
+			  bool *doubly)
+{
+	if (!lo->offset_arg || cli_parse_number(lo->offset_arg, offset))
+		return 0;
+	const char *arg = lo->offset_arg, *dot = strchr(arg, '.');
+	if (!dot || dot == arg || !dot[1])
+		return cli_usage_error("list", "invalid -o '%s' (STRUCT.MEMBER or a number)", arg);
+	char tn[128];
+	type_name(arg, (size_t)(dot - arg), tn, sizeof(tn));
+	struct kp_error *err = kp_member_offset(l->k, tn, dot + 1, offset, NULL);
+	if (err)
+		return cli_error(err);
+	*doubly |= is_list_head(l->k, tn, dot + 1);
+	if (!lo->struct_arg)
+		snprintf(l->stype, sizeof(l->stype), "%s", tn);
+	return 0;
+}
+
+// -s STRUCT[.MEMBER,...]: the entries' type and the members to print, in
+// sdup (a copy of the argument the member names point into).
+static void parse_struct(struct list *l, char *sdup)
+{
+	char *dot = strchr(sdup, '.');
+	if (dot)
+		*dot = '\0';
+	type_name(sdup, strlen(sdup), l->stype, sizeof(l->stype));
+	if (dot) {
+		char *save = NULL;
+		for (char *m = strtok_r(dot + 1, ",", &save); m && l->nmembers < 64;
+		     m = strtok_r(NULL, ",", &save))
+			l->members[l->nmembers++] = m;
 	}
-	if (struct_arg) {
-		sdup = strdup(struct_arg);
-		if (!sdup)
-			return cli_fail("out of memory");
-		char *dot = strchr(sdup, '.');
-		if (dot)
-			*dot = '\0';
-		type_name(sdup, strlen(sdup), l.stype, sizeof(l.stype));
-		if (dot) {
-			char *save = NULL;
-			for (char *m = strtok_r(dot + 1, ",", &save); m && l.nmembers < 64;
-			     m = strtok_r(NULL, ",", &save))
-				l.members[l.nmembers++] = m;
+	l->whole = !l->nmembers;
+}
+
+// Prints every entry the iterator yields; the error that ended the walk.
+static struct kp_error *walk(struct list *l, struct kp_list_iter *it, uint64_t offset)
+{
+	struct kp_error *err;
+	if (out_is_json(l->o))
+		out_begin_list(l->o, "entries");
+	for (;;) {
+		uint64_t node;
+		bool done;
+		if ((err = kp_list_iter_next(it, &node, &done)) || done)
+			break;
+		uint64_t entry = node - offset;
+		if (out_is_json(l->o)) {
+			out_begin_object(l->o, NULL);
+			out_kv_hex(l->o, "address", entry);
+		} else {
+			out_text(l->o, "%" PRIx64 "\n", entry);
 		}
-		l.whole = !l.nmembers;
+		if (l->nmembers || l->whole)
+			err = print_members(l, entry);
+		if (out_is_json(l->o))
+			out_end_object(l->o);
+		if (err)
+			break;
+	}
+	if (out_is_json(l->o))
+		out_end_list(l->o);
+	return err;
+}
+
+int cmd_list(struct cli *cli, int argc, char **argv)
+{
+	struct list_opts lo = { .limit = DEFAULT_LIMIT };
+	int status = parse_options(cli, argc, argv, &lo);
+	if (status >= 0)
+		return status;
+	struct list l = { 0 };
+	l.k = cli_kernel(cli);
+	if (!l.k)
+		return 1;
+	uint64_t offset = 0;
+	bool doubly = lo.head_mode;
+	if ((status = resolve_offset(&l, &lo, &offset, &doubly)))
+		return status;
+	char *sdup = NULL;
+	if (lo.struct_arg) {
+		if (!(sdup = strdup(lo.struct_arg)))
+			return cli_fail("out of memory");
+		parse_struct(&l, sdup);
 	}
 	uint64_t start;
 	if ((status = cli_parse_address(cli, argv[optind], &start))) {
@@ -197,41 +258,23 @@ int cmd_list(struct cli *cli, int argc, char **argv)
 	}
 	// Head mode starts at the head's next; otherwise the first node is
 	// start + offset.
-	unsigned flags = (head_mode ? 0 : KP_LIST_HEAD_IS_NODE) | (doubly ? 0 : KP_LIST_SINGLE);
+	unsigned flags = (lo.head_mode ? 0 : KP_LIST_HEAD_IS_NODE) | (doubly ? 0 : KP_LIST_SINGLE);
 	struct kp_list_iter *it;
-	if ((err = kp_list_iter_create(k, head_mode ? start : start + offset, flags, &it))) {
+	struct kp_error *err = kp_list_iter_create(l.k, lo.head_mode ? start : start + offset, flags, &it);
+	if (err) {
 		free(sdup);
 		return cli_error(err);
 	}
-	kp_list_iter_set_limit(it, limit);
+	kp_list_iter_set_limit(it, lo.limit);
 	l.o = out_create(cli->json);
-	if (out_is_json(l.o))
-		out_begin_list(l.o, "entries");
-	for (;;) {
-		uint64_t node;
-		bool done;
-		if ((err = kp_list_iter_next(it, &node, &done)) || done)
-			break;
-		uint64_t entry = node - offset;
-		if (out_is_json(l.o)) {
-			out_begin_object(l.o, NULL);
-			out_kv_hex(l.o, "address", entry);
-		} else {
-			out_text(l.o, "%" PRIx64 "\n", entry);
-		}
-		if (l.nmembers || l.whole)
-			err = print_members(&l, entry);
-		if (out_is_json(l.o))
-			out_end_object(l.o);
-		if (err)
-			break;
-	}
+	struct cli_walk w = { .st = { .sz = sizeof(w.st) }, .err = walk(&l, it, offset) };
+	kp_list_iter_status(it, &w.st);
 	kp_list_iter_destroy(it);
 	if (out_is_json(l.o))
-		out_end_list(l.o);
+		cli_walk_json(l.o, &w);
 	out_destroy(l.o);
 	free(sdup);
-	if (err && kp_error_code(err) == KP_ERR_LOOP)
-		return cli_error_prefix(err, "list (-n raises the limit of %" PRIu64 " entries)", limit);
-	return err ? cli_error(err) : 0;
+	if (w.err && kp_error_code(w.err) == KP_ERR_LOOP)
+		return cli_error_prefix(w.err, "list (-n raises the limit of %" PRIu64 " entries)", lo.limit);
+	return cli_walk_end("list", "entries", &w);
 }

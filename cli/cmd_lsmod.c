@@ -11,12 +11,15 @@ static void usage(void)
 	printf("Usage: kpeek [-c CORE] lsmod [--json]\n"
 	       "Lists the modules of the kernel's 'modules' list, newest first, with the\n"
 	       "columns of /proc/modules: NAME, SIZE (bytes: the sum of the module's memory\n"
-	       "areas), REFCNT (module_refcount(), -1 without CONFIG_MODULE_UNLOAD),\n"
+	       "areas), REFCNT (module_refcount(), - without CONFIG_MODULE_UNLOAD),\n"
 	       "USED_BY (the modules using it, \"a,b,\", \"[permanent],\" if it cannot be\n"
 	       "unloaded, \"-\" if neither), STATE (Live, Loading, Unloading), BASE (start of\n"
 	       "the core text) and TAINTS (the module's taint letters, as \"(OE)\"); then\n"
 	       "MODULE, the struct module address. Modules still being set up\n"
 	       "(MODULE_STATE_UNFORMED) are skipped, as in /proc/modules.\n"
+	       "\n"
+	       "Exit status: 0 success, 1 an error (one line on stderr says what and where),\n"
+	       "2 a usage error or output that could not be written.\n"
 	       "\n"
 	       "Options:\n"
 	       "  -j, --json   {\"modules\": [{name, size, refcnt, used_by, state, base, taints,\n"
@@ -73,8 +76,12 @@ int cmd_lsmod(struct cli *cli, int argc, char **argv)
 		out_cell_str(o, taints);
 		out_cell_hex(o, m->address);
 	}
+	struct cli_walk walk = { .st = { .sz = sizeof(walk.st) }, .err = err };
+	kp_module_iter_status(it, &walk.st);
 	kp_module_iter_destroy(it);
 	out_table_end(o);
+	if (out_is_json(o))
+		cli_walk_json(o, &walk);
 	out_destroy(o);
-	return err ? cli_error(err) : 0;
+	return cli_walk_end("lsmod", "modules", &walk);
 }

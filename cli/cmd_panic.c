@@ -19,7 +19,11 @@ static void usage(void)
 	       "crash_notes), the taint flags as the kernel prints them, and the registers\n"
 	       "of the panicking CPU at the crash (kdump's crash notes, a QEMU dump's CPU\n"
 	       "note: for a QEMU dump of a kernel stopped in panic(), where it was then).\n"
-	       "A kernel that did not panic is said to be running (exit 0).\n"
+	       "A kernel that did not panic is said to be running.\n"
+	       "\n"
+	       "Exit status: 0 success (a kernel that did not panic too), 1 an error (one\n"
+	       "line on stderr says what and where), 2 a usage error or output that could\n"
+	       "not be written.\n"
 	       "\n"
 	       "Options:\n"
 	       "  -j, --json   {\"panicked\", \"cpu\", \"message\", \"oops\", \"uptime\",\n"
@@ -31,6 +35,93 @@ static void usage(void)
 	       "Examples:\n"
 	       "  kpeek -c vmcore panic\n"
 	       "  kpeek -c vmcore panic --json\n");
+}
+
+// What panic prints besides struct kp_panic: its times as text, and the
+// panicking CPU's registers at the crash (its crash note in a kdump vmcore,
+// QEMU's CPU note in a QEMU dump): the first frame of its stack.
+struct panic_view {
+	char uptime[32], when[64];
+	struct kp_stack *st;
+	const struct kp_frame *f0;
+};
+
+static void view(struct kp_kernel *k, const struct kp_panic *p, struct panic_view *v)
+{
+	if (p->ts_nsec)
+		cli_seconds(p->ts_nsec, v->uptime, sizeof(v->uptime));
+	if (p->has_crash_time) {
+		time_t t = (time_t)p->crash_time;
+		struct tm tm;
+		if (gmtime_r(&t, &tm))
+			strftime(v->when, sizeof(v->when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+	}
+	if (p->panicked) {
+		const struct kp_frame *fr;
+		struct kp_error *serr = kp_stack_cpu_create(k, p->cpu, &v->st);
+		kp_error_destroy(serr);
+		if (!serr && kp_stack_frames(v->st, &fr) && (fr[0].flags & KP_FRAME_REGS) && fr[0].nregs)
+			v->f0 = &fr[0];
+	}
+}
+
+static void json_panic(struct out *o, const struct kp_panic *p, const struct panic_view *v)
+{
+	out_kv_bool(o, "panicked", p->panicked);
+	out_kv_int_known(o, "cpu", p->panicked, p->cpu);
+	out_kv_str(o, "message", p->message[0] ? p->message : NULL);
+	out_kv_str(o, "oops", p->oops[0] ? p->oops : NULL);
+	out_kv_json(o, "uptime", v->uptime[0] ? v->uptime : "null", NULL);
+	out_kv_int_known(o, "crash_time", p->has_crash_time, p->crash_time);
+	if (p->has_task) {
+		out_begin_object(o, "task");
+		out_kv_hex(o, "address", p->task);
+		out_kv_int(o, "pid", p->pid);
+		out_kv_str(o, "comm", p->comm);
+		out_end_object(o);
+	} else {
+		out_kv_str(o, "task", NULL);
+	}
+	out_kv_str(o, "taint", p->taint);
+	out_kv_hex_known(o, "tainted_mask", p->has_tainted_mask, p->tainted_mask);
+	out_kv_str(o, "cpus_stopped", p->cpus_stopped);
+	out_kv_bool(o, "from_log", p->from_log);
+	if (v->f0)
+		out_regs(o, "registers", v->f0->nregs, v->f0->regs, v->f0->reg_names);
+	else
+		out_kv_str(o, "registers", NULL);
+}
+
+static void text_panic(struct out *o, const struct kp_panic *p, const struct panic_view *v)
+{
+	if (!p->panicked && !p->message[0]) {
+		out_text(o, "no panic: panic_cpu is unset and the kernel log has no panic message\n");
+		out_text(o, "taint:      %s\n", p->taint);
+		return;
+	}
+	out_text(o, "panic:      %s\n", p->message[0] ? p->message
+			     : p->oops[0] ? "(none: the oops below went to kdump before panic())"
+			     : "(no panic message in the kernel log)");
+	if (p->oops[0])
+		out_text(o, "oops:       %s\n", p->oops);
+	if (p->panicked)
+		out_text(o, "cpu:        %d%s\n", p->cpu,
+			 p->from_log ? " (from the kernel log: no panic_cpu in kallsyms)" : "");
+	else
+		out_text(o, "cpu:        unknown (panic_cpu is unset)\n");
+	if (p->has_task)
+		out_text(o, "task:       PID %d (%s) at 0x%" PRIx64 "\n", p->pid, p->comm, p->task);
+	if (p->ncpus_stopped)
+		out_text(o, "stopped:    CPU %s (registers saved in crash_notes: bt -a)\n", p->cpus_stopped);
+	if (v->uptime[0])
+		out_text(o, "uptime:     %s s (printk time of the %s)\n", v->uptime,
+			 p->message[0] ? "panic message" : "oops");
+	out_text(o, "crash time: %s\n", v->when[0] ? v->when : "unknown (no CRASHTIME in VMCOREINFO: not a kdump vmcore)");
+	out_text(o, "taint:      %s\n", p->taint);
+	if (v->f0) {
+		out_text(o, "registers:  CPU %d at the crash (%s):\n", p->cpu, kp_stack_origin(v->st));
+		out_regs(o, NULL, v->f0->nregs, v->f0->regs, v->f0->reg_names);
+	}
 }
 
 int cmd_panic(struct cli *cli, int argc, char **argv)
@@ -47,82 +138,14 @@ int cmd_panic(struct cli *cli, int argc, char **argv)
 	struct kp_error *err = kp_panic_get(k, &p);
 	if (err)
 		return cli_error(err);
-	char uptime[32] = "", when[64] = "";
-	if (p.ts_nsec)
-		snprintf(uptime, sizeof(uptime), "%" PRIu64 ".%06" PRIu64, p.ts_nsec / 1000000000,
-			 p.ts_nsec % 1000000000 / 1000);
-	if (p.has_crash_time) {
-		time_t t = (time_t)p.crash_time;
-		struct tm tm;
-		if (gmtime_r(&t, &tm))
-			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
-	}
-	// The panicking CPU's registers at the crash (its crash note in a
-	// kdump vmcore, QEMU's CPU note in a QEMU dump): the first frame of
-	// its stack.
-	struct kp_stack *st = NULL;
-	const struct kp_frame *f0 = NULL;
-	if (p.panicked) {
-		const struct kp_frame *fr;
-		struct kp_error *serr = kp_stack_cpu_create(k, p.cpu, &st);
-		kp_error_destroy(serr);
-		if (!serr && kp_stack_frames(st, &fr) && (fr[0].flags & KP_FRAME_REGS) && fr[0].nregs)
-			f0 = &fr[0];
-	}
+	struct panic_view v = { .st = NULL };
+	view(k, &p, &v);
 	struct out *o = out_create(cli->json);
-	if (out_is_json(o)) {
-		out_kv_bool(o, "panicked", p.panicked);
-		out_kv_int_known(o, "cpu", p.panicked, p.cpu);
-		out_kv_str(o, "message", p.message[0] ? p.message : NULL);
-		out_kv_str(o, "oops", p.oops[0] ? p.oops : NULL);
-		out_kv_json(o, "uptime", uptime[0] ? uptime : "null", NULL);
-		out_kv_int_known(o, "crash_time", p.has_crash_time, p.crash_time);
-		if (p.has_task) {
-			out_begin_object(o, "task");
-			out_kv_hex(o, "address", p.task);
-			out_kv_int(o, "pid", p.pid);
-			out_kv_str(o, "comm", p.comm);
-			out_end_object(o);
-		} else {
-			out_kv_str(o, "task", NULL);
-		}
-		out_kv_str(o, "taint", p.taint);
-		out_kv_hex_known(o, "tainted_mask", p.has_tainted_mask, p.tainted_mask);
-		out_kv_str(o, "cpus_stopped", p.cpus_stopped);
-		out_kv_bool(o, "from_log", p.from_log);
-		if (f0)
-			out_regs(o, "registers", f0->nregs, f0->regs, f0->reg_names);
-		else
-			out_kv_str(o, "registers", NULL);
-	} else if (!p.panicked && !p.message[0]) {
-		out_text(o, "no panic: panic_cpu is unset and the kernel log has no panic message\n");
-		out_text(o, "taint:      %s\n", p.taint);
-	} else {
-		out_text(o, "panic:      %s\n", p.message[0] ? p.message
-				     : p.oops[0] ? "(none: the oops below went to kdump before panic())"
-				     : "(no panic message in the kernel log)");
-		if (p.oops[0])
-			out_text(o, "oops:       %s\n", p.oops);
-		if (p.panicked)
-			out_text(o, "cpu:        %d%s\n", p.cpu,
-				 p.from_log ? " (from the kernel log: no panic_cpu in kallsyms)" : "");
-		else
-			out_text(o, "cpu:        unknown (panic_cpu is unset)\n");
-		if (p.has_task)
-			out_text(o, "task:       PID %d (%s) at 0x%" PRIx64 "\n", p.pid, p.comm, p.task);
-		if (p.ncpus_stopped)
-			out_text(o, "stopped:    CPU %s (registers saved in crash_notes: bt -a)\n", p.cpus_stopped);
-		if (uptime[0])
-			out_text(o, "uptime:     %s s (printk time of the %s)\n", uptime,
-				 p.message[0] ? "panic message" : "oops");
-		out_text(o, "crash time: %s\n", when[0] ? when : "unknown (no CRASHTIME in VMCOREINFO: not a kdump vmcore)");
-		out_text(o, "taint:      %s\n", p.taint);
-		if (f0) {
-			out_text(o, "registers:  CPU %d at the crash (%s):\n", p.cpu, kp_stack_origin(st));
-			out_regs(o, NULL, f0->nregs, f0->regs, f0->reg_names);
-		}
-	}
-	kp_stack_destroy(st);
+	if (out_is_json(o))
+		json_panic(o, &p, &v);
+	else
+		text_panic(o, &p, &v);
+	kp_stack_destroy(v.st);
 	out_destroy(o);
 	return 0;
 }

@@ -21,9 +21,12 @@ static void usage(void)
 	       "(swapper/0, PID 0) is listed first; the other CPUs' idle tasks are not in\n"
 	       "the task list. A task whose memory the dump lacks (pages makedumpfile\n"
 	       "excluded) is left out, and the tasks are listed as far as the task list\n"
-	       "can be followed; stderr then counts the errors and names the first, and\n"
-	       "the exit status is 1. A number kpeek cannot read (a parent the dump\n"
-	       "lacks, a CPU the kernel does not record) is shown as - (null in JSON).\n"
+	       "can be followed; stderr then counts the errors and names the first. A\n"
+	       "number kpeek cannot read (a parent the dump lacks, a CPU the kernel does\n"
+	       "not record) is shown as - (null in JSON).\n"
+	       "\n"
+	       "Exit status: 0 success, 1 an error or an incomplete listing (stderr says\n"
+	       "what is missing), 2 a usage error or output that could not be written.\n"
 	       "\n"
 	       "Options:\n"
 	       "  -t, --threads   every thread, each group's threads after its leader\n"
@@ -134,7 +137,12 @@ out:
 	return ok;
 }
 
-int cmd_ps(struct cli *cli, int argc, char **argv)
+struct ps_opts {
+	bool threads, tree, kernel_only, user_only;
+};
+
+// -1 to go on, else the exit status.
+static int parse_options(struct cli *cli, int argc, char **argv, struct ps_opts *po)
 {
 	static const struct option opts[] = {
 		{ "threads", no_argument, NULL, 't' },
@@ -145,15 +153,14 @@ int cmd_ps(struct cli *cli, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool threads = false, tree = false, kernel_only = false, user_only = false;
 	int c;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":tkujh", opts, NULL)) != -1) {
 		switch (c) {
-		case 't': threads = true; break;
-		case 'T': tree = true; break;
-		case 'k': kernel_only = true; break;
-		case 'u': user_only = true; break;
+		case 't': po->threads = true; break;
+		case 'T': po->tree = true; break;
+		case 'k': po->kernel_only = true; break;
+		case 'u': po->user_only = true; break;
 		case 'j': cli->json = true; break;
 		case 'h': usage(); return 0;
 		default: return cli_bad_option("ps", c, argv);
@@ -161,96 +168,92 @@ int cmd_ps(struct cli *cli, int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error("ps", "unexpected argument '%s'", argv[optind]);
-	if (kernel_only && user_only)
+	if (po->kernel_only && po->user_only)
 		return cli_usage_error("ps", "-k and -u exclude each other");
-	struct kp_kernel *k = cli_kernel(cli);
-	if (!k)
-		return 1;
-	struct kp_task *t = NULL;
-	size_t n = 0;
-	size_t bad;
-	struct kp_error *bad_err;
-	struct kp_error *err = cli_collect_tasks(k, threads, &t, &n, &bad, &bad_err);
-	if (err)
-		return cli_error(err);
-	size_t *order = malloc((n ? n : 1) * sizeof(*order));
-	int *depth = malloc((n ? n : 1) * sizeof(*depth));
-	if (!order || !depth) {
-		free(order);
-		free(depth);
-		free(t);
-		return cli_fail("out of memory");
+	return -1;
+}
+
+static bool shown(const struct ps_opts *po, const struct kp_task *p)
+{
+	return !((po->kernel_only && !p->kthread) || (po->user_only && p->kthread));
+}
+
+static void json_tasks(struct out *o, const struct ps_opts *po, const struct kp_task *t, size_t n,
+		       const size_t *order, const int *depth)
+{
+	out_begin_list(o, "tasks");
+	for (size_t i = 0; i < n; i++) {
+		const struct kp_task *p = &t[order[i]];
+		if (!shown(po, p))
+			continue;
+		char st[2] = { p->state, 0 };
+		out_begin_object(o, NULL);
+		out_kv_int(o, "pid", p->pid);
+		out_kv_int_known(o, "ppid", p->ppid >= 0, p->ppid);	// parent unreadable
+		out_kv_int(o, "tgid", p->tgid);
+		out_kv_str(o, "state", st);
+		out_kv_int_known(o, "cpu", p->cpu >= 0, p->cpu);
+		out_kv_hex(o, "task", p->address);
+		out_kv_str(o, "comm", p->comm);
+		out_kv_str(o, "name", p->name);
+		out_kv_bool(o, "kthread", p->kthread);
+		out_kv_hex(o, "flags", p->flags);
+		if (po->tree)
+			out_kv_int(o, "depth", depth[i]);
+		out_end_object(o);
 	}
-	if (!tree || !tree_order(t, n, order, depth))
-		for (size_t i = 0; i < n; i++)
-			order[i] = i, depth[i] = 0;
-	struct out *o = out_create(cli->json);
-	if (out_is_json(o)) {
-		out_begin_list(o, "tasks");
-		for (size_t i = 0; i < n; i++) {
-			const struct kp_task *p = &t[order[i]];
-			if ((kernel_only && !p->kthread) || (user_only && p->kthread))
-				continue;
-			char st[2] = { p->state, 0 };
-			out_begin_object(o, NULL);
-			out_kv_int(o, "pid", p->pid);
-			out_kv_int_known(o, "ppid", p->ppid >= 0, p->ppid);	// parent unreadable
-			out_kv_int(o, "tgid", p->tgid);
-			out_kv_str(o, "state", st);
-			out_kv_int_known(o, "cpu", p->cpu >= 0, p->cpu);
-			out_kv_hex(o, "task", p->address);
-			out_kv_str(o, "comm", p->comm);
-			out_kv_str(o, "name", p->name);
-			out_kv_bool(o, "kthread", p->kthread);
-			out_kv_hex(o, "flags", p->flags);
-			if (tree)
-				out_kv_int(o, "depth", depth[i]);
-			out_end_object(o);
-		}
-		out_end_list(o);
-	} else {
-		static const struct column cols[] = {
-			{ "PID", COL_INT, false }, { "PPID", COL_INT, false },
-			{ "TGID", COL_INT, false }, { "ST", COL_STR, false },
-			{ "CPU", COL_STR, false }, { "TASK", COL_HEX, false },
-			{ "COMM", COL_STR, true },
-		};
-		out_table_begin(o, "tasks", cols, 7);
-		for (size_t i = 0; i < n; i++) {
-			const struct kp_task *p = &t[order[i]];
-			if ((kernel_only && !p->kthread) || (user_only && p->kthread))
-				continue;
-			char st[2] = { p->state, 0 }, cpu[16], comm[160];
-			snprintf(cpu, sizeof(cpu), p->cpu >= 0 ? "%d" : "-", p->cpu);
-			int d = depth[i] > 32 ? 32 : depth[i];
-			int len = 0;
-			for (int j = 0; j < d; j++)
-				len += snprintf(comm + len, sizeof(comm) - (size_t)len, "  ");
-			if (d)
-				len += snprintf(comm + len, sizeof(comm) - (size_t)len, "\\_ ");
-			snprintf(comm + len, sizeof(comm) - (size_t)len, p->kthread ? "[%s]" : "%s", p->name);
-			out_cell_int(o, p->pid);
-			out_cell_int_known(o, p->ppid >= 0, p->ppid);	// unknown: said on stderr
-			out_cell_int(o, p->tgid);
-			out_cell_str(o, st);
-			out_cell_str(o, cpu);
-			out_cell_hex(o, p->address);
-			out_cell_str(o, comm);
-		}
-		out_table_end(o);
+	out_end_list(o);
+}
+
+static void text_tasks(struct out *o, const struct ps_opts *po, const struct kp_task *t, size_t n,
+		       const size_t *order, const int *depth)
+{
+	static const struct column cols[] = {
+		{ "PID", COL_INT, false }, { "PPID", COL_INT, false },
+		{ "TGID", COL_INT, false }, { "ST", COL_STR, false },
+		{ "CPU", COL_STR, false }, { "TASK", COL_HEX, false },
+		{ "COMM", COL_STR, true },
+	};
+	out_table_begin(o, "tasks", cols, 7);
+	for (size_t i = 0; i < n; i++) {
+		const struct kp_task *p = &t[order[i]];
+		if (!shown(po, p))
+			continue;
+		char st[2] = { p->state, 0 }, cpu[16], comm[160];
+		snprintf(cpu, sizeof(cpu), p->cpu >= 0 ? "%d" : "-", p->cpu);
+		int d = depth[i] > 32 ? 32 : depth[i];
+		int len = 0;
+		for (int j = 0; j < d; j++)
+			len += snprintf(comm + len, sizeof(comm) - (size_t)len, "  ");
+		if (d)
+			len += snprintf(comm + len, sizeof(comm) - (size_t)len, "\\_ ");
+		snprintf(comm + len, sizeof(comm) - (size_t)len, p->kthread ? "[%s]" : "%s", p->name);
+		out_cell_int(o, p->pid);
+		out_cell_int_known(o, p->ppid >= 0, p->ppid);	// unknown: said on stderr
+		out_cell_int(o, p->tgid);
+		out_cell_str(o, st);
+		out_cell_str(o, cpu);
+		out_cell_hex(o, p->address);
+		out_cell_str(o, comm);
 	}
-	out_destroy(o);
-	free(order);
-	free(depth);
-	// A parent whose task_struct the dump lacks (PPID "-", JSON null) is
-	// said here: the listing is not the whole truth.
+	out_table_end(o);
+}
+
+// The exit status after the listing: 1, with one line saying what is
+// missing, when tasks could not be read or a parent is unknown (PPID "-",
+// JSON null): the listing is not the whole truth. A live kernel that
+// changed under every pass is said, exit 0.
+static int incomplete(const struct kp_task *t, size_t n, struct cli_walk *w)
+{
+	size_t bad = w->err ? (w->st.left_out ? w->st.left_out : 1) : 0;
+	struct kp_error *bad_err = w->err;
+	w->err = NULL;
 	size_t orphans = 0;
 	char first[128] = "";
 	for (size_t i = 0; i < n; i++)
 		if (t[i].ppid < 0 && !orphans++)
 			snprintf(first, sizeof(first), "task %d (%s) at 0x%" PRIx64, t[i].pid,
 				 t[i].comm, t[i].address);
-	free(t);
 	if (bad && orphans)
 		return cli_error_prefix(bad_err, "incomplete: %zu error%s reading tasks (and the parent of %zu task%s unreadable), the first",
 					bad, bad == 1 ? "" : "s", orphans, orphans == 1 ? "" : "s");
@@ -260,5 +263,47 @@ int cmd_ps(struct cli *cli, int argc, char **argv)
 	if (orphans)
 		return cli_fail("incomplete: the parent of %zu task%s could not be read, the first: %s",
 				orphans, orphans == 1 ? "" : "s", first);
-	return 0;
+	return cli_walk_end("ps", "tasks", w);
+}
+
+int cmd_ps(struct cli *cli, int argc, char **argv)
+{
+	struct ps_opts po = { 0 };
+	int status = parse_options(cli, argc, argv, &po);
+	if (status >= 0)
+		return status;
+	struct kp_kernel *k = cli_kernel(cli);
+	if (!k)
+		return 1;
+	struct kp_task *t = NULL;
+	size_t n = 0;
+	struct cli_walk walk;
+	struct kp_error *err = cli_collect_tasks(k, po.threads, &t, &n, &walk);
+	if (err)
+		return cli_error(err);
+	size_t *order = malloc((n ? n : 1) * sizeof(*order));
+	int *depth = malloc((n ? n : 1) * sizeof(*depth));
+	if (!order || !depth) {
+		free(order);
+		free(depth);
+		free(t);
+		kp_error_destroy(walk.err);
+		return cli_fail("out of memory");
+	}
+	if (!po.tree || !tree_order(t, n, order, depth))
+		for (size_t i = 0; i < n; i++)
+			order[i] = i, depth[i] = 0;
+	struct out *o = out_create(cli->json);
+	if (out_is_json(o)) {
+		json_tasks(o, &po, t, n, order, depth);
+		cli_walk_json(o, &walk);
+	} else {
+		text_tasks(o, &po, t, n, order, depth);
+	}
+	out_destroy(o);
+	free(order);
+	free(depth);
+	status = incomplete(t, n, &walk);
+	free(t);
+	return status;
 }

@@ -26,7 +26,10 @@ static void usage(void)
 	       "DECIMAL, suffix k or M for KiB or MiB), rounded up to whole values; as in\n"
 	       "crash, the default is one value (8 bytes with the default -w 8).\n"
 	       "A read that runs into memory the source does not have prints the bytes\n"
-	       "up to the hole, then an error naming the first missing address (exit 1).\n"
+	       "up to the hole, then an error naming the first missing address.\n"
+	       "\n"
+	       "Exit status: 0 success, 1 an error (a hole: the bytes before it are\n"
+	       "printed), 2 a usage error or output that could not be written.\n"
 	       "\n"
 	       "Options:\n"
 	       "  -p, --physical     ADDR is a physical address (a number, not a symbol)\n"
@@ -36,8 +39,9 @@ static void usage(void)
 	       "  -a, --ascii        print the NUL-terminated string at ADDR (at most LEN\n"
 	       "                     bytes, default %d)\n"
 	       "  -j, --json         print {\"address\", \"space\", \"width\", \"length\",\n"
-	       "                     \"bytes\": \"hex\", \"values\": [\"0x...\"]} (\"symbols\"\n"
-	       "                     with -s; \"string\" with -a); at most 16 MiB\n"
+	       "                     \"complete\", \"bytes\": \"hex\", \"values\": [\"0x...\"]}\n"
+	       "                     (\"symbols\" with -s; with -a {\"address\", \"space\",\n"
+	       "                     \"string\", \"length\"}); at most 16 MiB\n"
 	       "  -h, --help         show this help\n"
 	       "\n"
 	       "Examples:\n"
@@ -256,7 +260,16 @@ static void json_dump(struct rd *rd, uint64_t addr, const uint8_t *p, size_t n, 
 	}
 }
 
-int cmd_rd(struct cli *cli, int argc, char **argv)
+// What rd was asked for besides struct rd: the address (a physical one is
+// parsed here, a virtual one may be a symbol), the length, -a.
+struct rd_args {
+	const char *addr_arg;
+	uint64_t addr, len;
+	bool len_given, ascii;
+};
+
+// -1 to go on, else the exit status.
+static int parse_args(struct cli *cli, int argc, char **argv, struct rd *rd, struct rd_args *a)
 {
 	static const struct option opts[] = {
 		{ "physical", no_argument, NULL, 'p' },
@@ -267,27 +280,26 @@ int cmd_rd(struct cli *cli, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct rd rd = { .space = KP_VIRT, .width = 8 };
-	bool width_given = false, ascii = false;
+	bool width_given = false;
 	int c;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":pw:sajh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			rd.space = KP_PHYS;
+			rd->space = KP_PHYS;
 			break;
 		case 'w':
 			if (strcmp(optarg, "1") && strcmp(optarg, "2") && strcmp(optarg, "4") &&
 			    strcmp(optarg, "8"))
 				return cli_usage_error("rd", "width must be 1, 2, 4 or 8, not '%s'", optarg);
-			rd.width = atoi(optarg);
+			rd->width = atoi(optarg);
 			width_given = true;
 			break;
 		case 's':
-			rd.syms = true;
+			rd->syms = true;
 			break;
 		case 'a':
-			ascii = true;
+			a->ascii = true;
 			break;
 		case 'j':
 			cli->json = true;
@@ -303,71 +315,75 @@ int cmd_rd(struct cli *cli, int argc, char **argv)
 		return cli_usage_error("rd", "expected ADDR");
 	if (argc - optind > 2)
 		return cli_usage_error("rd", "unexpected argument '%s'", argv[optind + 2]);
-	if (rd.syms && width_given && rd.width != 8)
+	if (rd->syms && width_given && rd->width != 8)
 		return cli_usage_error("rd", "-s needs width 8");
-	if (rd.syms && ascii)
+	if (rd->syms && a->ascii)
 		return cli_usage_error("rd", "-s and -a exclude each other");
-	const char *addr_arg = argv[optind];
-	uint64_t len = 0;
-	bool len_given = argc - optind == 2;
-	if (len_given && !parse_len(argv[optind + 1], &len))
+	a->addr_arg = argv[optind];
+	a->len_given = argc - optind == 2;
+	if (a->len_given && !parse_len(argv[optind + 1], &a->len))
 		return cli_usage_error("rd", "invalid length '%s' (expected a byte count such as 64, 0x40, 4k, 1M)",
 				       argv[optind + 1]);
+	if (rd->space == KP_PHYS && !cli_parse_number(a->addr_arg, &a->addr))
+		return cli_usage_error("rd", "-p takes a physical address (0xHEX or DECIMAL), not '%s'",
+				       a->addr_arg);
+	return -1;
+}
 
-	uint64_t addr;
-	if (rd.space == KP_PHYS) {
-		if (!cli_parse_number(addr_arg, &addr))
-			return cli_usage_error("rd", "-p takes a physical address (0xHEX or DECIMAL), not '%s'",
-					       addr_arg);
-	}
-	rd.k = cli_kernel(cli);
-	if (!rd.k)
-		return 1;
-	if (rd.space == KP_VIRT) {
-		if (cli_parse_address(cli, addr_arg, &addr))
-			return 1;
-	}
-
-	rd.o = out_create(cli->json);
-	if (ascii) {
-		int st = rd_string(&rd, addr, len_given && len ? len : STR_DEFAULT);
-		out_destroy(rd.o);
-		return st;
-	}
-	if (!len_given)
-		len = (uint64_t)rd.width;
-	len = (len + (uint64_t)rd.width - 1) / (uint64_t)rd.width * (uint64_t)rd.width;
-	if (len && addr + len - 1 < addr) {
-		out_destroy(rd.o);
-		return cli_usage_error("rd", "0x%" PRIx64 " + %" PRIu64 " bytes runs past the end of the address space",
-				       addr, len);
-	}
-	if (cli->json && len > JSON_MAX) {
-		out_destroy(rd.o);
-		return cli_usage_error("rd", "--json dumps at most 16 MiB, not %" PRIu64 " bytes", len);
-	}
-
-	uint8_t *buf = malloc(cli->json ? (len ? len : 1) : CHUNK);
-	if (!buf) {
-		out_destroy(rd.o);
-		return cli_fail("out of memory");
-	}
+// The hexdump of [addr, addr + len): text lines as the bytes are read, or
+// one JSON object at the end. The error that stopped it, if any.
+static struct kp_error *hexdump(struct rd *rd, uint64_t addr, uint64_t len, bool json,
+				uint8_t *buf)
+{
 	struct kp_error *err = NULL;
 	uint64_t done = 0;
 	while (done < len) {
 		size_t chunk = len - done < CHUNK ? (size_t)(len - done) : CHUNK;
-		uint8_t *p = cli->json ? buf + done : buf;
+		uint8_t *p = json ? buf + done : buf;
 		size_t got;
-		err = read_some(&rd, addr + done, p, chunk, &got, (size_t)rd.width);
-		if (!cli->json)
+		err = read_some(rd, addr + done, p, chunk, &got, (size_t)rd->width);
+		if (!json)
 			for (size_t i = 0; i < got; i += LINE)
-				text_line(&rd, addr + done + i, p + i, got - i < LINE ? got - i : LINE);
+				text_line(rd, addr + done + i, p + i, got - i < LINE ? got - i : LINE);
 		done += got;
 		if (err)
 			break;
 	}
-	if (cli->json)
-		json_dump(&rd, addr, buf, (size_t)done, len);
+	if (json)
+		json_dump(rd, addr, buf, (size_t)done, len);
+	return err;
+}
+
+int cmd_rd(struct cli *cli, int argc, char **argv)
+{
+	struct rd rd = { .space = KP_VIRT, .width = 8 };
+	struct rd_args a = { 0 };
+	int status = parse_args(cli, argc, argv, &rd, &a);
+	if (status >= 0)
+		return status;
+	rd.k = cli_kernel(cli);
+	if (!rd.k)
+		return 1;
+	if (rd.space == KP_VIRT && cli_parse_address(cli, a.addr_arg, &a.addr))
+		return 1;
+	if (a.ascii) {
+		rd.o = out_create(cli->json);
+		status = rd_string(&rd, a.addr, a.len_given && a.len ? a.len : STR_DEFAULT);
+		out_destroy(rd.o);
+		return status;
+	}
+	uint64_t len = a.len_given ? a.len : (uint64_t)rd.width;
+	len = (len + (uint64_t)rd.width - 1) / (uint64_t)rd.width * (uint64_t)rd.width;
+	if (len && a.addr + len - 1 < a.addr)
+		return cli_usage_error("rd", "0x%" PRIx64 " + %" PRIu64 " bytes runs past the end of the address space",
+				       a.addr, len);
+	if (cli->json && len > JSON_MAX)
+		return cli_usage_error("rd", "--json dumps at most 16 MiB, not %" PRIu64 " bytes", len);
+	uint8_t *buf = malloc(cli->json ? (len ? len : 1) : CHUNK);
+	if (!buf)
+		return cli_fail("out of memory");
+	rd.o = out_create(cli->json);
+	struct kp_error *err = hexdump(&rd, a.addr, len, cli->json, buf);
 	free(buf);
 	out_destroy(rd.o);
 	return err ? cli_error(err) : 0;

@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: MIT
 // kpeek snapshot: copies the source's physical memory into a new ELF vmcore
 // (kp_snapshot_write), with a progress bar and clean Ctrl-C handling.
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 #include "cli.h"
 #include "output.h"
@@ -22,7 +20,7 @@ static void on_signal(int sig)
 
 static void usage(void)
 {
-	printf("Usage: kpeek [-c CORE] snapshot -o FILE [--quiet] [--format elf] [--json]\n"
+	printf("Usage: kpeek [-c CORE] snapshot -o FILE [--quiet] [--allow-holes] [--format elf] [--json]\n"
 	       "Copies the physical memory of the source (the live kernel's System RAM\n"
 	       "from /proc/kcore by default, or any dump opened with -c) into a new ELF\n"
 	       "vmcore that kpeek -c, crash and drgn can read: one PT_LOAD per RAM range\n"
@@ -30,27 +28,30 @@ static void usage(void)
 	       "VMCOREINFO and the CPU notes. All-zero pages are not written: the file is\n"
 	       "sparse. FILE must not exist; it is created with mode 0600 and appears only\n"
 	       "when complete (the data goes to FILE.tmp-XXXXXX, removed on error or Ctrl-C).\n"
+	       "Pages the source cannot give (a filtered dump's excluded pages, a damaged\n"
+	       "one's) are never copied as data: FILE lists them as lost (a note kpeek reads\n"
+	       "back: reading them later fails and names them), and without --allow-holes\n"
+	       "the command says how many and exits 1.\n"
+	       "\n"
+	       "Exit status: 0 success, 1 an error (FILE is not created) or pages lost\n"
+	       "without --allow-holes (FILE is created, the lost pages listed in it), 2 a\n"
+	       "usage error or output that could not be written, 128+N stopped by signal N\n"
+	       "(Ctrl-C, SIGTERM, SIGHUP...; FILE is not created).\n"
 	       "\n"
 	       "Options:\n"
 	       "  -o, --output FILE   the dump to create (required)\n"
 	       "  -q, --quiet         no progress bar and no summary\n"
+	       "      --allow-holes   pages the source cannot give are not an error\n"
 	       "  -f, --format FMT    elf (default); kdump is not implemented yet\n"
 	       "  -j, --json          print the summary as JSON: {\"file\", \"ranges\",\n"
 	       "                      \"bytes\", \"data_bytes\", \"zero_bytes\",\n"
-	       "                      \"unreadable_bytes\", \"file_size\", \"disk_bytes\",\n"
-	       "                      \"seconds\"}\n"
+	       "                      \"unreadable_bytes\", \"lost_ranges\", \"file_size\",\n"
+	       "                      \"disk_bytes\", \"seconds\"}\n"
 	       "  -h, --help          show this help\n"
 	       "\n"
 	       "Examples:\n"
 	       "  kpeek snapshot -o /var/tmp/live.vmcore\n"
 	       "  kpeek -c vmcore.kdump snapshot -q -o vmcore.elf\n");
-}
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 struct progress {
@@ -61,7 +62,7 @@ struct progress {
 static void show_progress(uint64_t done, uint64_t total, void *arg)
 {
 	struct progress *p = arg;
-	double t = now();
+	double t = cli_monotonic();
 	// At most ~10 updates a second, and always the last one.
 	if (done < total && t - p->last < 0.1)
 		return;
@@ -86,30 +87,31 @@ static void show_progress(uint64_t done, uint64_t total, void *arg)
 	p->shown = true;
 }
 
-int cmd_snapshot(struct cli *cli, int argc, char **argv)
+// -1 to go on, else the exit status.
+static int parse_options(struct cli *cli, int argc, char **argv, struct kp_snapshot_options *so,
+			 const char **output, bool *quiet, bool *allow_holes)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "allow-holes", no_argument, NULL, 'H' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *output = NULL;
-	bool quiet = false;
-	KP_OPTS(kp_snapshot_options, so, .format = KP_SNAPSHOT_ELF);
 	int c;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:qf:jh", opts, NULL)) != -1) {
 		switch (c) {
-		case 'o': output = optarg; break;
-		case 'q': quiet = true; break;
+		case 'o': *output = optarg; break;
+		case 'q': *quiet = true; break;
+		case 'H': *allow_holes = true; break;
 		case 'f':
 			if (strcmp(optarg, "elf") == 0)
-				so.format = KP_SNAPSHOT_ELF;
+				so->format = KP_SNAPSHOT_ELF;
 			else if (strcmp(optarg, "kdump") == 0)
-				so.format = KP_SNAPSHOT_KDUMP;
+				so->format = KP_SNAPSHOT_KDUMP;
 			else
 				return cli_usage_error("snapshot", "unknown format '%s' (elf or kdump)",
 						       optarg);
@@ -121,83 +123,121 @@ int cmd_snapshot(struct cli *cli, int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error("snapshot", "unexpected argument '%s'", argv[optind]);
-	if (!output)
+	if (!*output)
 		return cli_usage_error("snapshot", "no output file (-o FILE)");
-	struct kp_kernel *k = cli_kernel(cli);
-	if (!k)
-		return 1;
+	return -1;
+}
 
-	struct progress prog = { .start = now() };
-	if (!quiet && isatty(STDERR_FILENO)) {
-		so.progress = show_progress;
-		so.arg = &prog;
-	}
-	so.cancel = &stop_signal;
+// Every signal whose default action ends the process stops the write
+// instead, so FILE.tmp-XXXXXX (memory contents) never stays behind.
+static const int stops[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGALRM,
+			     SIGUSR1, SIGUSR2, SIGVTALRM, SIGPROF };
+enum { NSTOPS = sizeof(stops) / sizeof(stops[0]) };
+
+struct saved_signals {
+	struct sigaction old[NSTOPS], xfsz;
+};
+
+static void catch_signals(struct saved_signals *saved)
+{
 	// No SA_RESTART: a blocked read or write returns and the flag is seen.
-	// Every signal whose default action ends the process stops the write
-	// instead, so FILE.tmp-XXXXXX (memory contents) never stays behind.
-	static const int stops[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGALRM,
-				     SIGUSR1, SIGUSR2, SIGVTALRM, SIGPROF };
-	enum { NSTOPS = sizeof(stops) / sizeof(stops[0]) };
-	struct sigaction sa = { .sa_handler = on_signal }, old[NSTOPS], old_xfsz;
+	struct sigaction sa = { .sa_handler = on_signal };
 	sigemptyset(&sa.sa_mask);
 	for (int i = 0; i < NSTOPS; i++)
-		sigaction(stops[i], &sa, &old[i]);
+		sigaction(stops[i], &sa, &saved->old[i]);
 	// A write past RLIMIT_FSIZE raises SIGXFSZ, whose default action kills
 	// the process and leaves FILE.tmp-XXXXXX behind. Ignored, the write
 	// fails with EFBIG instead: one error naming the file, temp file removed.
 	struct sigaction ign = { .sa_handler = SIG_IGN };
 	sigemptyset(&ign.sa_mask);
-	sigaction(SIGXFSZ, &ign, &old_xfsz);
+	sigaction(SIGXFSZ, &ign, &saved->xfsz);
+}
+
+static void restore_signals(const struct saved_signals *saved)
+{
+	for (int i = 0; i < NSTOPS; i++)
+		sigaction(stops[i], &saved->old[i], NULL);
+	sigaction(SIGXFSZ, &saved->xfsz, NULL);
+}
+
+static void print_summary(struct out *o, const char *output, const struct kp_snapshot_stats *st,
+			  double seconds)
+{
+	struct stat sb;
+	uint64_t disk = stat(output, &sb) == 0 ? (uint64_t)sb.st_blocks * 512 : 0;
+	if (out_is_json(o)) {
+		out_kv_str(o, "file", output);
+		out_kv_uint(o, "ranges", st->ranges);
+		out_kv_uint(o, "bytes", st->bytes);
+		out_kv_uint(o, "data_bytes", st->data_bytes);
+		out_kv_uint(o, "zero_bytes", st->zero_bytes);
+		out_kv_uint(o, "unreadable_bytes", st->unreadable_bytes);
+		out_kv_uint(o, "lost_ranges", st->lost_ranges);
+		out_kv_uint(o, "file_size", st->file_size);
+		out_kv_uint(o, "disk_bytes", disk);
+		char secs[32];
+		snprintf(secs, sizeof(secs), "%.3f", seconds);
+		out_kv_json(o, "seconds", secs, secs);
+		return;
+	}
+	char b[32], d[32], z[32], du[32];
+	cli_human_size(st->bytes, b, sizeof(b));
+	cli_human_size(st->data_bytes, d, sizeof(d));
+	cli_human_size(st->zero_bytes, z, sizeof(z));
+	cli_human_size(disk, du, sizeof(du));
+	out_text(o, "%s: %s of memory in %" PRIu64 " range%s, %s written, %s of zero "
+		 "pages left as holes (%s on disk), %.1f s\n", output, b, st->ranges,
+		 st->ranges == 1 ? "" : "s", d, z, du, seconds);
+	if (st->unreadable_bytes) {
+		char u[32];
+		cli_human_size(st->unreadable_bytes, u, sizeof(u));
+		out_text(o, "%s: %s in %" PRIu64 " range%s could not be read from the source: "
+			 "listed in it as lost\n", output, u, st->lost_ranges,
+			 st->lost_ranges == 1 ? "" : "s");
+	}
+}
+
+int cmd_snapshot(struct cli *cli, int argc, char **argv)
+{
+	const char *output = NULL;
+	bool quiet = false, allow_holes = false;
+	KP_OPTS(kp_snapshot_options, so, .format = KP_SNAPSHOT_ELF);
+	int status = parse_options(cli, argc, argv, &so, &output, &quiet, &allow_holes);
+	if (status >= 0)
+		return status;
+	struct kp_kernel *k = cli_kernel(cli);
+	if (!k)
+		return 1;
+
+	struct progress prog = { .start = cli_monotonic() };
+	if (!quiet && isatty(STDERR_FILENO)) {
+		so.progress = show_progress;
+		so.arg = &prog;
+	}
+	so.cancel = &stop_signal;
+	struct saved_signals saved;
+	catch_signals(&saved);
 	KP_INIT(kp_snapshot_stats, st);
 	struct kp_error *err = kp_snapshot_write(k, output, &so, &st);
-	for (int i = 0; i < NSTOPS; i++)
-		sigaction(stops[i], &old[i], NULL);
-	sigaction(SIGXFSZ, &old_xfsz, NULL);
-	double seconds = now() - prog.start;
+	restore_signals(&saved);
+	double seconds = cli_monotonic() - prog.start;
 	if (prog.shown) {
 		fputs(err ? "\n" : "\r\033[K", stderr);
 		fflush(stderr);
 	}
 	if (err) {
 		int sig = stop_signal;
-		int status = cli_error(err);
+		status = cli_error(err);
 		return sig ? 128 + sig : status;
 	}
-
-	struct stat sb;
-	uint64_t disk = stat(output, &sb) == 0 ? (uint64_t)sb.st_blocks * 512 : 0;
-	if (quiet && !cli->json)
-		return 0;
-	struct out *o = out_create(cli->json);
-	if (out_is_json(o)) {
-		out_kv_str(o, "file", output);
-		out_kv_uint(o, "ranges", st.ranges);
-		out_kv_uint(o, "bytes", st.bytes);
-		out_kv_uint(o, "data_bytes", st.data_bytes);
-		out_kv_uint(o, "zero_bytes", st.zero_bytes);
-		out_kv_uint(o, "unreadable_bytes", st.unreadable_bytes);
-		out_kv_uint(o, "file_size", st.file_size);
-		out_kv_uint(o, "disk_bytes", disk);
-		char secs[32];
-		snprintf(secs, sizeof(secs), "%.3f", seconds);
-		out_kv_json(o, "seconds", secs, secs);
-	} else {
-		char b[32], d[32], z[32], du[32];
-		cli_human_size(st.bytes, b, sizeof(b));
-		cli_human_size(st.data_bytes, d, sizeof(d));
-		cli_human_size(st.zero_bytes, z, sizeof(z));
-		cli_human_size(disk, du, sizeof(du));
-		out_text(o, "%s: %s of memory in %" PRIu64 " range%s, %s written, %s of zero "
-			 "pages left as holes (%s on disk), %.1f s\n", output, b, st.ranges,
-			 st.ranges == 1 ? "" : "s", d, z, du, seconds);
-		if (st.unreadable_bytes) {
-			char u[32];
-			cli_human_size(st.unreadable_bytes, u, sizeof(u));
-			out_text(o, "%s: %s could not be read from the source and reads as zeros\n",
-				 output, u);
-		}
+	if (!quiet || cli->json) {
+		struct out *o = out_create(cli->json);
+		print_summary(o, output, &st, seconds);
+		out_destroy(o);
 	}
-	out_destroy(o);
+	if (st.lost_ranges && !allow_holes)
+		return cli_fail("snapshot: %" PRIu64 " bytes in %" PRIu64 " range%s of the source could not be read "
+				"(listed in %s as lost; --allow-holes accepts that)", st.unreadable_bytes,
+				st.lost_ranges, st.lost_ranges == 1 ? "" : "s", output);
 	return 0;
 }

@@ -3,7 +3,6 @@
 // address (name+0xoff/0xsize [module], as the kernel's %pS prints); sym -l:
 // every symbol, as /proc/kallsyms lists them.
 #include <getopt.h>
-#include <unistd.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,8 +21,10 @@ static void usage(void)
 	       "  ADDR          0xHEX, DECIMAL or SYMBOL+-OFFSET; prints\n"
 	       "                \"ADDRESS: name+0xoff/0xsize [module]\" like the kernel's %%pS\n"
 	       "An unknown name fails with close names suggested; the other arguments are\n"
-	       "still looked up, and the exit status is 1.\n"
+	       "still looked up.\n"
 	       "\n"
+	       "Exit status: 0 every argument found, 1 one or more not (one line on stderr\n"
+	       "each), 2 a usage error or output that could not be written.\n"
 	       "\n"
 	       "Options:\n"
 	       "  -l, --list   every symbol in address order, as /proc/kallsyms lists them:\n"
@@ -41,18 +42,7 @@ static void usage(void)
 	       "  kpeek -c vmcore sym -l | grep ' [Tt] '\n");
 }
 
-static bool is_identifier(const char *s)
-{
-	if (!*s || (*s >= '0' && *s <= '9'))
-		return false;
-	for (; *s; s++)
-		if (!(*s == '_' || *s == '.' || *s == '$' || (*s >= 'a' && *s <= 'z') ||
-		      (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9')))
-			return false;
-	return true;
-}
-
-static void json_symbol(struct out *o, const char *query, const struct kp_symbol *sym)
+static void json_symbol(struct out *o, const struct kp_symbol *sym)
 {
 	out_kv_str(o, "name", sym->name);
 	out_kv_hex(o, "address", sym->address);
@@ -74,7 +64,7 @@ static int by_name(struct out *o, struct kp_kernel *k, const char *name)
 	if (out_is_json(o)) {
 		out_begin_object(o, NULL);
 		out_kv_str(o, "query", name);
-		json_symbol(o, name, &sym);
+		json_symbol(o, &sym);
 		out_end_object(o);
 		return 0;
 	}
@@ -104,7 +94,7 @@ static int by_address(struct out *o, struct cli *cli, struct kp_kernel *k, const
 		out_kv_str(o, "query", arg);
 		out_kv_hex(o, "query_address", addr);
 		out_kv_str(o, "text", text);
-		json_symbol(o, arg, &sym);
+		json_symbol(o, &sym);
 		out_kv_hex(o, "offset", addr - sym.address);
 		out_end_object(o);
 		return 0;
@@ -123,7 +113,7 @@ static int list_all(struct out *o, struct kp_kernel *k)
 	while (!(err = kp_symbol_iter_next(it, &sym)) && sym) {
 		if (out_is_json(o)) {
 			out_begin_object(o, NULL);
-			json_symbol(o, NULL, sym);
+			json_symbol(o, sym);
 			out_end_object(o);
 		} else if (sym->module) {
 			out_text(o, "%016" PRIx64 " %c %s\t[%s]\n", sym->address, sym->type,
@@ -241,7 +231,7 @@ int cmd_sym(struct cli *cli, int argc, char **argv)
 	else if (prefix)
 		status = list_prefix(o, k, prefix);
 	for (int i = optind; i < argc; i++) {
-		int st = is_identifier(argv[i]) ? by_name(o, k, argv[i])
+		int st = cli_is_symbol_name(argv[i], strlen(argv[i])) ? by_name(o, k, argv[i])
 						: by_address(o, cli, k, argv[i]);
 		if (st)
 			status = st;

@@ -26,13 +26,16 @@ static void usage(void)
 	       "prints a summary: samples, changes, duration and rate. On a dump (nothing\n"
 	       "changes) the default COUNT is 1.\n"
 	       "\n"
+	       "Exit status: 0 success, 1 an error (one line on stderr says what and where),\n"
+	       "2 a usage error or output that could not be written.\n"
+	       "\n"
 	       "Options:\n"
 	       "  -i, --interval T   time between samples: 10ms, 1s, 100us, 500ns, 0.5 (seconds);\n"
 	       "                     0 = as fast as possible (default 1s)\n"
 	       "  -n, --count N      stop after N samples (default: until Ctrl-C)\n"
 	       "  -a, --all          print every sample, not only changes\n"
 	       "  -j, --json         {\"samples\": [{time, value}], \"samples_taken\", \"changes\",\n"
-	       "                     \"duration_s\", \"rate\"}\n"
+	       "                     \"duration_s\", \"rate\", \"interrupted\"}\n"
 	       "  -h, --help         show this help\n"
 	       "\n"
 	       "Examples:\n"
@@ -131,13 +134,6 @@ static void now_text(char buf[32])
 		 ts.tv_nsec / 1000000);
 }
 
-static double mono(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 struct watch {
 	struct kp_kernel *k;
 	const char *expr;
@@ -217,7 +213,14 @@ static struct kp_error *print_sample(struct watch *w, const uint8_t *bytes)
 	return NULL;
 }
 
-int cmd_watch(struct cli *cli, int argc, char **argv)
+struct watch_opts {
+	uint64_t interval;	// ns
+	uint64_t count;		// samples, 0 = until Ctrl-C
+	bool all, count_given;
+};
+
+// Options and EXPR (argv[optind]): -1 to go on, else the exit status.
+static int parse_options(struct cli *cli, int argc, char **argv, struct watch_opts *wo)
 {
 	static const struct option opts[] = {
 		{ "interval", required_argument, NULL, 'i' },
@@ -227,22 +230,20 @@ int cmd_watch(struct cli *cli, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	uint64_t interval = 1000000000ULL, count = 0;
-	bool all = false, count_given = false;
 	int c;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":i:n:ajh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
-			if (!parse_interval(optarg, &interval))
+			if (!parse_interval(optarg, &wo->interval))
 				return cli_usage_error("watch", "invalid interval '%s' (e.g. 10ms, 1s, 100us, 0)", optarg);
 			break;
 		case 'n':
-			if (!cli_parse_number(optarg, &count) || !count)
+			if (!cli_parse_number(optarg, &wo->count) || !wo->count)
 				return cli_usage_error("watch", "invalid count '%s' (a positive number)", optarg);
-			count_given = true;
+			wo->count_given = true;
 			break;
-		case 'a': all = true; break;
+		case 'a': wo->all = true; break;
 		case 'j': cli->json = true; break;
 		case 'h': usage(); return 0;
 		default: return cli_bad_option("watch", c, argv);
@@ -253,33 +254,116 @@ int cmd_watch(struct cli *cli, int argc, char **argv)
 	if (optind + 1 < argc)
 		return cli_usage_error("watch", "unexpected argument '%s' (quote an expression with spaces)",
 				       argv[optind + 1]);
-	struct kp_kernel *k = cli_kernel(cli);
-	if (!k)
-		return 1;
-	struct watch w = { .k = k, .expr = argv[optind] };
+	return -1;
+}
+
+// Evaluates w->expr once: its size and how to decode it into w; *v_ret is
+// the value (the caller's). 0, or the exit status after saying why not.
+static int prepare(struct watch *w, struct kp_value **v_ret)
+{
 	struct kp_value *v;
-	struct kp_error *err = kp_eval(k, w.expr, &v);
+	struct kp_error *err = kp_eval(w->k, w->expr, &v);
 	if (err)
 		return cli_error(err);
-	w.size = kp_value_size(v);
-	if (w.size == 0 || w.size > MAX_WATCH_SIZE) {
+	w->size = kp_value_size(v);
+	if (w->size == 0 || w->size > MAX_WATCH_SIZE) {
 		kp_value_destroy(v);
-		return cli_fail("watch: '%s' is %" PRIu64 " bytes (1 to %u supported)", w.expr,
-				w.size, MAX_WATCH_SIZE);
+		return cli_fail("watch: '%s' is %" PRIu64 " bytes (1 to %u supported)", w->expr,
+				w->size, MAX_WATCH_SIZE);
 	}
 	char *tname = NULL;
 	err = kp_value_type_name(v, &tname);
 	if (err) {
 		kp_error_destroy(err);
-		w.kind = K_OTHER;
+		w->kind = K_OTHER;
 	} else {
-		w.kind = classify(tname, w.size);
+		w->kind = classify(tname, w->size);
 	}
 	free(tname);
+	*v_ret = v;
+	return 0;
+}
+
+// Sleeps until the next sample is due (*next, advanced by interval).
+static void wait_next(struct timespec *next, uint64_t interval)
+{
+	next->tv_nsec += (long)(interval % 1000000000ULL);
+	next->tv_sec += (time_t)(interval / 1000000000ULL) + next->tv_nsec / 1000000000L;
+	next->tv_nsec %= 1000000000L;
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	// Fell behind (slow reads, suspended): restart the schedule.
+	if (now.tv_sec > next->tv_sec + 1)
+		*next = now;
+	while (!stop && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, next, NULL) == EINTR)
+		;
+}
+
+// Samples until count, Ctrl-C or an error (returned), printing the first
+// sample and the changes (every sample with all).
+static struct kp_error *run(struct watch *w, const struct watch_opts *wo, uint8_t *cur,
+			    uint8_t *prev, uint64_t *samples, uint64_t *changes)
+{
+	struct kp_error *err = NULL;
+	struct timespec next;
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	while (!stop && (!wo->count || *samples < wo->count)) {
+		size_t len;
+		if ((err = sample(w, cur, &len)))
+			break;
+		++*samples;
+		bool changed = *samples == 1 || memcmp(cur, prev, len);
+		if (changed && *samples > 1)
+			++*changes;
+		if (changed || wo->all) {
+			if ((err = print_sample(w, cur)))
+				break;
+			memcpy(prev, cur, len);
+		}
+		if (wo->count && *samples >= wo->count)
+			break;
+		if (wo->interval)
+			wait_next(&next, wo->interval);
+	}
+	return err;
+}
+
+static void print_summary(struct out *o, uint64_t samples, uint64_t changes, double dur)
+{
+	if (out_is_json(o)) {
+		out_end_list(o);
+		out_kv_uint(o, "samples_taken", samples);
+		out_kv_uint(o, "changes", changes);
+		char buf[64];
+		snprintf(buf, sizeof(buf), "%.6f", dur);
+		out_kv_json(o, "duration_s", buf, buf);
+		snprintf(buf, sizeof(buf), "%.1f", dur > 0 ? (double)samples / dur : 0.0);
+		out_kv_json(o, "rate", buf, buf);
+		out_kv_bool(o, "interrupted", stop != 0);
+	} else {
+		out_text(o, "%" PRIu64 " samples, %" PRIu64 " changes in %.3f s (%.0f samples/s)%s\n",
+			 samples, changes, dur, dur > 0 ? (double)samples / dur : 0.0,
+			 stop ? ", interrupted" : "");
+	}
+}
+
+int cmd_watch(struct cli *cli, int argc, char **argv)
+{
+	struct watch_opts wo = { .interval = 1000000000ULL };
+	int status = parse_options(cli, argc, argv, &wo);
+	if (status >= 0)
+		return status;
+	struct kp_kernel *k = cli_kernel(cli);
+	if (!k)
+		return 1;
+	struct watch w = { .k = k, .expr = argv[optind] };
+	struct kp_value *v = NULL;
+	if ((status = prepare(&w, &v)))
+		return status;
 	KP_INIT(kp_kernel_info, info);
 	kp_kernel_get_info(k, &info);
-	if (!count_given && !info.live)
-		count = 1;
+	if (!wo.count_given && !info.live)
+		wo.count = 1;
 	uint8_t *cur = malloc(w.size), *prev = malloc(w.size);
 	if (!cur || !prev) {
 		free(cur);
@@ -300,54 +384,11 @@ int cmd_watch(struct cli *cli, int argc, char **argv)
 	if (out_is_json(w.o))
 		out_begin_list(w.o, "samples");
 	uint64_t samples = 0, changes = 0;
-	double t0 = mono();
-	struct timespec next;
-	clock_gettime(CLOCK_MONOTONIC, &next);
-	while (!stop && (!count || samples < count)) {
-		size_t len;
-		if ((err = sample(&w, cur, &len)))
-			break;
-		samples++;
-		bool changed = samples == 1 || memcmp(cur, prev, len);
-		if (changed && samples > 1)
-			changes++;
-		if (changed || all) {
-			if ((err = print_sample(&w, cur)))
-				break;
-			memcpy(prev, cur, len);
-		}
-		if (count && samples >= count)
-			break;
-		if (interval) {
-			next.tv_nsec += (long)(interval % 1000000000ULL);
-			next.tv_sec += (time_t)(interval / 1000000000ULL) + next.tv_nsec / 1000000000L;
-			next.tv_nsec %= 1000000000L;
-			struct timespec now;
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			// Fell behind (slow reads, suspended): restart the schedule.
-			if (now.tv_sec > next.tv_sec + 1)
-				next = now;
-			while (!stop && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
-				;
-		}
-	}
-	double dur = mono() - t0;
+	double t0 = cli_monotonic();
+	struct kp_error *err = run(&w, &wo, cur, prev, &samples, &changes);
+	double dur = cli_monotonic() - t0;
 	sigaction(SIGINT, &old_sa, NULL);
-	if (out_is_json(w.o)) {
-		out_end_list(w.o);
-		out_kv_uint(w.o, "samples_taken", samples);
-		out_kv_uint(w.o, "changes", changes);
-		char buf[64];
-		snprintf(buf, sizeof(buf), "%.6f", dur);
-		out_kv_json(w.o, "duration_s", buf, buf);
-		snprintf(buf, sizeof(buf), "%.1f", dur > 0 ? (double)samples / dur : 0.0);
-		out_kv_json(w.o, "rate", buf, buf);
-		out_kv_bool(w.o, "interrupted", stop != 0);
-	} else {
-		out_text(w.o, "%" PRIu64 " samples, %" PRIu64 " changes in %.3f s (%.0f samples/s)%s\n",
-			 samples, changes, dur, dur > 0 ? (double)samples / dur : 0.0,
-			 stop ? ", interrupted" : "");
-	}
+	print_summary(w.o, samples, changes, dur);
 	out_destroy(w.o);
 	free(cur);
 	free(prev);

@@ -3,7 +3,6 @@
 // run of key/value lines so that their values line up, and a whole table so
 // that its columns line up; everything else streams. JSON mode streams one
 // document, indented, with table rows on one line each.
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -13,6 +12,7 @@
 #include <unistd.h>
 #include <kpeek/kpeek.h>
 
+#include "escape.h"
 #include "output.h"
 
 enum { MAX_DEPTH = 32 };
@@ -50,10 +50,12 @@ struct out {
 
 // ---------------------------------------------------------------- helpers
 
+// The output cannot be made: as for a failed write, exit 2 (1 would say
+// "found" or "differs" for check and diff).
 static void die_nomem(void)
 {
 	fputs("kpeek: out of memory\n", stderr);
-	exit(1);
+	exit(2);
 }
 
 static void *xrealloc(void *p, size_t size)
@@ -79,36 +81,6 @@ static void check_stream(struct out *o)
 		_exit(0);
 }
 
-// Length of a valid UTF-8 sequence at s (at most n bytes), 0 if invalid
-// (overlong forms, surrogates and code points above U+10FFFF are invalid).
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned c = s[0];
-	size_t len;
-	uint32_t cp, min;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2; cp = c & 0x1f; min = 0x80;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3; cp = c & 0x0f; min = 0x800;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4; cp = c & 0x07; min = 0x10000;
-	} else {
-		return 0;
-	}
-	if (n < len)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
 // The library's JSON string escaper, so that every string of every document
 // (ps -j, dmesg -j, rd -j -a, print -j) is escaped the same way.
 static void json_string(FILE *f, const char *s)
@@ -121,44 +93,13 @@ static void json_string(FILE *f, const char *s)
 	free(q);
 }
 
-// Text-mode copy of s that cannot move the cursor or drive the terminal:
-// control bytes (C0, DEL, C1 as U+0080..U+009F) and bytes that are not UTF-8
-// become \xNN. keep_newlines keeps '\n' and '\t' (free text).
+// Text-mode copy of s (escape.h).
 static char *text_clean(const char *s, bool keep_newlines)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n = strlen(s);
-	char *r = xrealloc(NULL, 4 * n + 1), *q = r;
-	for (size_t i = 0; i < n;) {
-		unsigned char c = p[i];
-		size_t len = utf8_len(p + i, n - i);
-		bool c1 = len == 2 && c == 0xc2 && p[i + 1] < 0xa0;
-		if (keep_newlines && (c == '\n' || c == '\t')) {
-			*q++ = (char)c;
-			i++;
-		} else if (c < 0x20 || c == 0x7f || !len || c1) {
-			size_t k = c1 ? 2 : 1;
-			for (size_t m = 0; m < k; m++)
-				q += sprintf(q, "\\x%02x", p[i + m]);
-			i += k;
-		} else {
-			memcpy(q, p + i, len);
-			q += len;
-			i += len;
-		}
-	}
-	*q = '\0';
+	char *r = esc_text(s, keep_newlines);
+	if (!r)
+		die_nomem();
 	return r;
-}
-
-// Columns a string takes on a UTF-8 terminal (continuation bytes take none).
-static size_t text_width(const char *s)
-{
-	size_t w = 0;
-	for (; *s; s++)
-		if (((unsigned char)*s & 0xc0) != 0x80)
-			w++;
-	return w;
 }
 
 static void indent(FILE *f, int n)
@@ -180,160 +121,6 @@ static char *json_key(const char *name)
 	return k;
 }
 
-// ---------------------------------------------------------------- JSON check
-
-// Recursive-descent check that text is one JSON value (RFC 8259), so that raw
-// values from elsewhere can never make the document invalid.
-struct jcheck {
-	const char *p;
-	int depth;
-};
-
-static void jc_ws(struct jcheck *j)
-{
-	while (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r')
-		j->p++;
-}
-
-static bool jc_value(struct jcheck *j);
-
-static bool jc_string(struct jcheck *j)
-{
-	if (*j->p != '"')
-		return false;
-	j->p++;
-	for (;;) {
-		unsigned char c = (unsigned char)*j->p;
-		if (c == '"') {
-			j->p++;
-			return true;
-		}
-		if (c < 0x20)
-			return false;	// includes the terminating NUL
-		if (c == '\\') {
-			j->p++;
-			c = (unsigned char)*j->p;
-			if (c == 'u') {
-				for (int i = 1; i <= 4; i++) {
-					char h = j->p[i];
-					if (!((h >= '0' && h <= '9') || (h >= 'a' && h <= 'f') ||
-					      (h >= 'A' && h <= 'F')))
-						return false;
-				}
-				j->p += 5;
-			} else if (c && strchr("\"\\/bfnrt", c)) {
-				j->p++;
-			} else {
-				return false;
-			}
-			continue;
-		}
-		// At most 4 bytes: utf8_len() stops at the NUL, a non-continuation
-		// byte (strlen() here made checking a document quadratic).
-		size_t len = utf8_len((const unsigned char *)j->p, strnlen(j->p, 4));
-		if (!len)
-			return false;
-		j->p += len;
-	}
-}
-
-static bool jc_digits(struct jcheck *j)
-{
-	if (*j->p < '0' || *j->p > '9')
-		return false;
-	while (*j->p >= '0' && *j->p <= '9')
-		j->p++;
-	return true;
-}
-
-static bool jc_number(struct jcheck *j)
-{
-	if (*j->p == '-')
-		j->p++;
-	if (*j->p == '0')
-		j->p++;
-	else if (!jc_digits(j))
-		return false;
-	if (*j->p == '.') {
-		j->p++;
-		if (!jc_digits(j))
-			return false;
-	}
-	if (*j->p == 'e' || *j->p == 'E') {
-		j->p++;
-		if (*j->p == '+' || *j->p == '-')
-			j->p++;
-		if (!jc_digits(j))
-			return false;
-	}
-	return true;
-}
-
-static bool jc_seq(struct jcheck *j, char close, bool keys)
-{
-	j->p++;
-	jc_ws(j);
-	if (*j->p == close) {
-		j->p++;
-		return true;
-	}
-	for (;;) {
-		if (keys) {
-			if (!jc_string(j))
-				return false;
-			jc_ws(j);
-			if (*j->p != ':')
-				return false;
-			j->p++;
-		}
-		if (!jc_value(j))
-			return false;
-		jc_ws(j);
-		if (*j->p == close) {
-			j->p++;
-			return true;
-		}
-		if (*j->p != ',')
-			return false;
-		j->p++;
-		jc_ws(j);
-	}
-}
-
-static bool jc_value(struct jcheck *j)
-{
-	bool ok;
-	jc_ws(j);
-	switch (*j->p) {
-	case '{':
-	case '[':
-		if (++j->depth > 200)
-			return false;
-		ok = jc_seq(j, *j->p == '{' ? '}' : ']', *j->p == '{');
-		j->depth--;
-		return ok;
-	case '"':
-		return jc_string(j);
-	case 't':
-		return strncmp(j->p, "true", 4) == 0 && (j->p += 4);
-	case 'f':
-		return strncmp(j->p, "false", 5) == 0 && (j->p += 5);
-	case 'n':
-		return strncmp(j->p, "null", 4) == 0 && (j->p += 4);
-	default:
-		return jc_number(j);
-	}
-}
-
-static bool json_valid(const char *text)
-{
-	struct jcheck j = { text, 0 };
-	if (!jc_value(&j))
-		return false;
-	jc_ws(&j);
-	return *j.p == '\0';
-}
-
 // ---------------------------------------------------------------- text runs
 
 static struct level *top(struct out *o)
@@ -348,14 +135,14 @@ static void flush_kv(struct out *o)
 		return;
 	size_t w = 0;
 	for (size_t i = 0; i < o->nkv; i++)
-		if (o->kv[i].key && text_width(o->kv[i].key) > w)
-			w = text_width(o->kv[i].key);
+		if (o->kv[i].key && esc_text_width(o->kv[i].key) > w)
+			w = esc_text_width(o->kv[i].key);
 	for (size_t i = 0; i < o->nkv; i++) {
 		indent(o->f, top(o)->tindent);
 		if (o->kv[i].key) {
 			fputs(o->kv[i].key, o->f);
 			putc(':', o->f);
-			for (size_t k = text_width(o->kv[i].key); k < w + 1; k++)
+			for (size_t k = esc_text_width(o->kv[i].key); k < w + 1; k++)
 				putc(' ', o->f);
 		}
 		fputs(o->kv[i].value, o->f);
@@ -517,7 +304,7 @@ void out_kv_json(struct out *o, const char *key, const char *json, const char *t
 {
 	if (!text)
 		text = json;
-	if (o->json && !json_valid(json))
+	if (o->json && !esc_json_valid(json))
 		kv_scalar(o, key, json, text, true);	// keep it, as a string
 	else
 		kv_scalar(o, key, json, text, false);
@@ -694,9 +481,9 @@ static void print_table(struct out *o)
 	int n = o->ncols;
 	size_t *w = xrealloc(NULL, (size_t)n * sizeof(*w));
 	for (int c = 0; c < n; c++)
-		w[c] = text_width(o->cols[c].name);
+		w[c] = esc_text_width(o->cols[c].name);
 	for (size_t i = 0; i < o->ncells; i++) {
-		size_t tw = text_width(o->cells[i]);
+		size_t tw = esc_text_width(o->cells[i]);
 		if (tw > w[i % (size_t)n])
 			w[i % (size_t)n] = tw;
 	}
@@ -712,7 +499,7 @@ static void print_table(struct out *o)
 		size_t spaces = 0;
 		for (int c = 0; c <= last; c++) {
 			const char *s = r == 0 ? o->cols[c].name : o->cells[(r - 1) * (size_t)n + (size_t)c];
-			size_t pad = w[c] - text_width(s);
+			size_t pad = w[c] - esc_text_width(s);
 			bool left = o->cols[c].left || o->cols[c].kind == COL_STR;
 			if (c)
 				spaces += 2;
@@ -790,31 +577,4 @@ void out_text(struct out *o, const char *fmt, ...)
 bool out_is_json(const struct out *o)
 {
 	return o->json;
-}
-
-void out_regs(struct out *o, const char *key, unsigned nregs, const uint64_t *regs,
-	      const char *const *names)
-{
-	if (out_is_json(o)) {
-		out_begin_object(o, key);
-		for (unsigned i = 0; i < nregs && names[i]; i++)
-			out_kv_hex(o, names[i], regs[i]);
-		out_end_object(o);
-		return;
-	}
-	unsigned col = 0;
-	for (unsigned i = 0; i < nregs && names[i]; i++) {
-		char name[16];
-		size_t j = 0;
-		for (; names[i][j] && j + 1 < sizeof(name); j++)
-			name[j] = (char)toupper((unsigned char)names[i][j]);
-		name[j] = '\0';
-		out_text(o, "%s%8s: %016" PRIx64, col ? " " : "   ", name, regs[i]);
-		if (++col == 3) {
-			out_text(o, "\n");
-			col = 0;
-		}
-	}
-	if (col)
-		out_text(o, "\n");
 }

@@ -52,7 +52,6 @@ void out_cell_uint(struct out *o, uint64_t value);
 void out_cell_hex(struct out *o, uint64_t value);
 void out_table_end(struct out *o);
 
-// Additions (CLI core):
 // A list under key (JSON array; text: "key:" then indented items). Inside a
 // list, keys are ignored: out_kv_*(o, NULL, v) appends a scalar and
 // out_begin_object(o, NULL) an object (text: separated by blank lines).
@@ -63,10 +62,6 @@ void out_end_list(struct out *o);
 // JSON is emitted as a string, so the document always stays valid.
 void out_kv_json(struct out *o, const char *key, const char *json, const char *text);
 // Prints what is pending and flushes stdout (e.g. after each watch sample).
-// CPU registers: JSON {"name": "0x..."} under key; text three to a line,
-// names upper-case ("      PC: ffff800080000000"), indented by four.
-void out_regs(struct out *o, const char *key, unsigned nregs, const uint64_t *regs,
-	      const char *const *names);
 void out_flush(struct out *o);
 bool out_is_json(const struct out *o);
 // Writes to a closed pipe (kpeek ps | head) end the process quietly with
@@ -75,5 +70,10 @@ bool out_is_json(const struct out *o);
 
 // Free text (text mode only; ignored in JSON mode), e.g. a hexdump line.
 void out_text(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+// CPU registers (output_regs.c): JSON {"name": "0x..."} under key; text three
+// to a line, names upper-case ("      PC: ffff800080000000"), indented by four.
+void out_regs(struct out *o, const char *key, unsigned nregs, const uint64_t *regs,
+	      const char *const *names);
 
 #endif

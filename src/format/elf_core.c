@@ -217,18 +217,31 @@ static struct kp_error *add_loads(struct elf_state *st)
 static struct kp_error *read_lost(void *buf, uint64_t address, size_t count, uint64_t offset,
 				  void *arg)
 {
-	(void)buf, (void)count, (void)offset;
+	(void)buf, (void)count;
+	// offset is the physical address (add_lost() maps it so).
 	return kp_error_fault(address,
 		"physical address 0x%" PRIx64 " was lost: it could not be read from the source of "
-		"the snapshot %s (its kpeek note lists it)", address, (const char *)arg);
+		"the snapshot %s (its kpeek note lists it)", offset, (const char *)arg);
 }
 
+// The lost ranges, physical and, where a PT_LOAD maps them at a virtual
+// address too (kpeek's snapshots give RAM its direct-map addresses), there.
 static struct kp_error *add_lost(struct elf_state *st, const struct kp_source *src)
 {
 	for (size_t i = 0; i < src->nlost; i++) {
-		struct kp_error *err = kp_memory_add(st->mem, KP_PHYS, src->lost[i].start,
-						     src->lost[i].end - src->lost[i].start, read_lost,
-						     (void *)st->file->path, 0);
+		uint64_t start = src->lost[i].start, end = src->lost[i].end;
+		struct kp_error *err = kp_memory_add(st->mem, KP_PHYS, start, end - start, read_lost,
+						     (void *)st->file->path, start);
+		for (uint64_t j = 0; !err && j < st->phnum; j++) {
+			const Elf64_Phdr *p = &st->ph[j];
+			uint64_t lo = start > p->p_paddr ? start : p->p_paddr;
+			uint64_t hi = p->p_paddr + p->p_filesz < end ? p->p_paddr + p->p_filesz : end;
+			if (p->p_type != PT_LOAD || !is_kernel_vaddr(p->p_vaddr) || lo >= hi ||
+			    p->p_paddr + p->p_filesz < p->p_paddr)
+				continue;
+			err = kp_memory_add(st->mem, KP_VIRT, p->p_vaddr + (lo - p->p_paddr), hi - lo,
+					    read_lost, (void *)st->file->path, lo);
+		}
 		if (err)
 			return err;
 	}

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 // mkkdump: writes a kdump-compressed dump of a raw physical memory image (pfn 0
 // at offset 0), e.g. for fuzzing seeds and scripts.
-//   mkkdump [-c raw|zlib|lzo|snappy|zstd] [-F] [-q] [-i VMCOREINFO-FILE] IN OUT
+//   mkkdump [-c raw|zlib|lzo|snappy|zstd] [-F] [-q] [-i VMCOREINFO-FILE] [-x PFN] IN OUT
 // -F writes the flattened format, -q QEMU's header style (empty utsname, zero
-// pages sharing one descriptor). Trailing bytes short of a page are dropped.
+// pages sharing one descriptor), -x leaves page PFN out as makedumpfile -d
+// excludes a page (RAM, not in the dump). Trailing bytes short of a page are
+// dropped.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +19,7 @@
 static int usage(void)
 {
 	fprintf(stderr, "usage: mkkdump [-c raw|zlib|lzo|snappy|zstd] [-F] [-q] "
-			"[-i VMCOREINFO-FILE] IN OUT\n");
+			"[-i VMCOREINFO-FILE] [-x PFN] IN OUT\n");
 	return 2;
 }
 
@@ -27,8 +29,9 @@ int main(int argc, char **argv)
 	struct mkkdump_opts o = {.comp = MKK_ZLIB, .dump_level = 1};
 	bool flat = false;
 	char *vmcoreinfo = NULL;
+	long excluded = -1;
 	int c;
-	while ((c = getopt(argc, argv, "c:Fqi:")) != -1) {
+	while ((c = getopt(argc, argv, "c:Fqi:x:")) != -1) {
 		switch (c) {
 		case 'c': {
 			int i = 0;
@@ -55,6 +58,9 @@ int main(int argc, char **argv)
 			o.vmcoreinfo = vmcoreinfo;
 			break;
 		}
+		case 'x':
+			excluded = strtol(optarg, NULL, 0);
+			break;
 		default:
 			return usage();
 		}
@@ -70,6 +76,14 @@ int main(int argc, char **argv)
 	}
 	o.mem = (const uint8_t *)mem;
 	o.npages = len / 4096;
+	uint8_t *state = NULL;
+	if (excluded >= 0 && (size_t)excluded < o.npages) {
+		if (!(state = calloc(o.npages, 1)))
+			return 1;
+		state[excluded] = MKK_EXCLUDED;
+		o.state = state;
+		o.dump_level = 31;
+	}
 	uint8_t *img;
 	size_t ilen;
 	mkkdump_build(&o, &img, &ilen, NULL);
@@ -88,6 +102,7 @@ int main(int argc, char **argv)
 	}
 	free(img);
 	free(mem);
+	free(state);
 	free(vmcoreinfo);
 	return 0;
 }
