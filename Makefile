@@ -16,6 +16,7 @@ B ?= build
 SAN ?=
 OPT ?= -O2
 SONAME_MAJOR := 0
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 VERSION := $(shell sed -n 's/^\#define KPEEK_VERSION_STRING "\(.*\)"/\1/p' include/kpeek/kpeek.h)
 
 WARN := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes \
@@ -175,9 +176,12 @@ asan:
 	$(MAKE) B=build-asan SAN=1 all
 	tests/run-unit build-asan
 
+# make demo: the library and the CLI only, on every core; tests/vm/demo
+# then installs what the path it takes needs (scripts/install-deps demo-vm)
+# when this machine's /proc/kcore cannot be read.
 demo:
-	@scripts/install-deps demo
-	$(MAKE) all
+	@scripts/install-deps demo-live
+	$(MAKE) -j$(JOBS) $(B)/libkpeek.so $(B)/kpeek
 	tests/vm/demo
 
 fuzz:

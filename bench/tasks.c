@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // tasks: the floor under `kpeek ps`: open the dump and read the given
 // task_structs, nothing else. bench/run compares a fresh `kpeek ps` with a
-// fresh run of this on the addresses ps printed (issue 17: ps of 2,000
+// fresh run of this on the addresses ps printed (the goal: ps of 2,000
 // tasks within 2x of reading those task_structs).
 //   tasks DUMP SIZE < ADDRESSES     (one hex address per line)
 //   tasks=N bytes=N open_ms=M read_ms=M
