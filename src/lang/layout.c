@@ -26,7 +26,7 @@ static struct kp_error *layout(struct kp_kernel *k, const char *type, const char
 		return NULL;
 	const struct btf *btf = kp_types_btf(types);
 	uint32_t id;
-	if ((err = kp_parse_type_in(types, type, false, &id)))
+	if ((err = kp_parse_type(types, type, &id)))
 		return err;
 	uint64_t offset = 0, size;
 	if (*member) {

@@ -48,7 +48,6 @@ struct kp_parser {
 	size_t ntoks, pos;
 	int depth;
 	struct kp_error *err;	// the first error recorded
-	bool kernel_only;	// type names: the kernel's BTF, never the modules'
 };
 
 // The token ahead tokens after the current one (the EOF token past the end).

@@ -33,11 +33,11 @@ static bool is_qualifier(const struct kp_tok *t)
 }
 
 // kp_types_find(), and on a miss once more after the modules' BTF is in
-// (kp_types_more(): loaded on the first miss), unless kernel_only.
+// (kp_types_more(): loaded on the first miss).
 static struct kp_error *find(struct kp_parser *p, int kind, const char *name, uint32_t *ret)
 {
 	struct kp_error *err = kp_types_find(p->types, kind, name, ret);
-	if (!err || kp_error_code(err) != KP_ERR_NOT_FOUND || p->kernel_only)
+	if (!err || kp_error_code(err) != KP_ERR_NOT_FOUND)
 		return err;
 	if (kp_types_more(p->types)) {
 		kp_error_destroy(err);
@@ -301,17 +301,12 @@ bool kp_parse_type_tokens(struct kp_parser *p, uint32_t *ret)
 
 struct kp_error *kp_parse_type(struct kp_types *types, const char *str, uint32_t *ret)
 {
-	return kp_parse_type_in(types, str, false, ret);
-}
 
-struct kp_error *kp_parse_type_in(struct kp_types *types, const char *str, bool kernel_only,
-				  uint32_t *ret)
-{
 	size_t len = strlen(str);
 	if (len > KP_EXPR_MAX_LEN)
 		return kp_error_create(KP_ERR_INVALID, "type name longer than %d bytes",
 				       KP_EXPR_MAX_LEN);
-	struct kp_parser p = { .types = types, .src = str, .kernel_only = kernel_only };
+	struct kp_parser p = { .types = types, .src = str };
 	struct kp_error *err = kp_lex(str, len, &p.toks, &p.ntoks);
 	if (err)
 		return err;

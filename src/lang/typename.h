@@ -14,9 +14,5 @@ bool kp_starts_type(struct kp_parser *p, size_t ahead);
 bool kp_parse_type_tokens(struct kp_parser *p, uint32_t *ret);
 // A whole string as one type name. KP_ERR_SYNTAX / KP_ERR_NOT_FOUND.
 struct kp_error *kp_parse_type(struct kp_types *types, const char *str, uint32_t *ret);
-// kernel_only: a name the kernel's BTF lacks is not looked for in the
-// modules' (probes of optional layouts must not load them).
-struct kp_error *kp_parse_type_in(struct kp_types *types, const char *str, bool kernel_only,
-				  uint32_t *ret);
 
 #endif

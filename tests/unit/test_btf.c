@@ -8,6 +8,7 @@
 #include "types/btf.h"
 #include "lang/typename.h"
 #include "types/btf_load.h"
+#include "types/layout.h"
 #include "types/types.h"
 #include "core/kernel.h"
 #include "../gen/mkbtf.h"
@@ -321,6 +322,61 @@ TEST(members_through_anonymous_and_bitfields)
 	mkk_destroy(k);
 }
 
+// The walkers' member tables (types/layout.h): alternatives, optional
+// members and structs, bitfields, the span, and the cache.
+TEST(member_tables)
+{
+	struct kp_kernel *k = mkk_create(MKK_BTF_FILE, NULL, 0);
+	struct kp_types *t = mkk_types(k);
+	enum { M_STATE, M_PREV, M_COMM3, M_FLAG_B, M_NEG, M_GONE, M_N };
+	static const struct kp_member_spec members[M_N] = {
+		[M_STATE] = { .name = "no_such_state|a_uint" },	// the second one is there
+		[M_PREV] = { .name = "tasks.prev", .flags = KP_MEMBER_NOSPAN },
+		[M_COMM3] = { .name = "comm[3]" },
+		[M_FLAG_B] = { .name = "flag_b" },
+		[M_NEG] = { .name = "neg" },
+		[M_GONE] = { .name = "not_here", .flags = KP_MEMBER_OPTIONAL },
+	};
+	static const struct kp_struct_spec spec = KP_STRUCT_SPEC("struct task_struct", members);
+	const struct kp_struct_layout *l, *again;
+	CHECK_OK(kp_types_struct_layout(t, &spec, &l));
+	CHECK(l->present);
+	CHECK_U64(l->m[M_STATE].offset, 4);
+	CHECK_U64(l->m[M_STATE].alt, 1);
+	CHECK_U64(l->m[M_PREV].offset, 16);
+	CHECK_U64(l->m[M_COMM3].offset, 35);
+	CHECK_U64(l->m[M_FLAG_B].offset, 48);	// bit 385
+	CHECK_U64(l->m[M_FLAG_B].bit_offset, 1);
+	CHECK_U64(l->m[M_FLAG_B].bit_size, 3);
+	CHECK(!kp_layout_has(l, M_GONE));
+	// The span leaves tasks.prev out (NOSPAN): a_uint (4) to neg's byte.
+	CHECK_U64(l->lo, 4);
+	CHECK_U64(l->hi, 49);
+	// Values from a copy of the span: bitfields shifted and masked,
+	// signed ones extended.
+	uint8_t buf[64] = { 0 };
+	buf[0] = 0x2a;			// a_uint = 42
+	buf[48 - 4] = (uint8_t)(5u << 1 | 0xfu << 4);	// flag_b = 5, neg = -1
+	CHECK_U64(kp_layout_u64(l, buf, M_STATE), 42);
+	CHECK_U64(kp_layout_u64(l, buf, M_FLAG_B), 5);
+	CHECK(kp_layout_s64(l, buf, M_NEG) == -1);
+	CHECK_U64(kp_layout_u64(l, buf, M_GONE), 0);
+	CHECK_OK(kp_types_struct_layout(t, &spec, &again));
+	CHECK(again == l);	// cached by the spec
+	// A required member the kernel lacks names the struct and member.
+	static const struct kp_member_spec bad_members[] = { { .name = "no_such|nor_this" } };
+	static const struct kp_struct_spec bad = KP_STRUCT_SPEC("struct task_struct", bad_members);
+	CHECK_ERR(kp_types_struct_layout(t, &bad, &l), KP_ERR_TYPE,
+		  "struct task_struct has none of the members no_such|nor_this");
+	static const struct kp_member_spec one[] = { { .name = "x" } };
+	static const struct kp_struct_spec none = KP_STRUCT_SPEC("struct nosuch", one);
+	static const struct kp_struct_spec none_opt = KP_STRUCT_SPEC_OPTIONAL("struct nosuch", one);
+	CHECK_ERR(kp_types_struct_layout(t, &none, &l), KP_ERR_NOT_FOUND, "struct nosuch");
+	CHECK_OK(kp_types_struct_layout(t, &none_opt, &l));
+	CHECK(!l->present && !kp_layout_has(l, 0));
+	mkk_destroy(k);
+}
+
 TEST(type_sizes)
 {
 	struct kp_kernel *k = mkk_create(MKK_BTF_FILE, NULL, 0);
@@ -422,7 +478,12 @@ TEST(module_split_btf)
 	more_size = size;
 	more_calls = 0;
 	kp_types_set_more(t, more_split, NULL);
-	CHECK_ERR(kp_parse_type_in(t, "struct mod_s", true, &id), KP_ERR_NOT_FOUND, "mod_s");
+	// The walkers' layouts are the kernel's own: they never load module BTF.
+	static const struct kp_member_spec mod_members[] = { { .name = "x" } };
+	static const struct kp_struct_spec mod_spec = KP_STRUCT_SPEC_OPTIONAL("struct mod_s", mod_members);
+	const struct kp_struct_layout *ml;
+	CHECK_OK(kp_types_struct_layout(t, &mod_spec, &ml));
+	CHECK(!ml->present);
 	CHECK(more_calls == 0);
 	CHECK_OK(kp_parse_type(t, "struct mod_s", &id));
 	CHECK(more_calls == 1);
@@ -474,6 +535,7 @@ int main(void)
 	RUN(type_names);
 	RUN(type_parse_errors);
 	RUN(members_through_anonymous_and_bitfields);
+	RUN(member_tables);
 	RUN(type_sizes);
 	RUN(vars_and_int_names);
 	RUN(module_split_btf);
