@@ -205,23 +205,30 @@ static const struct kp_member_spec i_members[I_N] = {
 };
 static const struct kp_struct_spec i_spec = KP_STRUCT_SPEC("struct printk_info", i_members);
 
-// A struct's layout from BTF, else its members' offsets and its size from
-// VMCOREINFO (OFFSET(type.member), SIZE(type)): dmesg of a dump without BTF.
+// A struct's layout from VMCOREINFO (OFFSET(type.member), SIZE(type)),
+// which the kernel writes for exactly this reader (dmesg of a dump without
+// BTF, and no BTF to load when it is there), else from BTF.
 struct from {
 	struct kp_kernel *k;
 	const struct kp_struct_spec *spec;
-	const struct kp_struct_layout *l;	// NULL: VMCOREINFO
+	const struct kp_struct_layout *l;	// BTF's, once asked for
 	struct kp_error *why;			// why not BTF
+	bool tried;
 };
 
 static void from_init(struct from *f, struct kp_kernel *k, const struct kp_struct_spec *spec)
 {
-	f->k = k;
-	f->spec = spec;
-	f->l = NULL;
-	f->why = kp_kernel_layout(k, spec, &f->l);
-	if (f->why)
-		f->l = NULL;
+	*f = (struct from){ .k = k, .spec = spec };
+}
+
+static const struct kp_struct_layout *btf(struct from *f)
+{
+	if (!f->tried) {
+		f->tried = true;
+		if ((f->why = kp_kernel_layout(f->k, f->spec, &f->l)))
+			f->l = NULL;
+	}
+	return f->l;
 }
 
 static struct kp_error *no_layout(struct from *f, const char *what)
@@ -233,31 +240,32 @@ static struct kp_error *no_layout(struct from *f, const char *what)
 
 static struct kp_error *off(struct from *f, unsigned member, uint64_t *ret)
 {
-	if (f->l) {
-		*ret = kp_layout_off(f->l, member);
-		return NULL;
-	}
 	const struct kp_vmcoreinfo *vi = kp_kernel_vmcoreinfo(f->k);
 	const char *type = f->spec->type + strlen("struct ");
 	if (vi && kp_vmcoreinfo_offset(vi, type, f->spec->members[member].name, ret))
 		return NULL;
+	if (btf(f)) {
+		*ret = kp_layout_off(f->l, member);
+		return NULL;
+	}
 	return no_layout(f, f->spec->members[member].name);
 }
 
 static struct kp_error *size(struct from *f, uint64_t *ret)
 {
-	if (f->l) {
-		*ret = f->l->size;
-		return NULL;
-	}
 	const struct kp_vmcoreinfo *vi = kp_kernel_vmcoreinfo(f->k);
 	if (vi && kp_vmcoreinfo_size(vi, f->spec->type + strlen("struct "), ret))
 		return NULL;
+	if (btf(f)) {
+		*ret = f->l->size;
+		return NULL;
+	}
 	return no_layout(f, "its size");
 }
 
 // u8 facility after u16 text_len, then the flags:5 / level:3 bit-fields
-// in the next byte, flags in the low bits: from BTF where it has them.
+// in the next byte, flags in the low bits (every kernel since 5.10): from
+// BTF where it was needed for the layout anyway.
 static void info_bytes(const struct from *f, struct kp_lx_prb_layout *l)
 {
 	l->facility = l->text_len + 2;
