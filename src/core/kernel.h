@@ -39,6 +39,12 @@ uint64_t kp_kernel_page_size(struct kp_kernel *kernel);
 uint64_t kp_kernel_memory_bytes(struct kp_kernel *kernel);
 // Addresses in the kernel's half of the address space (worth symbolizing).
 bool kp_kernel_is_kernel_address(struct kp_kernel *kernel, uint64_t address);
+// kp_read() of a value of at most KP_READ_WHOLE_MAX bytes that a live
+// kernel may be writing: read until two reads agree, so that it is never
+// half old, half new (a dump's is read once).
+#define KP_READ_WHOLE_MAX 16
+struct kp_error *kp_kernel_read_whole(struct kp_kernel *kernel, uint64_t address, void *buf,
+				      size_t len);
 // Up to size bytes from the virtual address, stopping at the first byte
 // that cannot be read (or after a NUL if stop_at_nul); returns the count.
 size_t kp_kernel_read_partial(struct kp_kernel *kernel, uint64_t address, void *buf,

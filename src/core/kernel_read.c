@@ -2,6 +2,9 @@
 // Reading a kernel's memory: the public kp_read*() and kp_vtop(), and the
 // library's partial reads. All go through the one kp_memory of the handle
 // (io/memory.c); none allocates on success.
+#include <inttypes.h>
+#include <string.h>
+
 #include "arch/arch.h"
 #include "core/kernel_impl.h"
 #include "io/memory.h"
@@ -24,6 +27,30 @@ struct kp_error *kp_read(struct kp_kernel *k, enum kp_space space, uint64_t addr
 			 void *buf, size_t len)
 {
 	return kp_memory_read(k->mem, space, address, buf, len);
+}
+
+// A live kernel writes a value while /proc/kcore copies it, and the copy
+// need not be one load: two reads that agree are a value that was there
+// whole. Bounded: a value that never reads the same twice is an error.
+#define STABLE_TRIES 16
+
+struct kp_error *kp_kernel_read_whole(struct kp_kernel *k, uint64_t address, void *buf,
+				      size_t len)
+{
+	uint8_t again[KP_READ_WHOLE_MAX];
+	struct kp_error *err = kp_memory_read(k->mem, KP_VIRT, address, buf, len);
+	if (err || !k->src.live || len > sizeof(again))
+		return err;
+	for (int i = 0; i < STABLE_TRIES; i++) {
+		if ((err = kp_memory_read(k->mem, KP_VIRT, address, again, len)))
+			return err;
+		if (!memcmp(again, buf, len))
+			return NULL;
+		memcpy(buf, again, len);
+	}
+	return kp_error_create(KP_ERR_UNSUPPORTED,
+			       "the value at 0x%" PRIx64 " changed between every two of %d reads: "
+			       "it cannot be read whole", address, STABLE_TRIES + 1);
 }
 
 #define DEFINE_READ(bits)                                                          \

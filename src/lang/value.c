@@ -273,7 +273,10 @@ struct kp_error *kp_value_reread(struct kp_value *v, void *buf, size_t size, siz
 				       "the value is computed, not read from memory: evaluate it again instead of rereading it");
 	size_t n = v->size < size ? (size_t)v->size : size;
 	if (n) {
-		struct kp_error *err = kp_read(v->kernel, KP_VIRT, v->address, buf, n);
+		// watch rereads values a live kernel changes: never a torn one.
+		struct kp_error *err = n <= KP_READ_WHOLE_MAX ?
+			kp_kernel_read_whole(v->kernel, v->address, buf, n) :
+			kp_read(v->kernel, KP_VIRT, v->address, buf, n);
 		if (err)
 			return err;
 	}

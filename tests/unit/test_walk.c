@@ -290,6 +290,39 @@ TEST(live_unreadable_head_is_an_error)
 	kp_kernel_destroy(k);
 }
 
+// A value a live kernel writes while it is read (watch): never half old,
+// half new: read until two reads agree, an error if they never do.
+static int bumps;
+static void bump(void)
+{
+	if (bumps-- > 0)
+		w64(NODE(1), 0x1111111100000000ULL + (uint64_t)bumps);
+}
+
+TEST(live_value_is_read_whole)
+{
+	build(1);
+	struct kp_kernel *k = kernel(true);
+	uint64_t v = 0;
+	m.mutate = bump;
+	m.mutate_every = 1;
+	bumps = 3;	// changes under the first three reads, then holds
+	CHECK_OK(kp_kernel_read_whole(k, NODE(1), &v, 8));
+	CHECK_U64(v, 0x1111111100000000ULL);
+	bumps = 1000;	// never holds still
+	CHECK_ERR(kp_kernel_read_whole(k, NODE(1), &v, 8), KP_ERR_UNSUPPORTED, "cannot be read whole");
+	kp_kernel_destroy(k);
+	// A dump's is read once.
+	build(1);
+	k = kernel(false);
+	m.mutate = bump;
+	m.mutate_every = 1;
+	bumps = 1000;
+	CHECK_OK(kp_kernel_read_whole(k, NODE(1), &v, 8));
+	CHECK_U64(m.reads, 1);
+	kp_kernel_destroy(k);
+}
+
 int main(void)
 {
 	RUN(dump_missing_page_at_the_head);
@@ -301,5 +334,6 @@ int main(void)
 	RUN(live_head_moved_under_the_pass);
 	RUN(live_list_that_never_stops_changing);
 	RUN(live_unreadable_head_is_an_error);
+	RUN(live_value_is_read_whole);
 	return TEST_SUMMARY();
 }
