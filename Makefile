@@ -164,11 +164,13 @@ uninstall:
 
 # The whole suite: unit tests (plain and under ASan+UBSan), then the QEMU
 # integration suite against a real Debian kernel.
+# Builds use every core (CI has two): the builds are minutes of the
+# check's budget.
 check:
 	@scripts/install-deps check
-	$(MAKE) WERROR=1 all
-	$(MAKE) WERROR=1 B=build-asan SAN=1 all
-	$(MAKE) -C fuzz all
+	$(MAKE) -j$(JOBS) WERROR=1 all
+	$(MAKE) -j$(JOBS) WERROR=1 B=build-asan SAN=1 all
+	$(MAKE) -j$(JOBS) -C fuzz all
 	scripts/cross-build arm64
 	tests/check-all
 

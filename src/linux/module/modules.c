@@ -284,8 +284,10 @@ static bool decode(struct kp_module_iter *it, uint64_t mod)
 	m->state = state;
 	snprintf(m->state_name, sizeof(m->state_name), "%s",
 		 state >= 0 && state < 4 ? state_names[state] : "Unknown");
-	m->refcnt = kp_layout_has(ml, KP_LX_M_REFCNT) ?
-		    (int32_t)kp_layout_u64(ml, it->buf, KP_LX_M_REFCNT) - MODULE_REF_BASE : -1;
+	// module_refcount(): the count less its base, in 64 bits so that a
+	// corrupt INT_MIN does not overflow; one that does not fit is unknown.
+	int64_t ref = kp_layout_s64(ml, it->buf, KP_LX_M_REFCNT) - MODULE_REF_BASE;
+	m->refcnt = kp_layout_has(ml, KP_LX_M_REFCNT) && ref >= 0 && ref <= INT32_MAX ? (int32_t)ref : -1;
 	for (unsigned i = 0; i < l->nregions; i++) {
 		const uint8_t *size = kp_layout_ptr(ml, it->buf, l->region_size[i], 4);
 		m->size += size ? kp_le32(size) : 0;
