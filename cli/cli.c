@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The helpers every command shares (cli.h): opening the kernel, one-line
 // error messages, option and argument parsing, sizes, the task list.
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -315,4 +316,46 @@ double cli_monotonic(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static bool shell_safe(const char *s, size_t n)
+{
+	if (!n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr("_@%+=:,./-", s[i]))
+			return false;
+	return true;
+}
+
+char *cli_shell_words(const char *buf, size_t len)
+{
+	// Worst case: every byte a quote, each 4 bytes ('\'') + 2 quotes + a space.
+	char *out = malloc(len * 4 + 3 * (len + 1) + 1);
+	if (!out)
+		return NULL;
+	size_t o = 0;
+	for (size_t i = 0; i < len;) {
+		size_t n = strnlen(buf + i, len - i);
+		if (o)
+			out[o++] = ' ';
+		if (shell_safe(buf + i, n)) {
+			memcpy(out + o, buf + i, n);
+			o += n;
+		} else {
+			out[o++] = '\'';
+			for (size_t j = 0; j < n; j++) {
+				if (buf[i + j] == '\'') {
+					memcpy(out + o, "'\\''", 4);
+					o += 4;
+				} else {
+					out[o++] = buf[i + j];
+				}
+			}
+			out[o++] = '\'';
+		}
+		i += n + 1;
+	}
+	out[o] = '\0';
+	return out;
 }

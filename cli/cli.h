@@ -53,6 +53,10 @@ bool cli_parse_number(const char *arg, uint64_t *ret);
 // Whether the len bytes at s can be a symbol name: a C identifier, '.'
 // (foo.cold, foo.isra.0) and '$' allowed.
 bool cli_is_symbol_name(const char *s, size_t len);
+// The NUL-separated words of buf[0, len) (a /proc/PID/cmdline) as one line
+// a shell would read back as those words: a word of only safe characters
+// as it is, any other in single quotes. Malloc'ed; NULL on out of memory.
+char *cli_shell_words(const char *buf, size_t len);
 // "512 MiB", "1.5 GiB", "4 KiB", "100 B".
 void cli_human_size(uint64_t bytes, char *buf, size_t size);
 // How a walk of kernel objects ended (walk.c): the iterator's status and
@@ -89,6 +93,7 @@ int cmd_rd(struct cli *cli, int argc, char **argv);
 int cmd_print(struct cli *cli, int argc, char **argv);
 int cmd_vtop(struct cli *cli, int argc, char **argv);
 int cmd_ps(struct cli *cli, int argc, char **argv);
+int cmd_env(struct cli *cli, int argc, char **argv);
 int cmd_lsmod(struct cli *cli, int argc, char **argv);
 int cmd_loadavg(struct cli *cli, int argc, char **argv);
 int cmd_panic(struct cli *cli, int argc, char **argv);

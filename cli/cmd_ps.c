@@ -10,7 +10,7 @@
 
 static void usage(void)
 {
-	printf("Usage: kpeek [-c CORE] ps [-t] [--tree] [-k|-u] [--json]\n"
+	printf("Usage: kpeek [-c CORE] ps [-t] [--tree] [-k|-u] [-a] [--json]\n"
 	       "Lists the tasks of the init_task.tasks list (thread-group leaders), with\n"
 	       "columns PID PPID TGID ST CPU TASK COMM. PPID is the parent's thread group\n"
 	       "(real_parent->tgid) as ps(1) shows; ST the state letter of /proc/PID/stat\n"
@@ -23,7 +23,9 @@ static void usage(void)
 	       "excluded) is left out, and the tasks are listed as far as the task list\n"
 	       "can be followed; stderr then counts the errors and names the first. A\n"
 	       "number kpeek cannot read (a parent the dump lacks, a CPU the kernel does\n"
-	       "not record) is shown as - (null in JSON).\n"
+	       "not record) is shown as - (null in JSON). On a live kernel that changed\n"
+	       "under every pass of the task list, the last pass is shown and one line on\n"
+	       "stderr says so (JSON \"complete\": false, \"reason\": \"live-changed\").\n"
 	       "\n"
 	       "Exit status: 0 success, 1 an error or an incomplete listing (stderr says\n"
 	       "what is missing), 2 a usage error or output that could not be written.\n"
@@ -33,8 +35,12 @@ static void usage(void)
 	       "      --tree      children indented under their parent\n"
 	       "  -k, --kernel    kernel threads only\n"
 	       "  -u, --user      user tasks only\n"
+	       "  -a, --args      each process's arguments after its name, as\n"
+	       "                  /proc/PID/cmdline has them, shell-quoted where needed\n"
+	       "                  (read from its memory: ? where a page is not there)\n"
 	       "  -j, --json      {\"tasks\": [{pid, ppid, tgid, state, cpu, task, comm,\n"
-	       "                  name, kthread, flags, depth}]}\n"
+	       "                  name, kthread, flags, depth, args: [...] (-a, user\n"
+	       "                  tasks; null where unreadable)}], \"complete\": bool}\n"
 	       "  -h, --help      show this help\n"
 	       "\n"
 	       "Examples:\n"
@@ -138,7 +144,10 @@ out:
 }
 
 struct ps_opts {
-	bool threads, tree, kernel_only, user_only;
+	bool threads, tree, kernel_only, user_only, args;
+	struct kp_kernel *k;
+	size_t unreadable;		// -a: processes whose arguments could not be read
+	char first[320];		// the first one's error
 };
 
 // -1 to go on, else the exit status.
@@ -149,18 +158,20 @@ static int parse_options(struct cli *cli, int argc, char **argv, struct ps_opts 
 		{ "tree", no_argument, NULL, 'T' },
 		{ "kernel", no_argument, NULL, 'k' },
 		{ "user", no_argument, NULL, 'u' },
+		{ "args", no_argument, NULL, 'a' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":tkujh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":tkuajh", opts, NULL)) != -1) {
 		switch (c) {
 		case 't': po->threads = true; break;
 		case 'T': po->tree = true; break;
 		case 'k': po->kernel_only = true; break;
 		case 'u': po->user_only = true; break;
+		case 'a': po->args = true; break;
 		case 'j': cli->json = true; break;
 		case 'h': usage(); return 0;
 		default: return cli_bad_option("ps", c, argv);
@@ -178,7 +189,53 @@ static bool shown(const struct ps_opts *po, const struct kp_task *p)
 	return !((po->kernel_only && !p->kthread) || (po->user_only && p->kthread));
 }
 
-static void json_tasks(struct out *o, const struct ps_opts *po, const struct kp_task *t, size_t n,
+// The task's /proc/PID/cmdline (NULL and counted when it cannot be read).
+static char *cmdline(struct ps_opts *po, const struct kp_task *p, size_t *len)
+{
+	char *buf = NULL;
+	struct kp_error *err = kp_task_cmdline(po->k, p->address, &buf, len);
+	if (!err)
+		return buf;
+	if (!po->unreadable++)
+		snprintf(po->first, sizeof(po->first), "pid %d: %s", p->pid, kp_error_message(err));
+	kp_error_destroy(err);
+	return NULL;
+}
+
+static void json_args(struct out *o, struct ps_opts *po, const struct kp_task *p)
+{
+	size_t len;
+	char *buf = cmdline(po, p, &len);
+	if (!buf) {
+		out_kv_str(o, "args", NULL);
+		return;
+	}
+	out_begin_list(o, "args");
+	for (size_t i = 0; i < len;) {
+		size_t n = strnlen(buf + i, len - i);
+		char *one = strndup(buf + i, n);
+		if (one)
+			out_kv_str(o, NULL, one);
+		free(one);
+		i += n + 1;
+	}
+	out_end_list(o);
+	free(buf);
+}
+
+// The arguments as one shell-quoted line ("?" where unreadable), malloc'ed.
+static char *args_text(struct ps_opts *po, const struct kp_task *p)
+{
+	size_t len;
+	char *buf = cmdline(po, p, &len);
+	if (!buf)
+		return strdup("?");
+	char *line = cli_shell_words(buf, len);
+	free(buf);
+	return line;
+}
+
+static void json_tasks(struct out *o, struct ps_opts *po, const struct kp_task *t, size_t n,
 		       const size_t *order, const int *depth)
 {
 	out_begin_list(o, "tasks");
@@ -200,21 +257,23 @@ static void json_tasks(struct out *o, const struct ps_opts *po, const struct kp_
 		out_kv_hex(o, "flags", p->flags);
 		if (po->tree)
 			out_kv_int(o, "depth", depth[i]);
+		if (po->args && !p->kthread)
+			json_args(o, po, p);
 		out_end_object(o);
 	}
 	out_end_list(o);
 }
 
-static void text_tasks(struct out *o, const struct ps_opts *po, const struct kp_task *t, size_t n,
+static void text_tasks(struct out *o, struct ps_opts *po, const struct kp_task *t, size_t n,
 		       const size_t *order, const int *depth)
 {
 	static const struct column cols[] = {
 		{ "PID", COL_INT, false }, { "PPID", COL_INT, false },
 		{ "TGID", COL_INT, false }, { "ST", COL_STR, false },
 		{ "CPU", COL_STR, false }, { "TASK", COL_HEX, false },
-		{ "COMM", COL_STR, true },
+		{ "COMM", COL_STR, true }, { "ARGS", COL_STR, true },
 	};
-	out_table_begin(o, "tasks", cols, 7);
+	out_table_begin(o, "tasks", cols, po->args ? 8 : 7);
 	for (size_t i = 0; i < n; i++) {
 		const struct kp_task *p = &t[order[i]];
 		if (!shown(po, p))
@@ -235,6 +294,11 @@ static void text_tasks(struct out *o, const struct ps_opts *po, const struct kp_
 		out_cell_str(o, cpu);
 		out_cell_hex(o, p->address);
 		out_cell_str(o, comm);
+		if (po->args) {
+			char *a = p->kthread ? NULL : args_text(po, p);
+			out_cell_str(o, a ? a : "");
+			free(a);
+		}
 	}
 	out_table_end(o);
 }
@@ -272,7 +336,7 @@ int cmd_ps(struct cli *cli, int argc, char **argv)
 	int status = parse_options(cli, argc, argv, &po);
 	if (status >= 0)
 		return status;
-	struct kp_kernel *k = cli_kernel(cli);
+	struct kp_kernel *k = po.k = cli_kernel(cli);
 	if (!k)
 		return 1;
 	struct kp_task *t = NULL;
@@ -304,6 +368,12 @@ int cmd_ps(struct cli *cli, int argc, char **argv)
 	free(order);
 	free(depth);
 	status = incomplete(t, n, &walk);
+	if (po.unreadable) {
+		int s = cli_fail("ps: the arguments of %zu process%s could not be read, the first: %s",
+				 po.unreadable, po.unreadable == 1 ? "" : "es", po.first);
+		if (!status)
+			status = s;
+	}
 	free(t);
 	return status;
 }

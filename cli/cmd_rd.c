@@ -19,7 +19,7 @@ enum {
 
 static void usage(void)
 {
-	printf("Usage: kpeek [-c CORE] rd [-p] [-w 1|2|4|8] [-s] [-a] [--json] ADDR [LEN]\n"
+	printf("Usage: kpeek [-c CORE] rd [-p | --pid PID] [-w 1|2|4|8] [-s] [-a] [--json] ADDR [LEN]\n"
 	       "Hexdumps LEN bytes of memory at ADDR, 16 bytes a line: the address, the\n"
 	       "bytes grouped into little-endian values of the -w width, and their ASCII.\n"
 	       "ADDR is 0xHEX, DECIMAL or SYMBOL[+-OFFSET]. LEN is a byte count (0xHEX or\n"
@@ -33,6 +33,9 @@ static void usage(void)
 	       "\n"
 	       "Options:\n"
 	       "  -p, --physical     ADDR is a physical address (a number, not a symbol)\n"
+	       "      --pid PID      ADDR is a user address of process PID, read through its\n"
+	       "                     own page tables; a page not in memory (swapped out,\n"
+	       "                     never touched, not in the dump) is an error naming it\n"
 	       "  -w, --width N      value width in bytes: 1, 2, 4 or 8 (default 8)\n"
 	       "  -s, --symbols      show values that are kernel addresses as\n"
 	       "                     symbol+0xoff (needs width 8; no ASCII column)\n"
@@ -41,14 +44,16 @@ static void usage(void)
 	       "  -j, --json         print {\"address\", \"space\", \"width\", \"length\",\n"
 	       "                     \"complete\", \"bytes\": \"hex\", \"values\": [\"0x...\"]}\n"
 	       "                     (\"symbols\" with -s; with -a {\"address\", \"space\",\n"
-	       "                     \"string\", \"length\"}); at most 16 MiB\n"
+	       "                     \"string\", \"length\"}); space is \"virtual\", \"physical\"\n"
+	       "                     or \"user\", with \"pid\" then; at most 16 MiB\n"
 	       "  -h, --help         show this help\n"
 	       "\n"
 	       "Examples:\n"
 	       "  kpeek rd -w 8 -s init_task 64\n"
 	       "  kpeek rd -w 1 linux_banner 0x40\n"
 	       "  kpeek rd -a linux_banner\n"
-	       "  kpeek rd -p 0x1000 4k\n", STR_DEFAULT);
+	       "  kpeek rd -p 0x1000 4k\n"
+	       "  kpeek rd --pid 1 -a 0x7ffd5e6c1f20\n", STR_DEFAULT);
 }
 
 static bool parse_len(const char *arg, uint64_t *ret)
@@ -98,7 +103,21 @@ struct rd {
 	enum kp_space space;
 	int width;
 	bool syms;
+	int32_t pid;		// --pid: the process whose user memory is read
+	struct kp_user *user;	// its user memory, else NULL
 };
+
+static struct kp_error *rd_read(struct rd *rd, uint64_t addr, void *buf, size_t len)
+{
+	if (rd->user)
+		return kp_user_read(rd->user, addr, buf, len);
+	return kp_read(rd->k, rd->space, addr, buf, len);
+}
+
+static const char *space_name(const struct rd *rd)
+{
+	return rd->user ? "user" : rd->space == KP_PHYS ? "physical" : "virtual";
+}
 
 // One text line of n bytes (n <= LINE, a multiple of the width) at addr.
 static void text_line(struct rd *rd, uint64_t addr, const uint8_t *p, size_t n)
@@ -137,7 +156,7 @@ static void text_line(struct rd *rd, uint64_t addr, const uint8_t *p, size_t n)
 static struct kp_error *read_some(struct rd *rd, uint64_t addr, uint8_t *buf, size_t len,
 				  size_t *got_ret, size_t unit)
 {
-	struct kp_error *err = kp_read(rd->k, rd->space, addr, buf, len);
+	struct kp_error *err = rd_read(rd, addr, buf, len);
 	if (!err) {
 		*got_ret = len;
 		return NULL;
@@ -147,7 +166,7 @@ static struct kp_error *read_some(struct rd *rd, uint64_t addr, uint8_t *buf, si
 	// Find where the hole starts, one value at a time.
 	size_t got = 0;
 	while (got < len) {
-		err = kp_read(rd->k, rd->space, addr + got, buf + got, unit);
+		err = rd_read(rd, addr + got, buf + got, unit);
 		if (err)
 			break;
 		got += unit;
@@ -215,7 +234,9 @@ static int rd_string(struct rd *rd, uint64_t addr, uint64_t max)
 		return cli_fail("out of memory");
 	if (out_is_json(rd->o)) {
 		out_kv_hex(rd->o, "address", addr);
-		out_kv_str(rd->o, "space", rd->space == KP_PHYS ? "physical" : "virtual");
+		out_kv_str(rd->o, "space", space_name(rd));
+		if (rd->user)
+			out_kv_int(rd->o, "pid", rd->pid);
 		out_kv_str(rd->o, "string", buf);
 		out_kv_uint(rd->o, "length", strlen(buf));
 	} else {
@@ -231,7 +252,9 @@ static void json_dump(struct rd *rd, uint64_t addr, const uint8_t *p, size_t n, 
 {
 	struct out *o = rd->o;
 	out_kv_hex(o, "address", addr);
-	out_kv_str(o, "space", rd->space == KP_PHYS ? "physical" : "virtual");
+	out_kv_str(o, "space", space_name(rd));
+	if (rd->user)
+		out_kv_int(o, "pid", rd->pid);
 	out_kv_int(o, "width", rd->width);
 	out_kv_uint(o, "length", n);
 	out_kv_bool(o, "complete", n == asked);
@@ -265,7 +288,7 @@ static void json_dump(struct rd *rd, uint64_t addr, const uint8_t *p, size_t n, 
 struct rd_args {
 	const char *addr_arg;
 	uint64_t addr, len;
-	bool len_given, ascii;
+	bool len_given, ascii, by_pid;
 };
 
 // -1 to go on, else the exit status.
@@ -273,6 +296,7 @@ static int parse_args(struct cli *cli, int argc, char **argv, struct rd *rd, str
 {
 	static const struct option opts[] = {
 		{ "physical", no_argument, NULL, 'p' },
+		{ "pid", required_argument, NULL, 'P' },
 		{ "width", required_argument, NULL, 'w' },
 		{ "symbols", no_argument, NULL, 's' },
 		{ "ascii", no_argument, NULL, 'a' },
@@ -288,6 +312,14 @@ static int parse_args(struct cli *cli, int argc, char **argv, struct rd *rd, str
 		case 'p':
 			rd->space = KP_PHYS;
 			break;
+		case 'P': {
+			uint64_t pid;
+			if (!cli_parse_number(optarg, &pid) || pid > INT32_MAX)
+				return cli_usage_error("rd", "--pid takes a process ID, not '%s'", optarg);
+			rd->pid = (int32_t)pid;
+			a->by_pid = true;
+			break;
+		}
 		case 'w':
 			if (strcmp(optarg, "1") && strcmp(optarg, "2") && strcmp(optarg, "4") &&
 			    strcmp(optarg, "8"))
@@ -324,8 +356,13 @@ static int parse_args(struct cli *cli, int argc, char **argv, struct rd *rd, str
 	if (a->len_given && !parse_len(argv[optind + 1], &a->len))
 		return cli_usage_error("rd", "invalid length '%s' (expected a byte count such as 64, 0x40, 4k, 1M)",
 				       argv[optind + 1]);
-	if (rd->space == KP_PHYS && !cli_parse_number(a->addr_arg, &a->addr))
-		return cli_usage_error("rd", "-p takes a physical address (0xHEX or DECIMAL), not '%s'",
+	if (rd->space == KP_PHYS && a->by_pid)
+		return cli_usage_error("rd", "-p and --pid exclude each other");
+	if (rd->syms && a->by_pid)
+		return cli_usage_error("rd", "-s and --pid exclude each other");
+	if ((rd->space == KP_PHYS || a->by_pid) && !cli_parse_number(a->addr_arg, &a->addr))
+		return cli_usage_error("rd", "%s takes a %s address (0xHEX or DECIMAL), not '%s'",
+				       a->by_pid ? "--pid" : "-p", a->by_pid ? "user" : "physical",
 				       a->addr_arg);
 	return -1;
 }
@@ -364,27 +401,41 @@ int cmd_rd(struct cli *cli, int argc, char **argv)
 	rd.k = cli_kernel(cli);
 	if (!rd.k)
 		return 1;
-	if (rd.space == KP_VIRT && cli_parse_address(cli, a.addr_arg, &a.addr))
+	if (rd.space == KP_VIRT && !a.by_pid && cli_parse_address(cli, a.addr_arg, &a.addr))
 		return 1;
+	if (a.by_pid) {
+		uint64_t task;
+		struct kp_error *err = kp_task_by_pid(rd.k, rd.pid, &task);
+		if (!err)
+			err = kp_user_create(rd.k, task, &rd.user);
+		if (err)
+			return cli_error_prefix(err, "rd --pid %d", rd.pid);
+	}
 	if (a.ascii) {
 		rd.o = out_create(cli->json);
 		status = rd_string(&rd, a.addr, a.len_given && a.len ? a.len : STR_DEFAULT);
 		out_destroy(rd.o);
+		kp_user_destroy(rd.user);
 		return status;
 	}
 	uint64_t len = a.len_given ? a.len : (uint64_t)rd.width;
 	len = (len + (uint64_t)rd.width - 1) / (uint64_t)rd.width * (uint64_t)rd.width;
 	if (len && a.addr + len - 1 < a.addr)
-		return cli_usage_error("rd", "0x%" PRIx64 " + %" PRIu64 " bytes runs past the end of the address space",
-				       a.addr, len);
-	if (cli->json && len > JSON_MAX)
-		return cli_usage_error("rd", "--json dumps at most 16 MiB, not %" PRIu64 " bytes", len);
-	uint8_t *buf = malloc(cli->json ? (len ? len : 1) : CHUNK);
-	if (!buf)
-		return cli_fail("out of memory");
+		status = cli_usage_error("rd", "0x%" PRIx64 " + %" PRIu64 " bytes runs past the end of the address space",
+					 a.addr, len);
+	else if (cli->json && len > JSON_MAX)
+		status = cli_usage_error("rd", "--json dumps at most 16 MiB, not %" PRIu64 " bytes", len);
+	uint8_t *buf = status >= 0 ? NULL : malloc(cli->json ? (len ? len : 1) : CHUNK);
+	if (status < 0 && !buf)
+		status = cli_fail("out of memory");
+	if (status >= 0) {
+		kp_user_destroy(rd.user);
+		return status;
+	}
 	rd.o = out_create(cli->json);
 	struct kp_error *err = hexdump(&rd, a.addr, len, cli->json, buf);
 	free(buf);
 	out_destroy(rd.o);
+	kp_user_destroy(rd.user);
 	return err ? cli_error(err) : 0;
 }

@@ -17,6 +17,7 @@ static const struct cmd cmds[] = {
 	{ "print", cmd_print, "evaluate C expressions over symbols and BTF types" },
 	{ "vtop", cmd_vtop, "translate virtual addresses through the page tables" },
 	{ "ps", cmd_ps, "list tasks" },
+	{ "env", cmd_env, "print a process's environment, as /proc/PID/environ" },
 	{ "lsmod", cmd_lsmod, "list loaded kernel modules" },
 	{ "loadavg", cmd_loadavg, "show the load average as /proc/loadavg" },
 	{ "dmesg", cmd_dmesg, "print the kernel log (printk ring buffer)" },

@@ -444,6 +444,37 @@ KP_API struct kp_error *kp_task_iter_next(struct kp_task_iter *it, const struct 
 KP_API void kp_task_iter_destroy(struct kp_task_iter *it);
 KP_API void kp_task_iter_status(const struct kp_task_iter *it, struct kp_walk_status *ret);
 
+// The task whose PID (in the initial PID namespace) is pid, threads
+// included: its struct task_struct. KP_ERR_NOT_FOUND naming the PID.
+KP_API struct kp_error *kp_task_by_pid(struct kp_kernel *kernel, int32_t pid, uint64_t *ret);
+
+// ---------------------------------------------------------------- user memory
+
+// A process's user memory, read through its own page tables (mm->pgd),
+// never the kernel's (0.6).
+struct kp_user;
+
+// The user memory of the task at task (struct task_struct *). A kernel
+// thread has none: KP_ERR_INVALID saying so.
+KP_API struct kp_error *kp_user_create(struct kp_kernel *kernel, uint64_t task,
+				       struct kp_user **ret);
+// size bytes at the user address. A page that is not in memory (never
+// touched, swapped out, a file page not in the page cache, or not in the
+// dump) is KP_ERR_FAULT naming the address, never zeros.
+KP_API struct kp_error *kp_user_read(struct kp_user *user, uint64_t address, void *buf,
+				     size_t size);
+KP_API void kp_user_destroy(struct kp_user *user);
+
+// The bytes of /proc/PID/cmdline and /proc/PID/environ of the task: the
+// arguments (or environment) each followed by a NUL, as the kernel's own
+// files give them (a process that rewrote its arguments, as setproctitle()
+// does, gives what the kernel would). Malloc'ed, NUL-terminated beyond
+// *len_ret.
+KP_API struct kp_error *kp_task_cmdline(struct kp_kernel *kernel, uint64_t task, char **ret,
+					size_t *len_ret);
+KP_API struct kp_error *kp_task_environ(struct kp_kernel *kernel, uint64_t task, char **ret,
+					size_t *len_ret);
+
 // ---------------------------------------------------------------- modules
 
 struct kp_module {

@@ -81,6 +81,7 @@ struct kp_locator;	// an architecture's view of the CPU registers of a dump
 struct kp_unwind_env;	// arch/unwind.h
 struct kp_unwind_frame;
 struct kp_unwinder;
+struct kp_uspace;	// a process's page tables, as its architecture walks them
 
 struct kp_arch {
 	const char *name;		// "x86_64", "arm64"
@@ -155,6 +156,18 @@ struct kp_arch {
 	// cannot be followed further (corrupt, unreadable).
 	struct kp_error *(*unwind_step)(struct kp_unwinder *u, struct kp_unwind_frame *f,
 					const char **end_ret);
+
+	// ---- user memory (a process's page tables); NULL where kpeek cannot
+	// A walker of the user half of the address space whose top-level
+	// table is at physical root_pa (the process's mm->pgd).
+	struct kp_error *(*uspace_create)(struct kp_arch_ctx *ctx, uint64_t root_pa,
+					  struct kp_uspace **ret);
+	void (*uspace_destroy)(struct kp_uspace *u);
+	// As vtop for a user address: unmapped is ret->present false, with the
+	// last entry read in the last step (non-zero: swapped out, PROT_NONE or
+	// a migration entry; zero: never mapped there). An address outside the
+	// user half is KP_ERR_INVALID.
+	struct kp_error *(*uspace_walk)(struct kp_uspace *u, uint64_t vaddr, struct kp_vtop *ret);
 
 	// ---- kernel objects
 	const char *const *syscall_tables;	// symbol names, NULL-ended

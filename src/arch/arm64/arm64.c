@@ -188,6 +188,45 @@ static struct kp_error *vtop(struct kp_arch_ctx *c, uint64_t vaddr, struct kp_vt
 	return NULL;
 }
 
+// A process's page tables: TTBR0's, the same granule and levels as the
+// kernel's (Linux sets T0SZ like T1SZ), for the addresses whose top bits
+// are all zeros.
+struct kp_uspace {
+	struct arm64_pgtable *pt;
+};
+
+static struct kp_error *uspace_create(struct kp_arch_ctx *c, uint64_t root_pa,
+				      struct kp_uspace **ret)
+{
+	if (!c->has_layout)
+		return kp_error_create(KP_ERR_UNSUPPORTED, "no page-table layout (%s)", c->why);
+	struct kp_uspace *u = calloc(1, sizeof(*u));
+	if (!u)
+		return &kp_enomem;
+	struct kp_error *err = kp_arm64_pgtable_create(c->mem, root_pa, c->lay.page_shift,
+						       c->lay.va_bits, &u->pt);
+	if (err) {
+		free(u);
+		return err;
+	}
+	kp_arm64_pgtable_set_user(u->pt);
+	*ret = u;
+	return NULL;
+}
+
+static void uspace_destroy(struct kp_uspace *u)
+{
+	if (!u)
+		return;
+	kp_arm64_pgtable_destroy(u->pt);
+	free(u);
+}
+
+static struct kp_error *uspace_walk(struct kp_uspace *u, uint64_t vaddr, struct kp_vtop *ret)
+{
+	return kp_arm64_pgtable_walk(u->pt, vaddr, ret);
+}
+
 static bool kernel_address(const struct kp_arch_ctx *c, uint64_t vaddr)
 {
 	unsigned bits = c->has_layout ? c->lay.va_bits : 48;
@@ -274,6 +313,9 @@ const struct kp_arch kp_arch_arm64 = {
 	.page_size = page_size,
 	.vtop = vtop,
 	.kernel_address = kernel_address,
+	.uspace_create = uspace_create,
+	.uspace_destroy = uspace_destroy,
+	.uspace_walk = uspace_walk,
 	.image_range = image_range,
 	.link_text = ARM64_LINK_TEXT,
 	.phys_to_virt = phys_to_virt,

@@ -24,6 +24,7 @@ struct arm64_pgtable {
 	uint64_t low_mask, high_mask;
 	unsigned high_shift;
 	bool lpa2;
+	bool user;		// TTBR0: the top bits are zeros
 	struct kp_ptcache *cache;
 };
 
@@ -75,6 +76,11 @@ void kp_arm64_pgtable_destroy(struct arm64_pgtable *pt)
 		return;
 	kp_ptcache_destroy(pt->cache);
 	free(pt);
+}
+
+void kp_arm64_pgtable_set_user(struct arm64_pgtable *pt)
+{
+	pt->user = true;
 }
 
 int kp_arm64_pgtable_levels(const struct arm64_pgtable *pt)
@@ -146,10 +152,11 @@ static struct kp_error *walk(struct arm64_pgtable *pt, uint64_t vaddr, struct kp
 	return NULL;	// not reached
 }
 
-// TTBR1 maps the addresses whose top 64 - va_bits bits are all ones.
+// TTBR1 maps the addresses whose top 64 - va_bits bits are all ones,
+// TTBR0 those whose top bits are zeros.
 static bool in_range(const struct arm64_pgtable *pt, uint64_t vaddr)
 {
-	return (vaddr >> pt->va_bits) == (~0ULL >> pt->va_bits);
+	return (vaddr >> pt->va_bits) == (pt->user ? 0 : ~0ULL >> pt->va_bits);
 }
 
 struct kp_error *kp_arm64_pgtable_walk(struct arm64_pgtable *pt, uint64_t vaddr,
@@ -157,8 +164,9 @@ struct kp_error *kp_arm64_pgtable_walk(struct arm64_pgtable *pt, uint64_t vaddr,
 {
 	if (!in_range(pt, vaddr))
 		return kp_error_create(KP_ERR_INVALID,
-				       "virtual address 0x%" PRIx64 " is not a kernel address (%u-bit TTBR1 range)",
-				       vaddr, pt->va_bits);
+				       "virtual address 0x%" PRIx64 " is not a %s address (%u-bit %s range)",
+				       vaddr, pt->user ? "user" : "kernel", pt->va_bits,
+				       pt->user ? "TTBR0" : "TTBR1");
 	struct kp_vtop v;
 	struct kp_error *err = walk(pt, vaddr, &v);
 	if (err)

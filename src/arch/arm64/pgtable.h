@@ -23,6 +23,9 @@ struct kp_error *kp_arm64_pgtable_create(struct kp_memory *mem, uint64_t root_pa
 					 unsigned page_shift, unsigned va_bits,
 					 struct arm64_pgtable **ret);
 void kp_arm64_pgtable_destroy(struct arm64_pgtable *pt);
+// Makes pt a TTBR0 walker: the addresses whose top 64 - va_bits bits are
+// zeros (a process's), not ones.
+void kp_arm64_pgtable_set_user(struct arm64_pgtable *pt);
 int kp_arm64_pgtable_levels(const struct arm64_pgtable *pt);
 bool kp_arm64_pgtable_lpa2(const struct arm64_pgtable *pt);
 // As kp_pgtable_walk() of x86-64: an unmapped address is ret->present

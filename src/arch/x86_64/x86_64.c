@@ -207,6 +207,44 @@ static struct kp_error *vtop(struct kp_arch_ctx *c, uint64_t vaddr, struct kp_vt
 	return NULL;
 }
 
+// A process's page tables: the same walker as the kernel's, from its own
+// root (x86-64 mm->pgd maps both halves; with PTI the user copy next to it
+// maps the same user half).
+struct kp_uspace {
+	struct kp_pgtable *pt;
+};
+
+static struct kp_error *uspace_create(struct kp_arch_ctx *c, uint64_t root_pa,
+				      struct kp_uspace **ret)
+{
+	struct kp_uspace *u = calloc(1, sizeof(*u));
+	if (!u)
+		return &kp_enomem;
+	struct kp_error *err = kp_pgtable_create(c->mem, root_pa, c->levels ? c->levels : 4, &u->pt);
+	if (err) {
+		free(u);
+		return err;
+	}
+	*ret = u;
+	return NULL;
+}
+
+static void uspace_destroy(struct kp_uspace *u)
+{
+	if (!u)
+		return;
+	kp_pgtable_destroy(u->pt);
+	free(u);
+}
+
+static struct kp_error *uspace_walk(struct kp_uspace *u, uint64_t vaddr, struct kp_vtop *ret)
+{
+	// The user half: canonical addresses with bit 63 clear.
+	if (vaddr >> 63)
+		return kp_error_create(KP_ERR_INVALID, "0x%" PRIx64 " is not a user address", vaddr);
+	return kp_pgtable_walk(u->pt, vaddr, ret);
+}
+
 static bool kernel_address(const struct kp_arch_ctx *c, uint64_t vaddr)
 {
 	return vaddr >= KERNEL_HALF;
@@ -314,6 +352,9 @@ const struct kp_arch kp_arch_x86_64 = {
 	.page_size = page_size,
 	.vtop = vtop,
 	.kernel_address = kernel_address,
+	.uspace_create = uspace_create,
+	.uspace_destroy = uspace_destroy,
+	.uspace_walk = uspace_walk,
 	.image_range = image_range,
 	.link_text = X86_DEFAULT_KERNEL_START,
 	.phys_to_virt = phys_to_virt,

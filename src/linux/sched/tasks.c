@@ -315,3 +315,25 @@ void kp_task_iter_destroy(struct kp_task_iter *it)
 	free(it->buf);
 	free(it);
 }
+
+struct kp_error *kp_task_by_pid(struct kp_kernel *k, int32_t pid, uint64_t *ret)
+{
+	struct kp_task_iter *it;
+	struct kp_error *err = kp_task_iter_create(k, KP_TASKS_THREADS, &it);
+	if (err)
+		return err;
+	const struct kp_task *t;
+	uint64_t found = 0;
+	while (!found && !(err = kp_task_iter_next(it, &t)) && t)
+		if (t->pid == pid)
+			found = t->address;
+	kp_task_iter_destroy(it);
+	if (found) {
+		kp_error_destroy(err);
+		*ret = found;
+		return NULL;
+	}
+	if (err)
+		return kp_error_prefix(err, "looking for PID %d", pid);
+	return kp_error_create(KP_ERR_NOT_FOUND, "no task with PID %d", pid);
+}
