@@ -18,6 +18,7 @@ static const struct cmd cmds[] = {
 	{ "vtop", cmd_vtop, "translate virtual addresses through the page tables" },
 	{ "ps", cmd_ps, "list tasks" },
 	{ "env", cmd_env, "print a process's environment, as /proc/PID/environ" },
+	{ "maps", cmd_maps, "print a process's memory mappings, as /proc/PID/maps" },
 	{ "lsmod", cmd_lsmod, "list loaded kernel modules" },
 	{ "loadavg", cmd_loadavg, "show the load average as /proc/loadavg" },
 	{ "dmesg", cmd_dmesg, "print the kernel log (printk ring buffer)" },

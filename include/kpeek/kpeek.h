@@ -475,6 +475,35 @@ KP_API struct kp_error *kp_task_cmdline(struct kp_kernel *kernel, uint64_t task,
 KP_API struct kp_error *kp_task_environ(struct kp_kernel *kernel, uint64_t task, char **ret,
 					size_t *len_ret);
 
+// ---------------------------------------------------------------- memory maps
+
+// One mapping of a process, as a line of /proc/PID/maps (0.6).
+struct kp_vma {
+	uint64_t address;	// struct vm_area_struct *
+	uint64_t start, end;
+	uint64_t flags;		// VM_*
+	char perms[5];		// "r-xp": read, write, execute, shared or private
+	uint64_t offset;	// in the file, bytes
+	uint32_t dev_major, dev_minor;	// of the file's inode
+	uint64_t inode;
+	uint64_t file;		// struct file *, 0 for an anonymous mapping
+	// The file's path (d_path from PID 1's root, " (deleted)" after an
+	// unlinked file), or what the kernel calls the mapping ("[heap]",
+	// "[stack]", "[vdso]", "[vvar]", "[vsyscall]"), or "".
+	const char *path;
+};
+
+struct kp_vma_iter;
+// The mappings of the task at task, in address order (maple tree 6.1+,
+// mmap list before), then the gate VMA where the kernel has one. A kernel
+// thread has none: KP_ERR_INVALID.
+KP_API struct kp_error *kp_vma_iter_create(struct kp_kernel *kernel, uint64_t task,
+					   struct kp_vma_iter **ret);
+// *ret is NULL at the end; it points into the iterator until the next call.
+KP_API struct kp_error *kp_vma_iter_next(struct kp_vma_iter *it, const struct kp_vma **ret);
+KP_API void kp_vma_iter_status(const struct kp_vma_iter *it, struct kp_walk_status *ret);
+KP_API void kp_vma_iter_destroy(struct kp_vma_iter *it);
+
 // ---------------------------------------------------------------- modules
 
 struct kp_module {

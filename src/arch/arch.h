@@ -168,6 +168,10 @@ struct kp_arch {
 	// a migration entry; zero: never mapped there). An address outside the
 	// user half is KP_ERR_INVALID.
 	struct kp_error *(*uspace_walk)(struct kp_uspace *u, uint64_t vaddr, struct kp_vtop *ret);
+	// The VMA every process shows after its own (get_gate_vma(): x86-64's
+	// vsyscall page, unless vsyscall=none) and the name /proc gives it;
+	// false if there is none. NULL where the architecture has no gate VMA.
+	bool (*gate_vma)(struct kp_arch_ctx *ctx, uint64_t *vma_ret, const char **name_ret);
 
 	// ---- kernel objects
 	const char *const *syscall_tables;	// symbol names, NULL-ended

@@ -34,6 +34,7 @@ struct kp_arch_ctx {
 	bool has_page_offset_base;
 	uint64_t page_offset_base;	// start of the direct map
 	struct kp_pgtable *pt;		// NULL without physical memory or pgd
+	uint64_t gate_vma, vsyscall_mode;	// their symbols' addresses, 0 if none
 	struct kp_fact facts[NFACTS];
 	// Flag strings of recent entries: a translation's upper levels are
 	// the same few entries again and again (kp_vtop's hot path).
@@ -151,6 +152,10 @@ static void symbols_loaded(struct kp_arch_ctx *c, struct kp_symtab *st)
 	// The direct map's base, randomized by KASLR (4.8+).
 	struct kp_symbol sym;
 	uint64_t v;
+	if (kp_symtab_find(st, "gate_vma", &sym))
+		c->gate_vma = sym.address;
+	if (kp_symtab_find(st, "vsyscall_mode", &sym))
+		c->vsyscall_mode = sym.address;
 	if (kp_symtab_find(st, "page_offset_base", &sym) &&
 	    kp_ok(kp_memory_read(c->mem, KP_VIRT, sym.address, &v, sizeof(v)))) {
 		c->page_offset_base = v;
@@ -243,6 +248,23 @@ static struct kp_error *uspace_walk(struct kp_uspace *u, uint64_t vaddr, struct 
 	if (vaddr >> 63)
 		return kp_error_create(KP_ERR_INVALID, "0x%" PRIx64 " is not a user address", vaddr);
 	return kp_pgtable_walk(u->pt, vaddr, ret);
+}
+
+// arch/x86/entry/vsyscall/vsyscall_64.c: get_gate_vma() is gate_vma unless
+// vsyscall_mode (static enum { EMULATE, XONLY, NONE }) is NONE, Debian's
+// default (CONFIG_LEGACY_VSYSCALL_NONE); arch_vma_name() calls it
+// [vsyscall].
+#define VSYSCALL_NONE 2
+
+static bool gate_vma(struct kp_arch_ctx *c, uint64_t *vma_ret, const char **name_ret)
+{
+	uint32_t mode;
+	if (!c->gate_vma || !c->vsyscall_mode ||
+	    !kp_ok(kp_memory_read(c->mem, KP_VIRT, c->vsyscall_mode, &mode, 4)) || mode == VSYSCALL_NONE)
+		return false;
+	*vma_ret = c->gate_vma;
+	*name_ret = "[vsyscall]";
+	return true;
 }
 
 static bool kernel_address(const struct kp_arch_ctx *c, uint64_t vaddr)
@@ -355,6 +377,7 @@ const struct kp_arch kp_arch_x86_64 = {
 	.uspace_create = uspace_create,
 	.uspace_destroy = uspace_destroy,
 	.uspace_walk = uspace_walk,
+	.gate_vma = gate_vma,
 	.image_range = image_range,
 	.link_text = X86_DEFAULT_KERNEL_START,
 	.phys_to_virt = phys_to_virt,
