@@ -504,6 +504,31 @@ KP_API struct kp_error *kp_vma_iter_next(struct kp_vma_iter *it, const struct kp
 KP_API void kp_vma_iter_status(const struct kp_vma_iter *it, struct kp_walk_status *ret);
 KP_API void kp_vma_iter_destroy(struct kp_vma_iter *it);
 
+// ---------------------------------------------------------------- open files
+
+// One open file of a process, as /proc/PID/fd/N and fdinfo show it (0.6).
+struct kp_fd {
+	int32_t fd;
+	uint64_t file;		// struct file *
+	uint32_t flags;		// f_flags (O_*), as fdinfo's "flags:" (octal there)
+	uint64_t pos;		// f_pos
+	uint64_t inode;		// inode number
+	const char *kind;	// "REG", "DIR", "CHR", "BLK", "FIFO", "SOCK", "LNK" or "?"
+	// What the fd's link shows: a path (" (deleted)" after an unlinked
+	// file), "pipe:[INO]", "socket:[INO]", "anon_inode:[eventpoll]"...
+	const char *target;
+};
+
+struct kp_fd_iter;
+// The open files of the task at task, by fd. A task without a files_struct
+// (it exited) is KP_ERR_INVALID; an fd table larger than the kernel allows
+// is KP_ERR_FORMAT.
+KP_API struct kp_error *kp_fd_iter_create(struct kp_kernel *kernel, uint64_t task,
+					    struct kp_fd_iter **ret);
+KP_API struct kp_error *kp_fd_iter_next(struct kp_fd_iter *it, const struct kp_fd **ret);
+KP_API void kp_fd_iter_status(const struct kp_fd_iter *it, struct kp_walk_status *ret);
+KP_API void kp_fd_iter_destroy(struct kp_fd_iter *it);
+
 // ---------------------------------------------------------------- modules
 
 struct kp_module {

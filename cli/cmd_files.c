@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: MIT
+// kpeek files PID...: a process's open files, as /proc/PID/fd shows them.
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "cli.h"
+#include "output.h"
+
+static void usage(void)
+{
+	printf("Usage: kpeek [-c CORE] files [--json] PID...\n"
+	       "Lists the open files of each process, from its fd table: FD, KIND (REG,\n"
+	       "DIR, CHR, BLK, FIFO, SOCK, LNK), FLAGS (f_flags in octal, as\n"
+	       "/proc/PID/fdinfo), POS, INODE and TARGET, what the link /proc/PID/fd/FD\n"
+	       "shows: a path (\" (deleted)\" after an unlinked file), pipe:[INODE],\n"
+	       "socket:[INODE], anon_inode:[eventpoll]... With several PIDs each block\n"
+	       "starts with \"PID:\".\n"
+	       "\n"
+	       "Exit status: 0 success, 1 an error for one of the PIDs or an incomplete\n"
+	       "listing (one line on stderr each), 2 a usage error or output that could\n"
+	       "not be written.\n"
+	       "\n"
+	       "Options:\n"
+	       "  -j, --json   {\"pid\": N, \"files\": [{fd, kind, flags, pos, inode, target,\n"
+	       "               file}], \"complete\": bool} (a list under \"processes\" with\n"
+	       "               several PIDs)\n"
+	       "  -h, --help   show this help\n"
+	       "\n"
+	       "Examples:\n"
+	       "  kpeek -c vmcore files 1\n"
+	       "  kpeek files --json $$\n");
+}
+
+static int one(struct kp_kernel *k, struct out *o, int32_t pid, bool many)
+{
+	static const struct column cols[] = {
+		{ "FD", COL_INT, false }, { "KIND", COL_STR, true }, { "FLAGS", COL_STR, false },
+		{ "POS", COL_UINT, false }, { "INODE", COL_UINT, false }, { "TARGET", COL_STR, true },
+	};
+	bool json = out_is_json(o);
+	uint64_t task;
+	struct kp_fd_iter *it = NULL;
+	struct kp_error *err = kp_task_by_pid(k, pid, &task);
+	if (!err)
+		err = kp_fd_iter_create(k, task, &it);
+	if (json && many)
+		out_begin_object(o, NULL);
+	if (json)
+		out_kv_int(o, "pid", pid);
+	else if (many && !err)
+		out_text(o, "%d:\n", pid);
+	if (err) {
+		if (json) {
+			out_kv_str(o, "files", NULL);
+			if (many)
+				out_end_object(o);
+		}
+		out_flush(o);
+		return cli_error_prefix(err, "files %d", pid);
+	}
+	if (json)
+		out_begin_list(o, "files");
+	else
+		out_table_begin(o, "files", cols, 6);
+	const struct kp_fd *f;
+	while (!(err = kp_fd_iter_next(it, &f)) && f) {
+		char flags[16];
+		snprintf(flags, sizeof(flags), "0%o", f->flags);
+		if (json) {
+			out_begin_object(o, NULL);
+			out_kv_int(o, "fd", f->fd);
+			out_kv_str(o, "kind", f->kind);
+			out_kv_uint(o, "flags", f->flags);
+			out_kv_uint(o, "pos", f->pos);
+			out_kv_uint(o, "inode", f->inode);
+			out_kv_str(o, "target", f->target);
+			out_kv_hex(o, "file", f->file);
+			out_end_object(o);
+		} else {
+			out_cell_int(o, f->fd);
+			out_cell_str(o, f->kind);
+			out_cell_str(o, flags);
+			out_cell_uint(o, f->pos);
+			out_cell_uint(o, f->inode);
+			out_cell_str(o, f->target);
+		}
+	}
+	struct cli_walk w = { .st = { .sz = sizeof(w.st) }, .err = err };
+	kp_fd_iter_status(it, &w.st);
+	kp_fd_iter_destroy(it);
+	if (json) {
+		out_end_list(o);
+		cli_walk_json(o, &w);
+		if (many)
+			out_end_object(o);
+	} else {
+		out_table_end(o);
+	}
+	out_flush(o);
+	char cmd[32];
+	snprintf(cmd, sizeof(cmd), "files %d", pid);
+	return cli_walk_end(cmd, "files", &w);
+}
+
+int cmd_files(struct cli *cli, int argc, char **argv)
+{
+	int opt_status = cli_json_help_options(cli, "files", argc, argv, usage);
+	if (opt_status >= 0)
+		return opt_status;
+	if (optind >= argc)
+		return cli_usage_error("files", "expected PID");
+	for (int i = optind; i < argc; i++) {
+		uint64_t v;
+		if (!cli_parse_number(argv[i], &v) || v > INT32_MAX)
+			return cli_usage_error("files", "not a PID: '%s'", argv[i]);
+	}
+	struct kp_kernel *k = cli_kernel(cli);
+	if (!k)
+		return 1;
+	struct out *o = out_create(cli->json);
+	bool many = argc - optind > 1;
+	if (out_is_json(o) && many)
+		out_begin_list(o, "processes");
+	int status = 0;
+	for (int i = optind; i < argc; i++) {
+		uint64_t pid;
+		cli_parse_number(argv[i], &pid);
+		int s = one(k, o, (int32_t)pid, many);
+		if (s && !status)
+			status = s;
+	}
+	if (out_is_json(o) && many)
+		out_end_list(o);
+	out_destroy(o);
+	return status;
+}
