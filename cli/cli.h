@@ -59,6 +59,19 @@ bool cli_is_symbol_name(const char *s, size_t len);
 char *cli_shell_words(const char *buf, size_t len);
 // "512 MiB", "1.5 GiB", "4 KiB", "100 B".
 void cli_human_size(uint64_t bytes, char *buf, size_t size);
+// A command about processes given by PID (pids.c): `kpeek NAME [--json]
+// PID...`, with several PIDs a block each ("PID:" before it in text, an
+// object in a list under "processes" in JSON, "pid" in each).
+struct out;
+struct cli_pid_cmd {
+	const char *name;	// "maps"
+	const char *key;	// the JSON key of a block's answer, null for a PID in error
+	void (*usage)(void);
+	// Prints the answer for the task; its exit status (1 after an error
+	// line, the JSON key then null).
+	int (*one)(struct kp_kernel *kernel, struct out *o, int32_t pid, uint64_t task);
+};
+int cli_pid_command(struct cli *cli, const struct cli_pid_cmd *cmd, int argc, char **argv);
 // How a walk of kernel objects ended (walk.c): the iterator's status and
 // its last word (an error, owned, NULL if none).
 struct cli_walk {
@@ -96,6 +109,7 @@ int cmd_ps(struct cli *cli, int argc, char **argv);
 int cmd_env(struct cli *cli, int argc, char **argv);
 int cmd_maps(struct cli *cli, int argc, char **argv);
 int cmd_files(struct cli *cli, int argc, char **argv);
+int cmd_status(struct cli *cli, int argc, char **argv);
 int cmd_lsmod(struct cli *cli, int argc, char **argv);
 int cmd_loadavg(struct cli *cli, int argc, char **argv);
 int cmd_panic(struct cli *cli, int argc, char **argv);

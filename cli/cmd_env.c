@@ -50,68 +50,29 @@ static void strings(struct out *o, const char *buf, size_t len, bool json)
 	}
 }
 
+static int one(struct kp_kernel *k, struct out *o, int32_t pid, uint64_t task)
+{
+	bool json = out_is_json(o);
+	char *buf;
+	size_t len;
+	struct kp_error *err = kp_task_environ(k, task, &buf, &len);
+	if (err) {
+		if (json)
+			out_kv_str(o, "env", NULL);
+		out_flush(o);
+		return cli_error_prefix(err, "env %d", pid);
+	}
+	if (json)
+		out_begin_list(o, "env");
+	strings(o, buf, len, json);
+	if (json)
+		out_end_list(o);
+	free(buf);
+	return 0;
+}
+
 int cmd_env(struct cli *cli, int argc, char **argv)
 {
-	int opt_status = cli_json_help_options(cli, "env", argc, argv, usage);
-	if (opt_status >= 0)
-		return opt_status;
-	if (optind >= argc)
-		return cli_usage_error("env", "expected PID");
-	int npids = argc - optind;
-	int32_t *pids = calloc((size_t)npids, sizeof(*pids));
-	if (!pids)
-		return cli_fail("out of memory");
-	for (int i = 0; i < npids; i++) {
-		uint64_t v;
-		if (!cli_parse_number(argv[optind + i], &v) || v > INT32_MAX) {
-			free(pids);
-			return cli_usage_error("env", "not a PID: '%s'", argv[optind + i]);
-		}
-		pids[i] = (int32_t)v;
-	}
-	struct kp_kernel *k = cli_kernel(cli);
-	if (!k) {
-		free(pids);
-		return 1;
-	}
-	struct out *o = out_create(cli->json);
-	bool json = out_is_json(o), many = npids > 1;
-	if (json && many)
-		out_begin_list(o, "processes");
-	int status = 0;
-	for (int i = 0; i < npids; i++) {
-		uint64_t task;
-		char *buf = NULL;
-		size_t len = 0;
-		struct kp_error *err = kp_task_by_pid(k, pids[i], &task);
-		if (!err)
-			err = kp_task_environ(k, task, &buf, &len);
-		if (json && many)
-			out_begin_object(o, NULL);
-		if (json)
-			out_kv_int(o, "pid", pids[i]);
-		else if (many && !err)
-			out_text(o, "%d:\n", pids[i]);
-		if (json && !buf)
-			out_kv_str(o, "env", NULL);
-		if (buf) {
-			if (json)
-				out_begin_list(o, "env");
-			strings(o, buf, len, json);
-			if (json)
-				out_end_list(o);
-		}
-		if (json && many)
-			out_end_object(o);
-		free(buf);
-		if (err) {
-			out_flush(o);
-			status = cli_error_prefix(err, "env %d", pids[i]);
-		}
-	}
-	if (json && many)
-		out_end_list(o);
-	out_destroy(o);
-	free(pids);
-	return status;
+	static const struct cli_pid_cmd cmd = { "env", "env", usage, one };
+	return cli_pid_command(cli, &cmd, argc, argv);
 }

@@ -32,30 +32,18 @@ static void usage(void)
 	       "  kpeek files --json $$\n");
 }
 
-static int one(struct kp_kernel *k, struct out *o, int32_t pid, bool many)
+static int one(struct kp_kernel *k, struct out *o, int32_t pid, uint64_t task)
 {
 	static const struct column cols[] = {
 		{ "FD", COL_INT, false }, { "KIND", COL_STR, true }, { "FLAGS", COL_STR, false },
 		{ "POS", COL_UINT, false }, { "INODE", COL_UINT, false }, { "TARGET", COL_STR, true },
 	};
 	bool json = out_is_json(o);
-	uint64_t task;
-	struct kp_fd_iter *it = NULL;
-	struct kp_error *err = kp_task_by_pid(k, pid, &task);
-	if (!err)
-		err = kp_fd_iter_create(k, task, &it);
-	if (json && many)
-		out_begin_object(o, NULL);
-	if (json)
-		out_kv_int(o, "pid", pid);
-	else if (many && !err)
-		out_text(o, "%d:\n", pid);
+	struct kp_fd_iter *it;
+	struct kp_error *err = kp_fd_iter_create(k, task, &it);
 	if (err) {
-		if (json) {
+		if (json)
 			out_kv_str(o, "files", NULL);
-			if (many)
-				out_end_object(o);
-		}
 		out_flush(o);
 		return cli_error_prefix(err, "files %d", pid);
 	}
@@ -92,8 +80,6 @@ static int one(struct kp_kernel *k, struct out *o, int32_t pid, bool many)
 	if (json) {
 		out_end_list(o);
 		cli_walk_json(o, &w);
-		if (many)
-			out_end_object(o);
 	} else {
 		out_table_end(o);
 	}
@@ -105,33 +91,6 @@ static int one(struct kp_kernel *k, struct out *o, int32_t pid, bool many)
 
 int cmd_files(struct cli *cli, int argc, char **argv)
 {
-	int opt_status = cli_json_help_options(cli, "files", argc, argv, usage);
-	if (opt_status >= 0)
-		return opt_status;
-	if (optind >= argc)
-		return cli_usage_error("files", "expected PID");
-	for (int i = optind; i < argc; i++) {
-		uint64_t v;
-		if (!cli_parse_number(argv[i], &v) || v > INT32_MAX)
-			return cli_usage_error("files", "not a PID: '%s'", argv[i]);
-	}
-	struct kp_kernel *k = cli_kernel(cli);
-	if (!k)
-		return 1;
-	struct out *o = out_create(cli->json);
-	bool many = argc - optind > 1;
-	if (out_is_json(o) && many)
-		out_begin_list(o, "processes");
-	int status = 0;
-	for (int i = optind; i < argc; i++) {
-		uint64_t pid;
-		cli_parse_number(argv[i], &pid);
-		int s = one(k, o, (int32_t)pid, many);
-		if (s && !status)
-			status = s;
-	}
-	if (out_is_json(o) && many)
-		out_end_list(o);
-	out_destroy(o);
-	return status;
+	static const struct cli_pid_cmd cmd = { "files", "files", usage, one };
+	return cli_pid_command(cli, &cmd, argc, argv);
 }

@@ -61,25 +61,14 @@ static void line(struct out *o, const struct kp_vma *v, bool json)
 }
 
 // The maps of one process; the exit status.
-static int one(struct kp_kernel *k, struct out *o, int32_t pid, bool json, bool many)
+static int one(struct kp_kernel *k, struct out *o, int32_t pid, uint64_t task)
 {
-	uint64_t task;
-	struct kp_vma_iter *it = NULL;
-	struct kp_error *err = kp_task_by_pid(k, pid, &task);
-	if (!err)
-		err = kp_vma_iter_create(k, task, &it);
-	if (json && many)
-		out_begin_object(o, NULL);
-	if (json)
-		out_kv_int(o, "pid", pid);
-	else if (many && !err)
-		out_text(o, "%d:\n", pid);
+	bool json = out_is_json(o);
+	struct kp_vma_iter *it;
+	struct kp_error *err = kp_vma_iter_create(k, task, &it);
 	if (err) {
-		if (json) {
+		if (json)
 			out_kv_str(o, "maps", NULL);
-			if (many)
-				out_end_object(o);
-		}
 		out_flush(o);
 		return cli_error_prefix(err, "maps %d", pid);
 	}
@@ -94,8 +83,6 @@ static int one(struct kp_kernel *k, struct out *o, int32_t pid, bool json, bool 
 	if (json) {
 		out_end_list(o);
 		cli_walk_json(o, &w);
-		if (many)
-			out_end_object(o);
 	}
 	out_flush(o);
 	char cmd[32];
@@ -105,33 +92,6 @@ static int one(struct kp_kernel *k, struct out *o, int32_t pid, bool json, bool 
 
 int cmd_maps(struct cli *cli, int argc, char **argv)
 {
-	int opt_status = cli_json_help_options(cli, "maps", argc, argv, usage);
-	if (opt_status >= 0)
-		return opt_status;
-	if (optind >= argc)
-		return cli_usage_error("maps", "expected PID");
-	for (int i = optind; i < argc; i++) {
-		uint64_t v;
-		if (!cli_parse_number(argv[i], &v) || v > INT32_MAX)
-			return cli_usage_error("maps", "not a PID: '%s'", argv[i]);
-	}
-	struct kp_kernel *k = cli_kernel(cli);
-	if (!k)
-		return 1;
-	struct out *o = out_create(cli->json);
-	bool json = out_is_json(o), many = argc - optind > 1;
-	if (json && many)
-		out_begin_list(o, "processes");
-	int status = 0;
-	for (int i = optind; i < argc; i++) {
-		uint64_t pid;
-		cli_parse_number(argv[i], &pid);
-		int s = one(k, o, (int32_t)pid, json, many);
-		if (s && !status)
-			status = s;
-	}
-	if (json && many)
-		out_end_list(o);
-	out_destroy(o);
-	return status;
+	static const struct cli_pid_cmd cmd = { "maps", "maps", usage, one };
+	return cli_pid_command(cli, &cmd, argc, argv);
 }

@@ -529,6 +529,71 @@ KP_API struct kp_error *kp_fd_iter_next(struct kp_fd_iter *it, const struct kp_f
 KP_API void kp_fd_iter_status(const struct kp_fd_iter *it, struct kp_walk_status *ret);
 KP_API void kp_fd_iter_destroy(struct kp_fd_iter *it);
 
+// ---------------------------------------------------------------- identity
+
+// A task's namespaces, in /proc/PID/ns's order (0.6).
+enum kp_ns {
+	KP_NS_NET,
+	KP_NS_UTS,
+	KP_NS_IPC,
+	KP_NS_PID,
+	KP_NS_PID_FOR_CHILDREN,
+	KP_NS_USER,
+	KP_NS_MNT,
+	KP_NS_CGROUP,
+	KP_NS_TIME,		// 5.6+
+	KP_NS_TIME_FOR_CHILDREN,
+	KP_NS_COUNT
+};
+// The name of its link in /proc/PID/ns ("pid_for_children"); NULL out of range.
+KP_API const char *kp_ns_name(enum kp_ns ns);
+// Its type, as the link's target starts ("pid" for pid_for_children).
+KP_API const char *kp_ns_type(enum kp_ns ns);
+
+// PID namespace levels a task can be seen from: the initial one and
+// MAX_PID_NS_LEVEL (32) nested.
+#define KP_PID_LEVELS 33
+
+// Who a task is: what /proc/PID/status, /proc/PID/ns and /proc/PID/cgroup
+// say about it, seen from the initial namespaces (0.6). Allocated by the
+// library (fields may be added at the end).
+struct kp_task_status {
+	uint64_t task;		// struct task_struct *
+	uint64_t cred;		// task->real_cred (what /proc shows), struct cred *
+	uint64_t subjective_cred;	// task->cred (what the task acts as)
+	char name[64];		// as kp_task.name
+	char state;		// R S D T t X Z P I
+	int32_t umask;		// -1: no fs_struct (the task exited)
+	int32_t tgid, pid, ppid, tracer_pid;
+	uint32_t uid[4], gid[4];	// real, effective, saved, file system
+	uint32_t fd_size;	// the fd table's max_fds; 0: no files_struct
+	uint32_t ngroups;
+	const uint32_t *groups;	// supplementary groups
+	// The task's IDs in each PID namespace it is seen from, the initial
+	// one first: pid_levels entries each (0 where the process group or
+	// session was made in an outer namespace).
+	uint32_t pid_levels;
+	int32_t ns_tgid[KP_PID_LEVELS], ns_pid[KP_PID_LEVELS];
+	int32_t ns_pgid[KP_PID_LEVELS], ns_sid[KP_PID_LEVELS];
+	int32_t threads;	// 0: the task exited (no sighand)
+	// Signal sets, bit N-1 for signal N.
+	uint64_t sig_pending, sig_shared_pending, sig_blocked, sig_ignored, sig_caught;
+	uint64_t cap_inheritable, cap_permitted, cap_effective, cap_bounding, cap_ambient;
+	bool no_new_privs;
+	int32_t seccomp;	// mode 0-2; -1: no CONFIG_SECCOMP
+	int32_t seccomp_filters;	// -1: not counted (before 5.9)
+	uint64_t voluntary_ctxt_switches, nonvoluntary_ctxt_switches;
+	uint64_t ns[KP_NS_COUNT];	// inode numbers; 0: not there
+	// The cgroup v2 path ("/" for the root), as /proc/PID/cgroup's "0::"
+	// line; NULL when /proc shows no such line (cgroup2 never mounted).
+	const char *cgroup;
+};
+
+// The status of the task at task (struct task_struct *).
+KP_API struct kp_error *kp_task_status_create(struct kp_kernel *kernel, uint64_t task,
+					      struct kp_task_status **ret);
+KP_API void kp_task_status_destroy(struct kp_task_status *status);
+
 // ---------------------------------------------------------------- modules
 
 struct kp_module {

@@ -29,6 +29,18 @@ struct kp_error *kp_kernel_layouts(struct kp_kernel *k, const struct kp_struct_s
 	return NULL;
 }
 
+struct kp_error *kp_kernel_read_struct(struct kp_kernel *k, const struct kp_struct_layout *l,
+				       uint64_t address, void *buf, size_t size)
+{
+	if (kp_layout_span(l) > size)
+		return kp_error_create(KP_ERR_UNSUPPORTED, "%s: %" PRIu64 " bytes to read, more than %zu",
+				       l->spec->type, kp_layout_span(l), size);
+	struct kp_error *err = kp_read(k, KP_VIRT, address + l->lo, buf, kp_layout_span(l));
+	if (err)
+		return kp_error_prefix(err, "reading %s at 0x%" PRIx64, l->spec->type, address);
+	return NULL;
+}
+
 bool kp_kernel_member_probe(struct kp_kernel *k, const char *type, const char *member,
 			    uint64_t *offset_ret, uint64_t *size_ret)
 {

@@ -15,6 +15,11 @@ struct kp_error *kp_kernel_layout(struct kp_kernel *kernel, const struct kp_stru
 // Several layouts at once (ret[i] of specs[i]); the first error.
 struct kp_error *kp_kernel_layouts(struct kp_kernel *kernel, const struct kp_struct_spec *const *specs,
 				   size_t n, const struct kp_struct_layout **ret);
+// The span of the struct at address (bytes l->lo..l->hi) into buf, which
+// holds size bytes: KP_ERR_UNSUPPORTED if the span does not fit, a read
+// error naming the struct and address.
+struct kp_error *kp_kernel_read_struct(struct kp_kernel *kernel, const struct kp_struct_layout *l,
+				       uint64_t address, void *buf, size_t size);
 // kp_types_member_probe() over the kernel's types.
 bool kp_kernel_member_probe(struct kp_kernel *kernel, const char *type, const char *member,
 			    uint64_t *offset_ret, uint64_t *size_ret);
