@@ -15,8 +15,6 @@ from .common import Ctx, PAGING, READY_TIMEOUT, notes, timed, timings
 from .dumps import reassemble
 
 
-# ---------------------------------------------------------------- one guest
-
 class GuestRun:
     def __init__(self, kernel, paging, full, initrd_dir):
         self.kernel = kernel
@@ -255,7 +253,7 @@ class GuestRun:
             self.dumps["snap"] = (path, "snap", "snap-after")
         shutil.rmtree(self.share, ignore_errors=True)
 
-
+    # --- what each source must show
     def ctx(self, source):
         f = self.files
         if source == "live":

@@ -17,21 +17,19 @@ from .modules import MODULE_BTF_ARGS, ck_module_btf
 from .panic import ck_panic
 
 
-# ---------------------------------------------------------------- real kdump
-
 class KdumpRun:
-    """A real kdump (../shared/lab.md, "Panics and kdump"): a guest of its
-    own boots with crashkernel=, loads a crash kernel (the same kernel and
-    initrd, from a disk) with kexec -p, and crashes: with kp_crash.ko's NULL
-    write where the test modules could be built (an oops: crash_kexec()
-    from oops_end() with the oops' registers), else with sysrq c (panic()).
+    """A real kdump: a guest of its own boots with crashkernel=, loads a
+    crash kernel (the same kernel and initrd, from a disk) with kexec -p,
+    and crashes: with kp_crash.ko's NULL write where the test modules could
+    be built (an oops: crash_kexec() from oops_end() with the oops'
+    registers), else with sysrq c (panic()).
     The crash kernel writes /proc/vmcore (an ELF vmcore with the crash
     notes and CRASHTIME) and makedumpfile -c -d 31 of it to disks of their
     own. On both, kpeek panic, bt of the crashing task, bt -a and bt --all
     must match the console and /proc/PID/stack of every thread that slept
     through the readings just before the crash."""
 
-    MEMORY = 512        # MB; with crashkernel=128M (lab.md)
+    MEMORY = 512        # MB; with crashkernel=128M (768 MB and 256M also work)
     CRASHKERNEL = "128M"
 
     def __init__(self, kernel, initrd_dir):

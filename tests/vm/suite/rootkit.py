@@ -15,8 +15,6 @@ from .common import CHECKS, READY_TIMEOUT, timed
 from .panic import ck_panic
 
 
-# ---------------------------------------------------------------- the test rootkit
-
 ROOTKIT_LINE_RE = re.compile(r"kp_rootkit: (\w+) (.*?) ?([0-9a-f]{16})?$")
 
 

@@ -12,12 +12,9 @@ from .dumps import ck_excluded, ck_pages, d31_compressors
 from .errors import ck_error
 from .modules import ck_list_modules, ck_lsmod
 from .panic import ck_no_panic, ck_panic
-from .results import limited
 from .symbols import ck_diff_jiffies, ck_info_format, ck_info_levels, ck_info_value, ck_print_jiffies, ck_print_nr_cpu_ids, ck_print_string, ck_rd_banner, ck_sym, ck_sym_list, ck_sym_module, ck_vtop, ck_watch, module_function
 from .tasks import ck_loadavg, ck_ps
 
-
-# ---------------------------------------------------------------- the command list
 
 def command_checks(run, source):
     """[(check name, kpeek args, check)] for one source of one guest."""
@@ -151,16 +148,18 @@ def guest_jobs(r, kpeek, pool, compressors):
         name = "%s:panic-summary" % r.prefix("panic")
         if r.panic:
             jobs.append((name, pool.submit(rig.run_kpeek, kpeek, ["-c", r.panic[0], "panic", "--json"]),
-                         limited(ck_panic(r.panic[1], r.kernel.release)), None, None))
+                         ck_panic(r.panic[1], r.kernel.release), None, None))
             jobs.append(("%s:bt-panic" % r.prefix("panic"),
                          pool.submit(rig.run_kpeek, kpeek, ["-c", r.panic[0], "bt", "--json"]),
-                         limited(ck_panic_bt(r.panic[1])), None, None))
+                         ck_panic_bt(r.panic[1]), None, None))
             jobs.append(("%s:bt-cpus" % r.prefix("panic"),
                          pool.submit(rig.run_kpeek, kpeek, ["-c", r.panic[0], "bt", "-a", "--json"]),
-                         limited(ck_bt_cpus), None, None))
+                         ck_bt_cpus, None, None))
         else:
-            jobs.append((name, None, lambda res, c: (False, res[2]), None,
-                         (None, "", "no dump of the panicked guest (see the rig checks)")))
+            why = (None, "", "no dump of the panicked guest (see the rig checks)")
+            for what in ("panic-summary", "bt-panic", "bt-cpus"):
+                jobs.append(("%s:%s" % (r.prefix("panic"), what), None, lambda res, c: (False, res[2]),
+                             None, why))
     for source in ("elf-patched-table", "elf-patched-call") if r.full and not r.no_data_symbols else ():
         name = "%s:check-syscalls" % r.prefix(source)
         if source not in r.patched:

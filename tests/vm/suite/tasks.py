@@ -5,6 +5,7 @@ import json
 import re
 
 from .common import json_of, ran
+from .results import passed
 
 
 KWORKER_RE = re.compile(r"^(kworker/(?:R-)?[^+-]*)(?:[+-].*)?$")
@@ -24,9 +25,11 @@ def compare_tasks(rows, c, leaders_only, left_out=0, unknown_ppid=False):
     thread whose schedstat run count did not change between them did not
     run: its state, CPU and name must be exactly those of the listings.
     One that ran must still be the same thread (tgid, ppid) with a state
-    it had or R, and its name modulo the worker's work description."""
+    it had or R, and its name modulo the worker's work description.
+    Returns (problems, skipped): skipped are what a dump without their
+    memory kept from being compared (left_out, unknown_ppid)."""
     pre, post = c.pre["threads"], c.post["threads"]
-    problems = []
+    problems, skipped = [], []
     seen = {}
     for r in rows:
         try:
@@ -36,7 +39,7 @@ def compare_tasks(rows, c, leaders_only, left_out=0, unknown_ppid=False):
             ppid = None if r["ppid"] is None and unknown_ppid else int(r["ppid"])
             state, name, cpu = r["state"], r["name"], r["cpu"]
         except (KeyError, TypeError, ValueError) as e:
-            return ["row without pid/tgid/ppid/state/name/cpu (%s): %s" % (e, r)]
+            return ["row without pid/tgid/ppid/state/name/cpu (%s): %s" % (e, r)], []
         if tid in seen:
             problems.append("pid %d listed twice" % tid)
         seen[tid] = r
@@ -59,7 +62,9 @@ def compare_tasks(rows, c, leaders_only, left_out=0, unknown_ppid=False):
         t = a or b
         if tgid != t.tgid:
             problems.append("pid %d %r: tgid %d, /proc %d" % (tid, name, tgid, t.tgid))
-        if ppid is not None and ppid not in {x.ppid for x in (a, b) if x}:
+        if ppid is None:
+            skipped.append("pid %d %r: ppid not compared (its parent is not in the dump)" % (tid, name))
+        elif ppid not in {x.ppid for x in (a, b) if x}:
             problems.append("pid %d %r: ppid %d, /proc %s" % (tid, name, ppid,
                                                             sorted({x.ppid for x in (a, b) if x})))
         if a and b and a.pcount == b.pcount and tid not in c.readers:
@@ -81,16 +86,20 @@ def compare_tasks(rows, c, leaders_only, left_out=0, unknown_ppid=False):
         if leaders_only and t.tgid != tid or tid in seen or t.name in c.transient:
             continue
         if left_out and t.tgid != tid and t.tgid in seen:
-            continue  # a thread of a group whose thread list kpeek could not read
+            # a thread of a group whose thread list kpeek could not read
+            skipped.append("pid %d %r (tgid %d): not listed, its group's thread list is not in the dump" % (
+                tid, t.name, t.tgid))
+            continue
         missing.append("pid %d %r (tgid %d) is in both /proc listings but not listed" % (
             tid, t.name, t.tgid))
     # kpeek said how many tasks it left out (their memory is not in the dump).
-    if len(missing) <= left_out:
+    if missing and len(missing) <= left_out:
+        skipped += [m.replace(" but not listed", ": not listed, left out of the dump") for m in missing]
         missing = []
     problems += missing
     if "0" not in [str(r.get("pid")) for r in rows]:
         problems.append("no idle task (pid 0)")
-    return problems
+    return problems, skipped
 
 
 def ck_ps(leaders_only):
@@ -114,9 +123,10 @@ def ck_ps(leaders_only):
         if rows is None:
             return False, why
         # PPID null only where kpeek said a parent could not be read.
-        problems = compare_tasks(rows, c, leaders_only, left_out, bool(orphans) or bool(m and m.group(2)))
+        problems, skips = compare_tasks(rows, c, leaders_only, left_out,
+                                        bool(orphans) or bool(m and m.group(2)))
         if not problems:
-            return True, ""
+            return passed("", skips) if skips else (True, "")
         return False, "%d differences from /proc (of %d rows):\n%s" % (
             len(problems), len(rows), "\n".join(problems[:40]))
     return ck
