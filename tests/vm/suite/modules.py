@@ -60,7 +60,7 @@ def ck_module_btf(files, partial=False):
     def ck(res, c):
         rc, out, err = res
         if partial and rc not in (0, None) and "excluded from the dump" in err:
-            return skipped("the dump leaves out what the walk needs; kpeek: %s" % err.strip())
+            return skipped("the dump leaves out what the walk needs: %s" % err.strip())
         # A kernel without module BTF (5.10: CONFIG_DEBUG_INFO_BTF_MODULES
         # came in 5.11) has no /sys/kernel/btf/qemu_fw_cfg: kpeek must say so.
         if "qemu_fw_cfg" not in files.get("boot.btf", b"").decode("utf-8", "replace").split():

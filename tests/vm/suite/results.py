@@ -174,7 +174,7 @@ class Results:
                 print("    " + line)
         if v == "PASS" and o.skipped:
             self.skipped_entries[k] = self.skipped_entries.get(k, 0) + len(o.skipped)
-            print("    %d entries not compared (skipped):" % len(o.skipped))
+            print("    %d entr%s not compared (skipped):" % (len(o.skipped), "y" if len(o.skipped) == 1 else "ies"))
             for s in o.skipped[:5]:
                 print("    skip: " + s)
             if len(o.skipped) > 5:

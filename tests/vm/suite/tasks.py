@@ -94,7 +94,8 @@ def compare_tasks(rows, c, leaders_only, left_out=0, unknown_ppid=False):
             tid, t.name, t.tgid))
     # kpeek said how many tasks it left out (their memory is not in the dump).
     if missing and len(missing) <= left_out:
-        skipped += [m.replace(" but not listed", ": not listed, left out of the dump") for m in missing]
+        skipped += [m.replace(" is in both /proc listings but not listed", ": not listed, left out of the dump")
+                    for m in missing]
         missing = []
     problems += missing
     if "0" not in [str(r.get("pid")) for r in rows]:
