@@ -1,0 +1,154 @@
+# SPDX-License-Identifier: MIT
+# Dumps made on the host from QEMU's (makedumpfile -R, kpeek snapshot,
+# makedumpfile -d 31) and the checks of their pages.
+import json
+import os
+import re
+import subprocess
+import time
+
+import rig
+
+from .common import notes, timed
+from .symbols import source_compression
+
+
+def makedumpfile_compressors():
+    """(source, flag) for makedumpfile -d 31: zlib always, and lzo, snappy,
+    zstd when "makedumpfile -v" says the build has them (Debian 12: lzo)."""
+    r = subprocess.run(["makedumpfile", "-v"], capture_output=True, text=True)
+    enabled = set(re.findall(r"(?m)^(\w+)\s+enabled\s*$", r.stdout + r.stderr))
+    comps = [("kdump-d31", "-c")]
+    for name, flag in (("lzo", "-l"), ("snappy", "-p"), ("zstd", "-z")):
+        if name in enabled:
+            comps.append(("kdump-d31-" + name, flag))
+        else:
+            notes.append("makedumpfile has no %s (%s disabled in makedumpfile -v)" % (name, name))
+    return comps
+
+
+def ck_excluded(paddr):
+    """Reading a page makedumpfile left out fails with one line that says so."""
+    def ck(res, c):
+        rc, out, err = res
+        lines = err.rstrip("\n").split("\n") if err.strip() else []
+        if rc == 1 and len(lines) == 1 and "excluded" in lines[0] and ("%x" % paddr) in lines[0]:
+            return True, ""
+        return False, ("expected exit 1 and one stderr line saying physical 0x%x was excluded "
+                       "(the dump's bitmap leaves it out), got exit %s:\n%s" % (paddr, rc, err[:1000]))
+    return ck
+
+
+def ck_pages(elf_path, pages, oracle):
+    """kpeek rd -p of each page equals the same page of the ELF dump taken
+    in the same stop (the rig's own reader) and, for standard-layout kdump
+    files, what libkdumpfile reads (python3-libkdumpfile, the independent
+    reader of the format). oracle: (source path, use libkdumpfile)."""
+    def ck(res_list, c):
+        problems = []
+        d = rig.ElfDump(elf_path)
+        try:
+            ctx = None
+            if oracle[1]:
+                import kdumpfile
+                ctx = kdumpfile.kdumpfile(oracle[0])
+            for paddr, res in zip(pages, res_list):
+                want = d.read_phys(paddr, 4096)
+                rc, out, err = res
+                try:
+                    got = bytes.fromhex(json.loads(out)["bytes"]) if rc == 0 else None
+                except (ValueError, KeyError) as e:
+                    got = None
+                    err = "not rd --json output (%s)" % e
+                if got != want:
+                    problems.append("page 0x%x: kpeek %s" % (paddr, "differs from the ELF dump" if got
+                                                            else "failed: " + err.strip()))
+                if ctx is not None:
+                    lib = ctx.read(kdumpfile.KDUMP_MACHPHYSADDR, paddr, 4096)
+                    if lib != want:
+                        problems.append("page 0x%x: libkdumpfile reads other bytes than the ELF dump" % paddr)
+        except Exception as e:  # the oracle itself failing is a failure, named
+            problems.append("%s: %s" % (type(e).__name__, e))
+        finally:
+            d.close()
+        if not problems:
+            return True, ""
+        return False, "\n".join(problems[:20])
+    return ck
+
+
+def reassemble(run):
+    """makedumpfile -R: QEMU's flattened kdump files to the standard layout."""
+    for flat in [s for s in run.dumps if s.endswith("-flat")]:
+        src, pre, post = run.dumps[flat]
+        source = flat[:-len("-flat")]
+        out = os.path.join(rig.BUILD, "%s.%s.core" % (run.name, source))
+        if os.path.exists(out):
+            os.unlink(out)
+        t0 = time.monotonic()
+        with open(src, "rb") as f:
+            r = subprocess.run(["makedumpfile", "-R", out], stdin=f, capture_output=True, text=True)
+        timed("%s makedumpfile -R %s" % (run.name, flat), t0)
+        if run.check("reassemble-" + source, r.returncode == 0 and os.path.exists(out),
+                      r.stderr.strip()):
+            run.dumps[source] = (out, pre, post)
+        if source != "kdump":
+            # lzo and snappy are read in the standard layout only (zlib in both).
+            del run.dumps[flat]
+            os.unlink(src)
+
+def d31_compressors(run, compressors):
+    """makedumpfile filters dumps of its own architecture only (Debian's
+    is built for the host: "check_release: Can't get the address of
+    system_utsname" on an arm64 dump)."""
+    if run.arch != "amd64":
+        notes.append("makedumpfile (built for x86-64) cannot filter %s dumps: no kdump-d31 "
+                     "sources for them" % run.arch)
+        return []
+    return compressors
+
+def derive(run, kpeek, compressors):
+    """elf-snap (kpeek snapshot of the ELF dump) and makedumpfile -d 31
+    of it with each compression it supports."""
+    if "elf" not in run.dumps:
+        return
+    src, pre, post = run.dumps["elf"]
+    snap = os.path.join(rig.BUILD, "%s.elf-snap.core" % run.name)
+    if os.path.exists(snap):
+        os.unlink(snap)
+    t0 = time.monotonic()
+    rc, out, err = rig.run_kpeek(kpeek, ["-c", src, "snapshot", "-q", "-o", snap], timeout=600)
+    timed("%s kpeek snapshot of the ELF dump" % run.name, t0)
+    if not run.check("snapshot-of-elf", rc == 0 and os.path.isfile(snap),
+                      "kpeek -c %s snapshot: exit %s, stderr: %s" % (src, rc, err.strip())):
+        return
+    run.dumps["elf-snap"] = (snap, pre, post)
+    for source, flag in d31_compressors(run, compressors):
+        out_path = os.path.join(rig.BUILD, "%s.%s.core" % (run.name, source))
+        if os.path.exists(out_path):
+            os.unlink(out_path)
+        t0 = time.monotonic()
+        r = subprocess.run(["makedumpfile", flag, "-d", "31", snap, out_path],
+                           capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        timed("%s makedumpfile %s -d 31 of elf-snap" % (run.name, flag), t0)
+        msg = (r.stderr.strip() or r.stdout.strip()).split("\n")[-1]
+        if "kernel version is not supported" in r.stderr + r.stdout:
+            run.unsupported.add(source)
+            notes.append("makedumpfile does not support %s (%s): its -d 31 dumps lack pages "
+                         "the kernel uses; ps must say what it leaves out" % (
+                             run.kernel.id, run.kernel.release))
+        if not run.check("makedumpfile-" + source, r.returncode == 0 and os.path.isfile(out_path),
+                          "makedumpfile %s -d 31 %s: exit %d: %s" % (flag, snap, r.returncode, msg)):
+            continue
+        try:
+            h = rig.kdump_header(out_path)
+            want = source_compression(source)
+            ok = h["compression"] == want and h["dump_level"] == 31 and \
+                0 < h["dumped_pages"] < h["ram_pages"]
+            detail = "expected %s, dump level 31 and fewer pages dumped than in RAM; header: %s" % (want, h)
+        except (OSError, rig.RigError) as e:
+            ok, detail = False, str(e)
+        if run.check("header-" + source, ok, detail):
+            if h["excluded_pfn"] is not None:
+                run.excluded[source] = h["excluded_pfn"] << 12
+        run.dumps[source] = (out_path, pre, post)

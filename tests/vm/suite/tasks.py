@@ -1,0 +1,173 @@
+# SPDX-License-Identifier: MIT
+# Checks of tasks: ps (every thread against the /proc listings around the
+# source) and loadavg.
+import json
+import re
+
+from .common import json_of, ran
+from .results import passed
+
+
+KWORKER_RE = re.compile(r"^(kworker/(?:R-)?[^+-]*)(?:[+-].*)?$")
+
+
+def same_name_modulo_work(a, b):
+    """Names equal, or the same workqueue worker with another +/- work
+    description (it changes with every work item the worker runs)."""
+    if a == b:
+        return True
+    ma, mb = KWORKER_RE.match(a), KWORKER_RE.match(b)
+    return bool(ma and mb and ma.group(1) == mb.group(1))
+
+
+def compare_tasks(rows, c, leaders_only, left_out=0, unknown_ppid=False):
+    """kpeek's tasks against the thread listings before and after it. A
+    thread whose schedstat run count did not change between them did not
+    run: its state, CPU and name must be exactly those of the listings.
+    One that ran must still be the same thread (tgid, ppid) with a state
+    it had or R, and its name modulo the worker's work description.
+    Returns (problems, skipped): skipped are what a dump without their
+    memory kept from being compared (left_out, unknown_ppid)."""
+    pre, post = c.pre["threads"], c.post["threads"]
+    problems, skipped = [], []
+    seen = {}
+    for r in rows:
+        try:
+            tid, tgid = int(r["pid"]), int(r["tgid"])
+            # null: the parent's task_struct is not in the dump, which
+            # kpeek must have said (unknown_ppid).
+            ppid = None if r["ppid"] is None and unknown_ppid else int(r["ppid"])
+            state, name, cpu = r["state"], r["name"], r["cpu"]
+        except (KeyError, TypeError, ValueError) as e:
+            return ["row without pid/tgid/ppid/state/name/cpu (%s): %s" % (e, r)], []
+        if tid in seen:
+            problems.append("pid %d listed twice" % tid)
+        seen[tid] = r
+        if tid == 0:
+            if name != "swapper/0" or state != "R":
+                problems.append("pid 0 is %r %s, expected the idle task swapper/0 R" % (name, state))
+            continue
+        if leaders_only and tid != tgid:
+            problems.append("thread %d of %d listed without -t" % (tid, tgid))
+        a, b = pre.get(tid), post.get(tid)
+        if name in c.transient and (a or b) and (a or b).name in c.transient:
+            continue
+        if a is None and b is None:
+            if name not in c.transient:
+                problems.append("pid %d %r (tgid %d) is in neither /proc listing" % (tid, name, tgid))
+            continue
+        if cpu is None:
+            problems.append("pid %d %r: no CPU" % (tid, name))
+            continue
+        t = a or b
+        if tgid != t.tgid:
+            problems.append("pid %d %r: tgid %d, /proc %d" % (tid, name, tgid, t.tgid))
+        if ppid is None:
+            skipped.append("pid %d %r: ppid not compared (its parent is not in the dump)" % (tid, name))
+        elif ppid not in {x.ppid for x in (a, b) if x}:
+            problems.append("pid %d %r: ppid %d, /proc %s" % (tid, name, ppid,
+                                                            sorted({x.ppid for x in (a, b) if x})))
+        if a and b and a.pcount == b.pcount and tid not in c.readers:
+            for field, got, want in (("state", state, a.state), ("cpu", cpu, a.cpu),
+                                     ("name", name, a.name)):
+                if got != want:
+                    problems.append("pid %d %r did not run, yet %s %r, /proc %r" % (
+                        tid, name, field, got, want))
+        else:
+            states = {x.state for x in (a, b) if x} | {"R"}
+            if state not in states and tid not in c.readers:
+                problems.append("pid %d %r: state %s, /proc %s (or R)" % (tid, name, state, sorted(states)))
+            if not any(same_name_modulo_work(name, x.name) for x in (a, b) if x):
+                problems.append("pid %d: name %r, /proc %s" % (tid, name,
+                                                              sorted({x.name for x in (a, b) if x})))
+    missing = []
+    for tid in sorted(set(pre) & set(post)):
+        t = pre[tid]
+        if leaders_only and t.tgid != tid or tid in seen or t.name in c.transient:
+            continue
+        if left_out and t.tgid != tid and t.tgid in seen:
+            # a thread of a group whose thread list kpeek could not read
+            skipped.append("pid %d %r (tgid %d): not listed, its group's thread list is not in the dump" % (
+                tid, t.name, t.tgid))
+            continue
+        missing.append("pid %d %r (tgid %d) is in both /proc listings but not listed" % (
+            tid, t.name, t.tgid))
+    # kpeek said how many tasks it left out (their memory is not in the dump).
+    if missing and len(missing) <= left_out:
+        skipped += [m.replace(" is in both /proc listings but not listed", ": not listed, left out of the dump")
+                    for m in missing]
+        missing = []
+    problems += missing
+    if "0" not in [str(r.get("pid")) for r in rows]:
+        problems.append("no idle task (pid 0)")
+    return problems, skipped
+
+
+def ck_ps(leaders_only):
+    def ck(res, c):
+        rc, out, err = res
+        left_out = 0
+        # On a dump that lacks pages the kernel uses, kpeek must say what
+        # it could not read: tasks it left out (and how many), or where the
+        # task list could not be followed; what it lists must still be right.
+        m = re.match(r"^kpeek: incomplete: (\d+) errors? reading tasks(?: \(and the parent of (\d+) tasks? "
+                     r"unreadable\))?, the first: (.*excluded from the dump.*)\n$", err)
+        orphans = re.match(r"^kpeek: incomplete: the parent of \d+ tasks? could not be read, the first: task \d+ .*\n$", err)
+        if c.partial and rc == 1 and m:
+            # Missing tasks are then allowed (a gap in the task list loses
+            # more tasks than it counts errors), wrong ones never.
+            left_out = 1 << 30
+            res = (0, out, "")
+        elif c.partial and rc == 1 and orphans:
+            res = (0, out, "")  # ppid null where the parent is missing
+        rows, why = json_of(res, "tasks")
+        if rows is None:
+            return False, why
+        # PPID null only where kpeek said a parent could not be read.
+        problems, skips = compare_tasks(rows, c, leaders_only, left_out,
+                                        bool(orphans) or bool(m and m.group(2)))
+        if not problems:
+            return passed("", skips) if skips else (True, "")
+        return False, "%d differences from /proc (of %d rows):\n%s" % (
+            len(problems), len(rows), "\n".join(problems[:40]))
+    return ck
+
+
+def ck_loadavg(res, c):
+    doc_rc, out, err = res
+    try:
+        doc = json.loads(out) if doc_rc == 0 else None
+    except ValueError:
+        doc = None
+    if not isinstance(doc, dict):
+        return False, "%s; output:\n%s" % (ran(res), out[:500])
+    a, b = c.pre["stamp"], c.post["stamp"]
+    got = ["%.2f" % doc.get(k, -1) for k in ("load1", "load5", "load15")]
+    problems = []
+    if c.between:
+        # Over a long window (a snapshot inside the guest takes ~30 s under
+        # TCG) the load can rise and fall back between the two stamps: each
+        # 5 s update moves load1 by at most 8% of its distance to
+        # nr_running, a few hundredths here.
+        slack = 0.05
+        for i, g in enumerate(got):
+            lo, hi = sorted((float(a.loads[i]), float(b.loads[i])))
+            if not lo - slack <= float(g) <= hi + slack:
+                problems.append("load %s not between %s and %s" % (g, a.loads[i], b.loads[i]))
+    elif got not in (a.loads, b.loads):
+        problems.append("loads %s, /proc/loadavg %s before, %s after" % (got, a.loads, b.loads))
+    # Threads: a live kpeek adds itself and busybox timeout to the count
+    # /proc/loadavg showed just before it.
+    extra = 2 if c.live or c.between else 0
+    lo, hi = min(a.total, b.total), max(a.total, b.total) + extra
+    num = lambda k: doc.get(k) if isinstance(doc.get(k), int) else -2  # null: unknown
+    if not lo <= num("threads") <= hi:
+        problems.append("threads %s, /proc/loadavg %d before, %d after" % (doc.get("threads"), a.total, b.total))
+    # Running: kp_spin always; the reader of /proc/loadavg counts itself.
+    if not 1 <= num("running") <= max(a.running, b.running) + extra:
+        problems.append("running %s, /proc/loadavg %d before, %d after" % (doc.get("running"), a.running, b.running))
+    if not a.last_pid <= num("last_pid") <= b.last_pid:
+        problems.append("last_pid %s, /proc/loadavg %d before, %d after" % (doc.get("last_pid"), a.last_pid, b.last_pid))
+    if not problems:
+        return True, ""
+    return False, "; ".join(problems) + "\n" + out
