@@ -21,6 +21,7 @@ static const struct cmd cmds[] = {
 	{ "maps", cmd_maps, "print a process's memory mappings, as /proc/PID/maps" },
 	{ "files", cmd_files, "list a process's open files, as /proc/PID/fd" },
 	{ "status", cmd_status, "print who a process is, as /proc/PID/status, ns and cgroup" },
+	{ "mount", cmd_mount, "list mounts, as /proc/PID/mountinfo" },
 	{ "lsmod", cmd_lsmod, "list loaded kernel modules" },
 	{ "loadavg", cmd_loadavg, "show the load average as /proc/loadavg" },
 	{ "dmesg", cmd_dmesg, "print the kernel log (printk ring buffer)" },

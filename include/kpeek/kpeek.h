@@ -529,6 +529,37 @@ KP_API struct kp_error *kp_fd_iter_next(struct kp_fd_iter *it, const struct kp_f
 KP_API void kp_fd_iter_status(const struct kp_fd_iter *it, struct kp_walk_status *ret);
 KP_API void kp_fd_iter_destroy(struct kp_fd_iter *it);
 
+// ---------------------------------------------------------------- mounts
+
+// One mount of a mount namespace, as a line of /proc/PID/mountinfo (0.6).
+struct kp_mount {
+	uint64_t address;	// struct mount *
+	int32_t id, parent_id;
+	uint32_t dev_major, dev_minor;	// of its super block
+	const char *root;	// the root of the mount inside its file system
+	const char *mount_point;	// from the task's root
+	const char *options;	// per-mount: "rw,nosuid,relatime"
+	// The optional fields: "shared:N", "master:N", "unbindable", separated
+	// by spaces; "" if none (propagate_from is not known).
+	const char *propagation;
+	const char *fstype;	// "ext4", "fuse.sshfs"
+	const char *source;	// "/dev/vda1", "none"
+	// The generic super options only ("rw", "ro,sync"...): a file
+	// system's own options are made by its code, not known from memory.
+	const char *super_options;
+};
+
+struct kp_mount_iter;
+// The mounts of the mount namespace of the task at task (0: PID 1's), in
+// mountinfo order, mount points relative to that task's root; mounts
+// outside its root are left out, as /proc does.
+KP_API struct kp_error *kp_mount_iter_create(struct kp_kernel *kernel, uint64_t task,
+					     struct kp_mount_iter **ret);
+// *ret is NULL at the end; it points into the iterator until the next call.
+KP_API struct kp_error *kp_mount_iter_next(struct kp_mount_iter *it, const struct kp_mount **ret);
+KP_API void kp_mount_iter_status(const struct kp_mount_iter *it, struct kp_walk_status *ret);
+KP_API void kp_mount_iter_destroy(struct kp_mount_iter *it);
+
 // ---------------------------------------------------------------- identity
 
 // A task's namespaces, in /proc/PID/ns's order (0.6).
