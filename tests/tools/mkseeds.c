@@ -426,7 +426,7 @@ static void pgtable_seeds(void)
 static void btf_seeds(void)
 {
 	uint32_t size;
-	void *raw = sk_btf_raw(&size);
+	void *raw = sk_btf_raw(&(struct sk_opts){ .format = SK_ELF }, &size);
 	seed("fuzz_btf", raw, size);
 	free(raw);
 
