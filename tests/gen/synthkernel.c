@@ -78,7 +78,7 @@ static struct btf *btf_new(const struct sk_opts *o)
 	int t_bool = id(btf__add_int(b, "_Bool", 1, BTF_INT_BOOL));		// 6
 	struct skp_task_ptrs procs;
 	if (o->procs)
-		skp_btf_task_ptrs(b, &procs);	// before comm: the ids below are comm's + n
+		skp_btf_task_ptrs(b, t_int, t_uint, t_ulong, &procs);	// before comm: ids below are comm's + n
 	int comm = id(btf__add_array(b, t_int, t_char, 16));			// 7
 	// Fields must directly follow their struct, so the pointers come
 	// first, referring to the struct ids that follow them.
@@ -106,10 +106,12 @@ static struct btf *btf_new(const struct sk_opts *o)
 	id(btf__add_field(b, "policy", t_uint, SK_T_PRIO * 8 + 7, 3));
 	if (o->procs)
 		skp_btf_task_fields(b, &procs);
-	int sig = id(btf__add_struct(b, "signal_struct", 8));			// 13
+	int sig = id(btf__add_struct(b, "signal_struct", o->procs ? SKP_SIGNAL_SIZE : 8));	// 13
 	if (sig != comm + 6)
 		sk_die("unexpected BTF ids");
 	id(btf__add_field(b, "nr_threads", t_int, 0, 0));
+	if (o->procs)
+		skp_btf_signal_fields(b, &procs);
 	// A union with an anonymous struct member.
 	int anon = id(btf__add_struct(b, NULL, 8));
 	id(btf__add_field(b, "lo", t_uint, 0, 0));
@@ -121,6 +123,10 @@ static struct btf *btf_new(const struct sk_opts *o)
 	id(btf__add_enum_value(b, "PIDTYPE_PID", 0));
 	id(btf__add_enum_value(b, "PIDTYPE_TGID", 1));
 	id(btf__add_enum_value(b, "PIDTYPE_MAX", 4));
+	if (o->procs) {
+		id(btf__add_enum_value(b, "PIDTYPE_PGID", 2));
+		id(btf__add_enum_value(b, "PIDTYPE_SID", 3));
+	}
 	int u64t = id(btf__add_typedef(b, "u64", t_ulong));
 	int cu64 = id(btf__add_const(b, u64t));
 	int vu64 = id(btf__add_volatile(b, cu64));

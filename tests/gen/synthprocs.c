@@ -357,15 +357,73 @@ static void fd_table(struct world *w)
 		put64(w, p, VFSMOUNT(SKP_M_ROOT));
 		put64(w, p + 8, SKP_VA(SKP_DENTRY(SKP_D_ROOT)));
 	}
-	put32(w, SKP_NSPROXY, 1);
-	put64(w, SKP_NSPROXY + 8, SKP_VA(SKP_MNT_NS));
 }
 
+#define ALL_CAPS UINT64_C(0x1ffffffffff)	// CAP_LAST_CAP 40
+
+// A cred of uid and gid id (root's capabilities for 0), in the groups.
 static void cred(struct world *w, uint64_t pa, uint32_t usage, uint32_t id)
 {
 	put32(w, pa + SKP_CRED_USAGE, usage);
 	for (unsigned i = 0; i < 8; i++)
 		put32(w, pa + SKP_CRED_UID + 4 * i, id);
+	uint64_t caps[5] = { 0, id ? 0 : ALL_CAPS, id ? 0 : ALL_CAPS, ALL_CAPS, 0 };
+	for (unsigned i = 0; i < 5; i++)
+		put64(w, pa + SKP_CRED_CAPS + 8 * i, caps[i]);
+	put64(w, pa + SKP_CRED_GROUPS, SKP_VA(SKP_GROUPS));
+	put64(w, pa + SKP_CRED_USER_NS, SKP_VA(SKP_NS(SKP_NS_USER)));
+}
+
+const uint32_t skp_ns_inum[SKP_NNS] = {
+	[SKP_NS_UTS] = 4026531838u, [SKP_NS_USER] = 4026531837u, [SKP_NS_PID] = 4026531836u,
+	[SKP_NS_PID_CHILD] = 4026532211u, [SKP_NS_CGROUP] = 4026531835u,
+};
+
+// Namespaces, groups, handlers and cgroups (shared); each process's
+// struct pid (task 2's in a child PID namespace, pid 1 there) and
+// signal_struct (pgrp and session: task 1's).
+static void status(struct world *w)
+{
+	put32(w, SKP_NSPROXY, 1);
+	put64(w, SKP_NSPROXY + 8, SKP_VA(SKP_MNT_NS));
+	put64(w, SKP_NSPROXY + 0x10, SKP_VA(SKP_NS(SKP_NS_UTS)));
+	put64(w, SKP_NSPROXY + 0x20, SKP_VA(SKP_NS(SKP_NS_PID)));	// pid_ns_for_children
+	put64(w, SKP_NSPROXY + 0x30, SKP_VA(SKP_NS(SKP_NS_CGROUP)));
+	for (int i = 0; i < SKP_NNS; i++)
+		put32(w, SKP_NS(i) + SKP_NS_INUM, skp_ns_inum[i]);
+	put32(w, SKP_MNT_NS + SKP_MNT_NS_NS + SKP_NS_INUM, SKP_MNT_NS_INUM);
+	put32(w, SKP_GROUPS + 4, 2);
+	put32(w, SKP_GROUPS + 8, 4);
+	put32(w, SKP_GROUPS + 12, 27);
+	for (unsigned t = 1; t <= 2; t++) {
+		uint64_t pid = SKP_PID(t), sig = SKP_SIGNAL(t);
+		put32(w, pid, 1);
+		put32(w, pid + SKP_PID_LEVEL, t - 1);
+		put32(w, pid + SKP_PID_NUMBERS, t);
+		put64(w, pid + SKP_PID_NUMBERS + 8, SKP_VA(SKP_NS(SKP_NS_PID)));
+		if (t == 2) {
+			put32(w, pid + SKP_PID_NUMBERS + 0x10, 1);
+			put64(w, pid + SKP_PID_NUMBERS + 0x18, SKP_VA(SKP_NS(SKP_NS_PID_CHILD)));
+		}
+		put32(w, sig, 1);	// nr_threads
+		put64(w, sig + SKP_SIGNAL_SHARED, t == 2 ? 0x4 : 0);
+		put64(w, sig + SKP_SIGNAL_PIDS + 8, SKP_VA(pid));		// PIDTYPE_TGID
+		put64(w, sig + SKP_SIGNAL_PIDS + 16, SKP_VA(SKP_PID(1)));	// PGID
+		put64(w, sig + SKP_SIGNAL_PIDS + 24, SKP_VA(SKP_PID(1)));	// SID
+		put64(w, SKP_CSS_SET(t), SKP_VA(SKP_CGROUP(t == 1 ? 2 : 0)));
+	}
+	// SIGINT and SIGCHLD ignored, SIGTERM caught.
+	put32(w, SKP_SIGHAND, 2);
+	put64(w, SKP_SIGHAND + 8 + 0x20 * 1, 1);
+	put64(w, SKP_SIGHAND + 8 + 0x20 * 16, 1);
+	put64(w, SKP_SIGHAND + 8 + 0x20 * 14, 0x401234);
+	// The cgroups: the root, system.slice, system.slice/sshd.service.
+	static const char *const kn[] = { "", "system.slice", "sshd.service" };
+	for (int i = 0; i < 3; i++) {
+		put64(w, SKP_CGROUP(i), SKP_VA(SKP_KERNFS(i)));
+		put64(w, SKP_KERNFS(i), name(w, kn[i]));
+		put64(w, SKP_KERNFS(i) + 8, i ? SKP_VA(SKP_KERNFS(i - 1)) : 0);
+	}
 }
 
 // Tasks 1 and 2 processes on their own creds, the others kernel threads.
@@ -377,11 +435,26 @@ static void tasks(struct world *w)
 		uint64_t pa = sk_task_pa(o, i), c = SKP_INIT_CRED;
 		put64(w, pa + SKP_T_FS, SKP_VA(SKP_FS));
 		put64(w, pa + SKP_T_NSPROXY, SKP_VA(SKP_NSPROXY));
+		put64(w, pa + SKP_T_CGROUPS, SKP_VA(SKP_CSS_SET(2)));
 		if (i == 1 || i == 2) {
 			c = SKP_VA(SKP_CRED(i));
 			cred(w, SKP_CRED(i), 2, i == 1 ? 0 : 1000);
 			put64(w, pa + SKP_T_MM, SKP_VA(SKP_MM(i - 1)));
 			put64(w, pa + SKP_T_FILES, SKP_VA(SKP_FILES));
+			put64(w, pa + SKP_T_CGROUPS, SKP_VA(SKP_CSS_SET(i)));
+			put64(w, pa + SK_T_SIGNAL, SKP_VA(SKP_SIGNAL(i)));
+			put64(w, pa + SKP_T_THREAD_PID, SKP_VA(SKP_PID(i)));
+			put64(w, pa + SKP_T_SIGHAND, SKP_VA(SKP_SIGHAND));
+			put64(w, pa + SKP_T_NVCSW, i == 1 ? 17 : 5);
+			put64(w, pa + SKP_T_NIVCSW, i == 1 ? 3 : 1);
+			if (i == 2) {
+				// No new privileges, traced by its parent (task 1),
+				// SIGHUP pending and SIGCHLD blocked.
+				put64(w, pa + SKP_T_ATOMIC_FLAGS, 1);
+				put32(w, pa + SKP_T_PTRACE, 1);
+				put64(w, pa + SKP_T_PENDING + 0x10, 0x1);
+				put64(w, pa + SKP_T_BLOCKED, 0x10000);
+			}
 		} else if (i) {
 			put32(w, pa + SK_T_FLAGS, SKP_KTHREAD_FLAGS);
 			kthreads++;
@@ -401,6 +474,7 @@ void skp_write(uint8_t *m, const struct sk_opts *o)
 	dcache(&w);
 	mount_ns(&w);
 	fd_table(&w);
+	status(&w);
 	tasks(&w);
 	// The [vdso]'s special mapping: vm_ops->name is special_mapping_name().
 	put64(&w, IMG_PA(SKP_VMOPS), SKP_SPECIAL_NAME);

@@ -11,7 +11,9 @@
 //   task 1 "init"  pid 1, uid 0: mm 0 (user page tables, arguments and
 //                  environment, five VMAs in one maple leaf), files, fs
 //   task 2 "task2" pid 2, uid 1000: mm 1 (no user pages, no arguments,
-//                  four VMAs in a two-level maple tree), the same files/fs
+//                  four VMAs in a two-level maple tree), the same files/fs;
+//                  pid 1 in a child PID namespace, traced by task 1, no new
+//                  privileges, SIGHUP pending, SIGCHLD blocked
 //   task 3.. "taskN" kernel threads (PF_KTHREAD, no mm, init_cred)
 //   init_task: a kernel thread on init_cred (as in synthkernel.h)
 //
@@ -29,7 +31,9 @@
 //           only), 0x2e000 user text page
 //   0x2f000 task 2's page tables (an empty PGD), 0x30000 the fd array
 //   0x31000 a marker read through the 2 MiB user page (which maps phys 0)
-//   0x32000-0x40000 free for tests
+//   0x32000-0x3e000 free for tests
+//   0x3e000 nsproxy, namespaces, struct pids, signal_structs, groups,
+//           cgroups; 0x3f000 the signal handlers (sighand_struct)
 #ifndef KPT_SYNTHPROCS_H
 #define KPT_SYNTHPROCS_H
 
@@ -45,26 +49,35 @@ struct btf;
 #define SKP_MAX_TASKS 16
 #define SKP_VA(pa) (SK_DIRECT + (pa))	// the direct map
 
-// task_struct grows to 0x100 bytes: after synthkernel.h's members,
+// task_struct grows to 0x100 bytes: its members besides synthkernel.h's,
+// some in the gaps between those.
 #define SKP_T_SIZE 0x100
+#define SKP_T_PTRACE 0x0c	// unsigned int
+#define SKP_T_THREAD_PID 0x68
+#define SKP_T_NVCSW 0x70
+#define SKP_T_NIVCSW 0x78
 #define SKP_T_MM 0x80
 #define SKP_T_FILES 0x88
 #define SKP_T_FS 0x90
 #define SKP_T_NSPROXY 0x98
 #define SKP_T_CRED 0xa0
 #define SKP_T_REAL_CRED 0xa8
+#define SKP_T_ATOMIC_FLAGS 0xb0
+#define SKP_T_PENDING 0xb8	// struct sigpending: its signal at + 0x10
+#define SKP_T_BLOCKED 0xd0	// sigset_t
+#define SKP_T_SIGHAND 0xd8
+#define SKP_T_CGROUPS 0xe0	// struct css_set *
 #define SKP_KTHREAD_FLAGS 0x00200040u	// PF_KTHREAD | PF_FORKNOEXEC
 
 // Objects (physical addresses).
 #define SKP_MM(i) (UINT64_C(0x20000) + 0x80 * (i))	// 0: task 1's, 1: task 2's
 #define SKP_VMA(i) (UINT64_C(0x20200) + 0x40 * (i))	// 0-4 task 1's, 5-8 task 2's
-#define SKP_CRED(task) (UINT64_C(0x20800) + 0x40 * ((task) - 1))
+#define SKP_CRED(task) (UINT64_C(0x20800) + 0x80 * ((task) - 1))	// tasks 1 and 2
 #define SKP_FILES UINT64_C(0x20c80)
 #define SKP_FDT UINT64_C(0x20ca0)
 #define SKP_FS UINT64_C(0x20cc0)
-#define SKP_NSPROXY UINT64_C(0x20d00)
 #define SKP_MNT_NS UINT64_C(0x20d20)
-#define SKP_OPEN_FDS UINT64_C(0x20d40)
+#define SKP_OPEN_FDS UINT64_C(0x20d80)
 #define SKP_NODE(i) (UINT64_C(0x21000) + 0x100 * (i))	// maple nodes
 #define SKP_MOUNT(i) (UINT64_C(0x22000) + 0x80 * (i))
 #define SKP_DENTRY(i) (UINT64_C(0x22200) + 0x40 * (i))
@@ -81,12 +94,23 @@ struct btf;
 #define SKP_PGD2 UINT64_C(0x2f000)
 #define SKP_FD_ARRAY UINT64_C(0x30000)
 #define SKP_HUGE_MARK UINT64_C(0x31000)
-#define SKP_FREE UINT64_C(0x32000)
+#define SKP_FREE UINT64_C(0x32000)	// to 0x3e000
+// What /proc/PID/status also reads: namespaces, struct pids, signals,
+// groups, cgroups; the signal handlers on a page of their own.
+#define SKP_NSPROXY UINT64_C(0x3e000)
+#define SKP_NS(i) (UINT64_C(0x3e040) + 0x20 * (i))	// see skp_ns below
+#define SKP_PID(task) (UINT64_C(0x3e100) + 0x40 * ((task) - 1))
+#define SKP_SIGNAL(task) (UINT64_C(0x3e200) + 0x80 * ((task) - 1))
+#define SKP_GROUPS UINT64_C(0x3e300)
+#define SKP_CSS_SET(task) (UINT64_C(0x3e340) + 0x10 * ((task) - 1))
+#define SKP_CGROUP(i) (UINT64_C(0x3e380) + 0x10 * (i))
+#define SKP_KERNFS(i) (UINT64_C(0x3e400) + 0x20 * (i))
+#define SKP_SIGHAND UINT64_C(0x3f000)
 // In the data page (image addresses) and kernel text.
 #define SKP_INIT_CRED (SK_DATA + 0x400)
-#define SKP_VMOPS (SK_DATA + 0x440)		// special_mapping_vmops
-#define SKP_VDSO_MAPPING (SK_DATA + 0x460)	// a struct vm_special_mapping
-#define SKP_VDSO_NAME (SK_DATA + 0x480)		// "[vdso]"
+#define SKP_VMOPS (SK_DATA + 0x480)		// special_mapping_vmops
+#define SKP_VDSO_MAPPING (SK_DATA + 0x4a0)	// a struct vm_special_mapping
+#define SKP_VDSO_NAME (SK_DATA + 0x4c0)		// "[vdso]"
 #define SKP_SPECIAL_NAME (SK_TEXT + 0x300)	// special_mapping_name()
 
 // Which dentry (and inode), file, mount and super block is which.
@@ -135,6 +159,15 @@ enum { SKP_SB_EXT4, SKP_SB_PROC, SKP_SB_TMPFS, SKP_SB_PIPEFS, SKP_NSB };
 #define SKP_CRED_GID 0x08
 #define SKP_CRED_EUID 0x14
 #define SKP_CRED_FSUID 0x1c
+#define SKP_CRED_CAPS 0x28	// inheritable, permitted, effective, bset, ambient
+#define SKP_CRED_GROUPS 0x50
+#define SKP_CRED_USER_NS 0x58
+#define SKP_SIGNAL_SHARED 0x20	// shared_pending.signal
+#define SKP_SIGNAL_PIDS 0x28	// struct pid *pids[PIDTYPE_MAX]
+#define SKP_PID_LEVEL 0x04
+#define SKP_PID_NUMBERS 0x10	// struct upid { int nr; struct pid_namespace *ns; }[]
+#define SKP_NS_INUM 0x10	// ns_common.inum in each namespace struct
+#define SKP_MNT_NS_NS 0x20	// mnt_namespace.ns
 #define SKP_FDT_MAX 0x00
 #define SKP_FDT_FD 0x08
 #define SKP_FDT_OPEN 0x10
@@ -172,13 +205,21 @@ enum { SKP_SB_EXT4, SKP_SB_PROC, SKP_SB_TMPFS, SKP_SB_PIPEFS, SKP_NSB };
 // The symbols it adds: init_cred, special_mapping_name (NULL-ended).
 extern const struct kp_mkkallsyms_sym skp_symbols[];
 
-// The pointer types of task_struct's members (made before the struct,
-// whose fields must follow it).
+// The namespaces (SKP_NS(i)) and their inode numbers.
+enum { SKP_NS_UTS, SKP_NS_USER, SKP_NS_PID, SKP_NS_PID_CHILD, SKP_NS_CGROUP, SKP_NNS };
+extern const uint32_t skp_ns_inum[SKP_NNS];
+#define SKP_MNT_NS_INUM 4026531841u
+
+// The types of task_struct's and signal_struct's members, made before
+// synthkernel's structs (whose fields must follow them).
 struct skp_task_ptrs {
-	int mm, files, fs, nsproxy, cred;
+	int t_uint, t_ulong;
+	int mm, files, fs, nsproxy, cred, pid, sighand, css_set, sigset, sigpending, pids;
 };
-void skp_btf_task_ptrs(struct btf *b, struct skp_task_ptrs *ret);
+void skp_btf_task_ptrs(struct btf *b, int t_int, int t_uint, int t_ulong, struct skp_task_ptrs *ret);
 void skp_btf_task_fields(struct btf *b, const struct skp_task_ptrs *p);
+void skp_btf_signal_fields(struct btf *b, const struct skp_task_ptrs *p);
+#define SKP_SIGNAL_SIZE 0x48
 // The synthetic BTF's base types.
 struct skp_btf_base {
 	int t_int, t_uint, t_char, t_ulong, t_long, list_head;

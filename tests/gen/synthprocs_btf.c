@@ -66,23 +66,55 @@ static int wrapped(struct ctx *c, const char *name, const char *member, int type
 	return must(btf__add_typedef(c->b, name, s));
 }
 
-void skp_btf_task_ptrs(struct btf *b, struct skp_task_ptrs *ret)
+void skp_btf_task_ptrs(struct btf *b, int t_int, int t_uint, int t_ulong, struct skp_task_ptrs *ret)
 {
-	static const char *const names[] = { "mm_struct", "files_struct", "fs_struct", "nsproxy", "cred" };
-	int ids[5];
-	for (int i = 0; i < 5; i++)
+	static const char *const names[] = { "mm_struct", "files_struct", "fs_struct", "nsproxy", "cred",
+					     "pid", "sighand_struct", "css_set" };
+	int ids[8];
+	for (int i = 0; i < 8; i++)
 		ids[i] = must(btf__add_ptr(b, must(btf__add_fwd(b, names[i], BTF_FWD_STRUCT))));
-	*ret = (struct skp_task_ptrs){ ids[0], ids[1], ids[2], ids[3], ids[4] };
+	*ret = (struct skp_task_ptrs){ t_uint, t_ulong, ids[0], ids[1], ids[2], ids[3], ids[4], ids[5],
+				       ids[6], ids[7], 0, 0, 0 };
+	// sigset_t (one unsigned long: _NSIG 64), struct sigpending, pids[].
+	int sig = must(btf__add_array(b, t_int, t_ulong, 1));
+	int set = must(btf__add_struct(b, NULL, 8));
+	must(btf__add_field(b, "sig", sig, 0, 0));
+	ret->sigset = must(btf__add_typedef(b, "sigset_t", set));
+	int lh = must(btf__add_array(b, t_int, must(btf__add_ptr(b, 0)), 2));	// list_head's two pointers
+	ret->sigpending = must(btf__add_struct(b, "sigpending", 0x18));
+	must(btf__add_field(b, "list", lh, 0, 0));
+	must(btf__add_field(b, "signal", ret->sigset, 0x10 * 8, 0));
+	ret->pids = must(btf__add_array(b, t_int, ret->pid, 4));	// PIDTYPE_MAX
+}
+
+static void field_at(struct btf *b, const char *name, int type, uint32_t byte)
+{
+	must(btf__add_field(b, name, type, byte * 8, 0));
 }
 
 void skp_btf_task_fields(struct btf *b, const struct skp_task_ptrs *p)
 {
-	must(btf__add_field(b, "mm", p->mm, SKP_T_MM * 8, 0));
-	must(btf__add_field(b, "files", p->files, SKP_T_FILES * 8, 0));
-	must(btf__add_field(b, "fs", p->fs, SKP_T_FS * 8, 0));
-	must(btf__add_field(b, "nsproxy", p->nsproxy, SKP_T_NSPROXY * 8, 0));
-	must(btf__add_field(b, "cred", p->cred, SKP_T_CRED * 8, 0));
-	must(btf__add_field(b, "real_cred", p->cred, SKP_T_REAL_CRED * 8, 0));
+	field_at(b, "ptrace", p->t_uint, SKP_T_PTRACE);
+	field_at(b, "thread_pid", p->pid, SKP_T_THREAD_PID);
+	field_at(b, "nvcsw", p->t_ulong, SKP_T_NVCSW);
+	field_at(b, "nivcsw", p->t_ulong, SKP_T_NIVCSW);
+	field_at(b, "mm", p->mm, SKP_T_MM);
+	field_at(b, "files", p->files, SKP_T_FILES);
+	field_at(b, "fs", p->fs, SKP_T_FS);
+	field_at(b, "nsproxy", p->nsproxy, SKP_T_NSPROXY);
+	field_at(b, "cred", p->cred, SKP_T_CRED);
+	field_at(b, "real_cred", p->cred, SKP_T_REAL_CRED);
+	field_at(b, "atomic_flags", p->t_ulong, SKP_T_ATOMIC_FLAGS);
+	field_at(b, "pending", p->sigpending, SKP_T_PENDING);
+	field_at(b, "blocked", p->sigset, SKP_T_BLOCKED);
+	field_at(b, "sighand", p->sighand, SKP_T_SIGHAND);
+	field_at(b, "cgroups", p->css_set, SKP_T_CGROUPS);
+}
+
+void skp_btf_signal_fields(struct btf *b, const struct skp_task_ptrs *p)
+{
+	field_at(b, "shared_pending", p->sigpending, SKP_SIGNAL_SHARED - 0x10);
+	field_at(b, "pids", p->pids, SKP_SIGNAL_PIDS);
 }
 
 static void btf_base(struct ctx *c)
@@ -234,6 +266,7 @@ static void btf_mounts(struct ctx *c, enum sk_procs procs)
 	field(c, "rb_left", rb, SKP_RB_LEFT);
 	int root = strct(c, "rb_root", 8);
 	field(c, "rb_node", rb, 0);
+	int ns = must(btf__find_by_name_kind(c->b, "ns_common", BTF_KIND_STRUCT));
 	strct(c, "mount", 0x80);
 	field(c, "mnt_parent", mount, 0);
 	field(c, "mnt_mountpoint", dentry, 8);
@@ -245,7 +278,7 @@ static void btf_mounts(struct ctx *c, enum sk_procs procs)
 	field(c, "mnt_list", t->list_head, SKP_MOUNT_LIST);
 	if (procs == SK_PROCS_RBTREE)
 		field(c, "mnt_node", node, SKP_MOUNT_NODE);
-	strct(c, "mnt_namespace", 0x20);
+	strct(c, "mnt_namespace", 0x38);
 	if (procs == SK_PROCS_RBTREE) {
 		field(c, "mounts", root, 0);
 		field(c, "nr_mounts", t->t_uint, SKP_NS_COUNT_RB);
@@ -253,6 +286,17 @@ static void btf_mounts(struct ctx *c, enum sk_procs procs)
 		field(c, "list", t->list_head, 0);
 		field(c, "mounts", t->t_uint, SKP_NS_COUNT_LIST);
 	}
+	field(c, "ns", ns, SKP_MNT_NS_NS);
+}
+
+// struct ns_common, inside every namespace: its inum is /proc/PID/ns's.
+static void btf_ns_common(struct ctx *c)
+{
+	strct(c, "ns_common", 0x18);
+	field(c, "stashed", c->t->t_ulong, 0);
+	field(c, "ops", c->vptr, 8);
+	field(c, "inum", c->t->t_uint, SKP_NS_INUM);
+	field(c, "count", c->t->t_uint, 0x14);
 }
 
 static void btf_task_parts(struct ctx *c)
@@ -262,9 +306,19 @@ static void btf_task_parts(struct ctx *c)
 	int fdt = ptr(c, "fdtable"), ns = ptr(c, "mnt_namespace");
 	int fds = must(btf__add_ptr(c->b, ptr(c, "file")));
 	int bits = must(btf__add_ptr(c->b, t->t_ulong));
-	strct(c, "nsproxy", 0x10);
+	static const struct { const char *member, *type; } nss[] = {
+		{ "uts_ns", "uts_namespace" }, { "ipc_ns", "ipc_namespace" },
+		{ "pid_ns_for_children", "pid_namespace" }, { "net_ns", "net" },
+		{ "cgroup_ns", "cgroup_namespace" },
+	};
+	int nsp[5];
+	for (int i = 0; i < 5; i++)
+		nsp[i] = ptr(c, nss[i].type);
+	strct(c, "nsproxy", 0x38);
 	field(c, "count", c->atomic, 0);
 	field(c, "mnt_ns", ns, 8);
+	for (uint32_t i = 0; i < 5; i++)
+		field(c, nss[i].member, nsp[i], 0x10 + 8 * i);
 	strct(c, "fs_struct", 0x28);
 	field(c, "umask", t->t_int, 0);
 	field(c, "root", path, 8);
@@ -277,10 +331,69 @@ static void btf_task_parts(struct ctx *c)
 	field(c, "fd", fds, SKP_FDT_FD);
 	field(c, "open_fds", bits, SKP_FDT_OPEN);
 	static const char *const ids[] = { "uid", "gid", "suid", "sgid", "euid", "egid", "fsuid", "fsgid" };
-	strct(c, "cred", 0x40);
+	static const char *const caps[] = { "cap_inheritable", "cap_permitted", "cap_effective", "cap_bset",
+					    "cap_ambient" };
+	int cap = wrapped(c, "kernel_cap_t", "val", t->t_ulong, 8);	// 6.3+
+	int groups = ptr(c, "group_info"), user_ns = ptr(c, "user_namespace");
+	strct(c, "cred", 0x60);
 	field(c, "usage", c->atomic, SKP_CRED_USAGE);
 	for (uint32_t i = 0; i < 8; i++)
 		field(c, ids[i], i % 2 ? c->kgid : c->kuid, SKP_CRED_UID + 4 * i);
+	for (uint32_t i = 0; i < 5; i++)
+		field(c, caps[i], cap, SKP_CRED_CAPS + 8 * i);
+	field(c, "group_info", groups, SKP_CRED_GROUPS);
+	field(c, "user_ns", user_ns, SKP_CRED_USER_NS);
+}
+
+// What /proc/PID/status reads besides: namespaces (net, ipc and time
+// left out: optional), struct pid, groups, signal handlers, cgroups.
+static void btf_status(struct ctx *c)
+{
+	const struct skp_btf_base *t = c->t;
+	int ns = must(btf__find_by_name_kind(c->b, "ns_common", BTF_KIND_STRUCT));
+	static const char *const names[] = { "uts_namespace", "user_namespace", "pid_namespace",
+					     "cgroup_namespace" };
+	for (int i = 0; i < 4; i++) {
+		strct(c, names[i], 0x20);
+		field(c, "ns", ns, 0);
+	}
+	int pid_ns = ptr(c, "pid_namespace");
+	int upid = strct(c, "upid", 0x10);
+	field(c, "nr", t->t_int, 0);
+	field(c, "ns", pid_ns, 8);
+	int numbers = array(c, upid, 1);
+	strct(c, "pid", 0x20);
+	field(c, "count", c->atomic, 0);
+	field(c, "level", t->t_uint, SKP_PID_LEVEL);
+	field(c, "numbers", numbers, SKP_PID_NUMBERS);
+	int gids = array(c, c->kgid, 0);
+	strct(c, "group_info", 8);
+	field(c, "usage", c->atomic, 0);
+	field(c, "ngroups", t->t_int, 4);
+	field(c, "gid", gids, 8);
+	int sigset = must(btf__find_by_name_kind(c->b, "sigset_t", BTF_KIND_TYPEDEF));
+	int proto = must(btf__add_func_proto(c->b, 0));
+	must(btf__add_func_param(c->b, NULL, t->t_int));
+	int handler = must(btf__add_typedef(c->b, "__sighandler_t", must(btf__add_ptr(c->b, proto))));
+	int sigaction = strct(c, "sigaction", 0x20);
+	field(c, "sa_handler", handler, 0);
+	field(c, "sa_flags", t->t_ulong, 8);
+	field(c, "sa_restorer", c->vptr, 0x10);
+	field(c, "sa_mask", sigset, 0x18);
+	int ksig = strct(c, "k_sigaction", 0x20);
+	field(c, "sa", sigaction, 0);
+	int actions = array(c, ksig, 64);
+	strct(c, "sighand_struct", 8 + 64 * 0x20);
+	field(c, "count", c->atomic, 0);
+	field(c, "action", actions, 8);
+	int cgroup = ptr(c, "cgroup"), kn = ptr(c, "kernfs_node");
+	strct(c, "css_set", 0x10);
+	field(c, "dfl_cgrp", cgroup, 0);
+	strct(c, "cgroup", 0x10);
+	field(c, "kn", kn, 0);
+	strct(c, "kernfs_node", 0x20);
+	field(c, "name", c->cptr, 0);
+	field(c, "parent", kn, 8);	// __parent since 6.15
 }
 
 void skp_btf_types(struct btf *b, enum sk_procs procs, const struct skp_btf_base *t)
@@ -290,6 +403,8 @@ void skp_btf_types(struct btf *b, enum sk_procs procs, const struct skp_btf_base
 	btf_maple(&c);
 	btf_mm(&c);
 	btf_dcache(&c);
+	btf_ns_common(&c);
 	btf_mounts(&c, procs);
 	btf_task_parts(&c);
+	btf_status(&c);
 }
