@@ -448,6 +448,41 @@ KP_API void kp_task_iter_status(const struct kp_task_iter *it, struct kp_walk_st
 // included: its struct task_struct. KP_ERR_NOT_FOUND naming the PID.
 KP_API struct kp_error *kp_task_by_pid(struct kp_kernel *kernel, int32_t pid, uint64_t *ret);
 
+// ---------------------------------------------------------------- run queues
+
+// A task on a run queue (0.6).
+struct kp_rq_task {
+	uint64_t task;		// struct task_struct *
+	int32_t pid;
+	char comm[16];
+	// The scheduling class: "dl", "rt", "fair", and for the current task
+	// also "stop", "ext", "idle" (its sched_class); "?" if unknown.
+	const char *class;
+	int32_t prio;		// task->prio: 0-99 real-time, 100-139 normal
+	uint64_t vruntime;	// fair tasks: se.vruntime (ns)
+};
+
+// What one CPU's run queue holds (0.6).
+struct kp_rq {
+	uint32_t cpu;
+	uint64_t rq;		// struct rq *
+	uint32_t nr_running;	// rq->nr_running
+	struct kp_rq_task current;	// rq->curr (the idle task when idle)
+	// The queued tasks in the order the scheduler would pick them: the
+	// deadline tree, the real-time priority lists, then the fair tree,
+	// task groups' queues in place of their entities.
+	size_t nqueued;
+	const struct kp_rq_task *queued;
+};
+
+struct kp_runq_iter;
+// The run queues of the possible CPUs, in CPU order.
+KP_API struct kp_error *kp_runq_iter_create(struct kp_kernel *kernel, struct kp_runq_iter **ret);
+// *ret is NULL at the end; it points into the iterator until the next call.
+KP_API struct kp_error *kp_runq_iter_next(struct kp_runq_iter *it, const struct kp_rq **ret);
+KP_API void kp_runq_iter_status(const struct kp_runq_iter *it, struct kp_walk_status *ret);
+KP_API void kp_runq_iter_destroy(struct kp_runq_iter *it);
+
 // ---------------------------------------------------------------- user memory
 
 // A process's user memory, read through its own page tables (mm->pgd),
