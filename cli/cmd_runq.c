@@ -40,10 +40,10 @@ static void json_task(struct out *o, const char *key, const struct kp_rq_task *t
 	out_begin_object(o, key);
 	out_kv_int(o, "pid", t->pid);
 	out_kv_str(o, "comm", t->comm);
-	out_kv_str(o, "class", t->class);
+	out_kv_str(o, "class", t->sched_class);
 	out_kv_int(o, "prio", t->prio);
 	out_kv_hex(o, "task", t->task);
-	if (!strcmp(t->class, "fair"))
+	if (!strcmp(t->sched_class, "fair"))
 		out_kv_uint(o, "vruntime", t->vruntime);
 	out_end_object(o);
 }
@@ -52,12 +52,12 @@ static void row(struct out *o, uint32_t cpu, const char *what, const struct kp_r
 {
 	out_cell_uint(o, cpu);
 	out_cell_str(o, what);
-	out_cell_str(o, t->class);
+	out_cell_str(o, t->sched_class);
 	out_cell_int(o, t->prio);
 	out_cell_int(o, t->pid);
 	out_cell_hex(o, t->task);
 	char vruntime[24] = "-";
-	if (!strcmp(t->class, "fair"))
+	if (!strcmp(t->sched_class, "fair"))
 		snprintf(vruntime, sizeof(vruntime), "%" PRIu64, t->vruntime);
 	out_cell_str(o, vruntime);
 	out_cell_str(o, t->comm);

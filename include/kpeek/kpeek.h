@@ -457,7 +457,7 @@ struct kp_rq_task {
 	char comm[16];
 	// The scheduling class: "dl", "rt", "fair", and for the current task
 	// also "stop", "ext", "idle" (its sched_class); "?" if unknown.
-	const char *class;
+	const char *sched_class;
 	int32_t prio;		// task->prio: 0-99 real-time, 100-139 normal
 	uint64_t vruntime;	// fair tasks: se.vruntime (ns)
 };

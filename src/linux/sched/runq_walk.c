@@ -126,8 +126,8 @@ static struct kp_error *task(struct kp_runq_iter *it, uint64_t at, const char *c
 	memcpy(t->comm, kp_layout_at(l, buf, T_COMM), sizeof(t->comm));
 	t->comm[sizeof(t->comm) - 1] = '\0';
 	t->prio = (int32_t)kp_layout_u64(l, buf, T_PRIO);
-	t->class = class ? class : class_name(it, kp_layout_u64(l, buf, T_CLASS));
-	if (!strcmp(t->class, "fair")) {
+	t->sched_class = class ? class : class_name(it, kp_layout_u64(l, buf, T_CLASS));
+	if (!strcmp(t->sched_class, "fair")) {
 		uint64_t se = at + kp_layout_off(l, T_SE);
 		err = kp_read_u64(it->k, se + kp_layout_off(it->l[L_SE], E_VRUNTIME), &t->vruntime);
 	}
