@@ -23,6 +23,7 @@ static const struct cmd cmds[] = {
 	{ "status", cmd_status, "print who a process is, as /proc/PID/status, ns and cgroup" },
 	{ "mount", cmd_mount, "list mounts, as /proc/PID/mountinfo" },
 	{ "runq", cmd_runq, "list each CPU's running and queued tasks" },
+	{ "meminfo", cmd_meminfo, "show memory usage as /proc/meminfo" },
 	{ "lsmod", cmd_lsmod, "list loaded kernel modules" },
 	{ "loadavg", cmd_loadavg, "show the load average as /proc/loadavg" },
 	{ "dmesg", cmd_dmesg, "print the kernel log (printk ring buffer)" },

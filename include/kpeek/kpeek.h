@@ -448,6 +448,26 @@ KP_API void kp_task_iter_status(const struct kp_task_iter *it, struct kp_walk_st
 // included: its struct task_struct. KP_ERR_NOT_FOUND naming the PID.
 KP_API struct kp_error *kp_task_by_pid(struct kp_kernel *kernel, int32_t pid, uint64_t *ret);
 
+// ---------------------------------------------------------------- memory
+
+// One line of /proc/meminfo (0.6).
+struct kp_meminfo_item {
+	const char *name;	// "MemTotal", "HugePages_Total"
+	uint64_t value;
+	bool kb;		// value in kB (else a count: HugePages_*)
+};
+
+// The lines of /proc/meminfo kpeek can compute for the kernel, in its
+// order; a line whose inputs the kernel lacks or kpeek cannot read is not
+// there (never 0).
+struct kp_meminfo {
+	size_t n;
+	struct kp_meminfo_item *items;
+};
+
+KP_API struct kp_error *kp_meminfo_create(struct kp_kernel *kernel, struct kp_meminfo **ret);
+KP_API void kp_meminfo_destroy(struct kp_meminfo *meminfo);
+
 // ---------------------------------------------------------------- run queues
 
 // A task on a run queue (0.6).
