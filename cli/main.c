@@ -24,6 +24,7 @@ static const struct cmd cmds[] = {
 	{ "mount", cmd_mount, "list mounts, as /proc/PID/mountinfo" },
 	{ "runq", cmd_runq, "list each CPU's running and queued tasks" },
 	{ "meminfo", cmd_meminfo, "show memory usage as /proc/meminfo" },
+	{ "slabinfo", cmd_slabinfo, "list slab caches as /proc/slabinfo" },
 	{ "lsmod", cmd_lsmod, "list loaded kernel modules" },
 	{ "loadavg", cmd_loadavg, "show the load average as /proc/loadavg" },
 	{ "dmesg", cmd_dmesg, "print the kernel log (printk ring buffer)" },

@@ -468,6 +468,23 @@ struct kp_meminfo {
 KP_API struct kp_error *kp_meminfo_create(struct kp_kernel *kernel, struct kp_meminfo **ret);
 KP_API void kp_meminfo_destroy(struct kp_meminfo *meminfo);
 
+// A slab cache, as a line of /proc/slabinfo 2.1 (SLUB; 0.6).
+struct kp_slab_cache {
+	uint64_t address;	// struct kmem_cache *
+	const char *name;
+	uint64_t active_objs, num_objs;
+	uint32_t objsize, objperslab, pagesperslab;
+	uint64_t active_slabs, num_slabs;
+};
+
+struct kp_slab_iter;
+// The caches of slab_caches, in its order.
+KP_API struct kp_error *kp_slab_iter_create(struct kp_kernel *kernel, struct kp_slab_iter **ret);
+// *ret is NULL at the end; it points into the iterator until the next call.
+KP_API struct kp_error *kp_slab_iter_next(struct kp_slab_iter *it, const struct kp_slab_cache **ret);
+KP_API void kp_slab_iter_status(const struct kp_slab_iter *it, struct kp_walk_status *ret);
+KP_API void kp_slab_iter_destroy(struct kp_slab_iter *it);
+
 // ---------------------------------------------------------------- run queues
 
 // A task on a run queue (0.6).
