@@ -485,6 +485,37 @@ KP_API struct kp_error *kp_slab_iter_next(struct kp_slab_iter *it, const struct 
 KP_API void kp_slab_iter_status(const struct kp_slab_iter *it, struct kp_walk_status *ret);
 KP_API void kp_slab_iter_destroy(struct kp_slab_iter *it);
 
+// ---------------------------------------------------------------- network
+
+// A network interface, as `ip addr` and /proc/net/dev show it (0.6).
+struct kp_netdev {
+	uint64_t address;	// struct net_device *
+	uint64_t netns;		// the inode number of its network namespace
+	int32_t index;
+	char name[16];
+	uint32_t flags;		// dev->flags: IFF_UP, IFF_LOOPBACK... (uapi/linux/if.h)
+	uint32_t mtu;
+	uint8_t mac[32];
+	uint32_t mac_len;
+	size_t naddrs;
+	const char *const *addrs;	// "10.0.0.1/24", "fe80::1/64": IPv4 first
+	// rx/tx counters, when kpeek knows where the kernel keeps them for the
+	// driver: stats_source says which ("stats", "lstats", "stats+tstats",
+	// "stats+dstats"); a driver with counters of its own has none.
+	bool has_stats;
+	const char *stats_source;
+	uint64_t rx_bytes, rx_packets, tx_bytes, tx_packets;
+};
+
+struct kp_netdev_iter;
+// The interfaces of every network namespace, namespaces in
+// net_namespace_list order, interfaces in each one's dev_base_head order.
+KP_API struct kp_error *kp_netdev_iter_create(struct kp_kernel *kernel, struct kp_netdev_iter **ret);
+// *ret is NULL at the end; it points into the iterator until the next call.
+KP_API struct kp_error *kp_netdev_iter_next(struct kp_netdev_iter *it, const struct kp_netdev **ret);
+KP_API void kp_netdev_iter_status(const struct kp_netdev_iter *it, struct kp_walk_status *ret);
+KP_API void kp_netdev_iter_destroy(struct kp_netdev_iter *it);
+
 // ---------------------------------------------------------------- run queues
 
 // A task on a run queue (0.6).
