@@ -115,6 +115,7 @@ int cmd_runq(struct cli *cli, int argc, char **argv);
 int cmd_meminfo(struct cli *cli, int argc, char **argv);
 int cmd_slabinfo(struct cli *cli, int argc, char **argv);
 int cmd_net(struct cli *cli, int argc, char **argv);
+int cmd_sockets(struct cli *cli, int argc, char **argv);
 int cmd_lsmod(struct cli *cli, int argc, char **argv);
 int cmd_loadavg(struct cli *cli, int argc, char **argv);
 int cmd_panic(struct cli *cli, int argc, char **argv);

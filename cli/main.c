@@ -26,6 +26,7 @@ static const struct cmd cmds[] = {
 	{ "meminfo", cmd_meminfo, "show memory usage as /proc/meminfo" },
 	{ "slabinfo", cmd_slabinfo, "list slab caches as /proc/slabinfo" },
 	{ "net", cmd_net, "list network interfaces of every namespace" },
+	{ "sockets", cmd_sockets, "list sockets as ss -a -p" },
 	{ "lsmod", cmd_lsmod, "list loaded kernel modules" },
 	{ "loadavg", cmd_loadavg, "show the load average as /proc/loadavg" },
 	{ "dmesg", cmd_dmesg, "print the kernel log (printk ring buffer)" },

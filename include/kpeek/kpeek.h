@@ -516,6 +516,31 @@ KP_API struct kp_error *kp_netdev_iter_next(struct kp_netdev_iter *it, const str
 KP_API void kp_netdev_iter_status(const struct kp_netdev_iter *it, struct kp_walk_status *ret);
 KP_API void kp_netdev_iter_destroy(struct kp_netdev_iter *it);
 
+// A socket, as a line of `ss -a -p` (0.6).
+struct kp_socket {
+	uint64_t sock;		// struct sock * (inet_timewait_sock, request_sock)
+	const char *netid;	// "tcp", "udp", "raw", "u_str", "u_dgr", "u_seq"
+	const char *state;	// ss's names: "ESTAB", "LISTEN", "UNCONN", "TIME-WAIT"...
+	uint16_t family;	// AF_INET, AF_INET6, AF_UNIX
+	// "10.0.0.1:80", "[::1]:22", "0.0.0.0:*" (port 0 as *); a unix
+	// socket's path, "@name" (abstract) or "*"; raw: ADDRESS:PROTOCOL.
+	const char *local, *peer;
+	uint64_t inode;		// its socket inode; 0 for time-wait and request sockets
+	uint64_t peer_inode;	// unix: the peer's inode (0: none)
+	uint64_t netns;		// the inode number of its network namespace
+	size_t npids;
+	const int32_t *pids;	// the processes whose fd tables hold it
+};
+
+struct kp_socket_iter;
+// The sockets of the kernel's tables: TCP (listening, then established and
+// time-wait), UDP, raw (IPv4 and IPv6), then unix.
+KP_API struct kp_error *kp_socket_iter_create(struct kp_kernel *kernel, struct kp_socket_iter **ret);
+// *ret is NULL at the end; it points into the iterator until the next call.
+KP_API struct kp_error *kp_socket_iter_next(struct kp_socket_iter *it, const struct kp_socket **ret);
+KP_API void kp_socket_iter_status(const struct kp_socket_iter *it, struct kp_walk_status *ret);
+KP_API void kp_socket_iter_destroy(struct kp_socket_iter *it);
+
 // ---------------------------------------------------------------- run queues
 
 // A task on a run queue (0.6).
