@@ -448,6 +448,134 @@ KP_API void kp_task_iter_status(const struct kp_task_iter *it, struct kp_walk_st
 // included: its struct task_struct. KP_ERR_NOT_FOUND naming the PID.
 KP_API struct kp_error *kp_task_by_pid(struct kp_kernel *kernel, int32_t pid, uint64_t *ret);
 
+// ---------------------------------------------------------------- memory
+
+// One line of /proc/meminfo (0.6).
+struct kp_meminfo_item {
+	const char *name;	// "MemTotal", "HugePages_Total"
+	uint64_t value;
+	bool kb;		// value in kB (else a count: HugePages_*)
+};
+
+// The lines of /proc/meminfo kpeek can compute for the kernel, in its
+// order; a line whose inputs the kernel lacks or kpeek cannot read is not
+// there (never 0).
+struct kp_meminfo {
+	size_t n;
+	struct kp_meminfo_item *items;
+};
+
+KP_API struct kp_error *kp_meminfo_create(struct kp_kernel *kernel, struct kp_meminfo **ret);
+KP_API void kp_meminfo_destroy(struct kp_meminfo *meminfo);
+
+// A slab cache, as a line of /proc/slabinfo 2.1 (SLUB; 0.6).
+struct kp_slab_cache {
+	uint64_t address;	// struct kmem_cache *
+	const char *name;
+	uint64_t active_objs, num_objs;
+	uint32_t objsize, objperslab, pagesperslab;
+	uint64_t active_slabs, num_slabs;
+};
+
+struct kp_slab_iter;
+// The caches of slab_caches, in its order.
+KP_API struct kp_error *kp_slab_iter_create(struct kp_kernel *kernel, struct kp_slab_iter **ret);
+// *ret is NULL at the end; it points into the iterator until the next call.
+KP_API struct kp_error *kp_slab_iter_next(struct kp_slab_iter *it, const struct kp_slab_cache **ret);
+KP_API void kp_slab_iter_status(const struct kp_slab_iter *it, struct kp_walk_status *ret);
+KP_API void kp_slab_iter_destroy(struct kp_slab_iter *it);
+
+// ---------------------------------------------------------------- network
+
+// A network interface, as `ip addr` and /proc/net/dev show it (0.6).
+struct kp_netdev {
+	uint64_t address;	// struct net_device *
+	uint64_t netns;		// the inode number of its network namespace
+	int32_t index;
+	char name[16];
+	uint32_t flags;		// dev->flags: IFF_UP, IFF_LOOPBACK... (uapi/linux/if.h)
+	uint32_t mtu;
+	uint8_t mac[32];
+	uint32_t mac_len;
+	size_t naddrs;
+	const char *const *addrs;	// "10.0.0.1/24", "fe80::1/64": IPv4 first
+	// rx/tx counters, when kpeek knows where the kernel keeps them for the
+	// driver: stats_source says which ("stats", "lstats", "stats+tstats",
+	// "stats+dstats"); a driver with counters of its own has none.
+	bool has_stats;
+	const char *stats_source;
+	uint64_t rx_bytes, rx_packets, tx_bytes, tx_packets;
+};
+
+struct kp_netdev_iter;
+// The interfaces of every network namespace, namespaces in
+// net_namespace_list order, interfaces in each one's dev_base_head order.
+KP_API struct kp_error *kp_netdev_iter_create(struct kp_kernel *kernel, struct kp_netdev_iter **ret);
+// *ret is NULL at the end; it points into the iterator until the next call.
+KP_API struct kp_error *kp_netdev_iter_next(struct kp_netdev_iter *it, const struct kp_netdev **ret);
+KP_API void kp_netdev_iter_status(const struct kp_netdev_iter *it, struct kp_walk_status *ret);
+KP_API void kp_netdev_iter_destroy(struct kp_netdev_iter *it);
+
+// A socket, as a line of `ss -a -p` (0.6).
+struct kp_socket {
+	uint64_t sock;		// struct sock * (inet_timewait_sock, request_sock)
+	const char *netid;	// "tcp", "udp", "raw", "u_str", "u_dgr", "u_seq"
+	const char *state;	// ss's names: "ESTAB", "LISTEN", "UNCONN", "TIME-WAIT"...
+	uint16_t family;	// AF_INET, AF_INET6, AF_UNIX
+	// "10.0.0.1:80", "[::1]:22", "0.0.0.0:*" (port 0 as *); a unix
+	// socket's path, "@name" (abstract) or "*"; raw: ADDRESS:PROTOCOL.
+	const char *local, *peer;
+	uint64_t inode;		// its socket inode; 0 for time-wait and request sockets
+	uint64_t peer_inode;	// unix: the peer's inode (0: none)
+	uint64_t netns;		// the inode number of its network namespace
+	size_t npids;
+	const int32_t *pids;	// the processes whose fd tables hold it
+};
+
+struct kp_socket_iter;
+// The sockets of the kernel's tables: TCP (listening, then established and
+// time-wait), UDP, raw (IPv4 and IPv6), then unix.
+KP_API struct kp_error *kp_socket_iter_create(struct kp_kernel *kernel, struct kp_socket_iter **ret);
+// *ret is NULL at the end; it points into the iterator until the next call.
+KP_API struct kp_error *kp_socket_iter_next(struct kp_socket_iter *it, const struct kp_socket **ret);
+KP_API void kp_socket_iter_status(const struct kp_socket_iter *it, struct kp_walk_status *ret);
+KP_API void kp_socket_iter_destroy(struct kp_socket_iter *it);
+
+// ---------------------------------------------------------------- run queues
+
+// A task on a run queue (0.6).
+struct kp_rq_task {
+	uint64_t task;		// struct task_struct *
+	int32_t pid;
+	char comm[16];
+	// The scheduling class: "dl", "rt", "fair", and for the current task
+	// also "stop", "ext", "idle" (its sched_class); "?" if unknown.
+	const char *sched_class;
+	int32_t prio;		// task->prio: 0-99 real-time, 100-139 normal
+	uint64_t vruntime;	// fair tasks: se.vruntime (ns)
+};
+
+// What one CPU's run queue holds (0.6).
+struct kp_rq {
+	uint32_t cpu;
+	uint64_t rq;		// struct rq *
+	uint32_t nr_running;	// rq->nr_running
+	struct kp_rq_task current;	// rq->curr (the idle task when idle)
+	// The queued tasks in the order the scheduler would pick them: the
+	// deadline tree, the real-time priority lists, then the fair tree,
+	// task groups' queues in place of their entities.
+	size_t nqueued;
+	const struct kp_rq_task *queued;
+};
+
+struct kp_runq_iter;
+// The run queues of the possible CPUs, in CPU order.
+KP_API struct kp_error *kp_runq_iter_create(struct kp_kernel *kernel, struct kp_runq_iter **ret);
+// *ret is NULL at the end; it points into the iterator until the next call.
+KP_API struct kp_error *kp_runq_iter_next(struct kp_runq_iter *it, const struct kp_rq **ret);
+KP_API void kp_runq_iter_status(const struct kp_runq_iter *it, struct kp_walk_status *ret);
+KP_API void kp_runq_iter_destroy(struct kp_runq_iter *it);
+
 // ---------------------------------------------------------------- user memory
 
 // A process's user memory, read through its own page tables (mm->pgd),
@@ -528,6 +656,37 @@ KP_API struct kp_error *kp_fd_iter_create(struct kp_kernel *kernel, uint64_t tas
 KP_API struct kp_error *kp_fd_iter_next(struct kp_fd_iter *it, const struct kp_fd **ret);
 KP_API void kp_fd_iter_status(const struct kp_fd_iter *it, struct kp_walk_status *ret);
 KP_API void kp_fd_iter_destroy(struct kp_fd_iter *it);
+
+// ---------------------------------------------------------------- mounts
+
+// One mount of a mount namespace, as a line of /proc/PID/mountinfo (0.6).
+struct kp_mount {
+	uint64_t address;	// struct mount *
+	int32_t id, parent_id;
+	uint32_t dev_major, dev_minor;	// of its super block
+	const char *root;	// the root of the mount inside its file system
+	const char *mount_point;	// from the task's root
+	const char *options;	// per-mount: "rw,nosuid,relatime"
+	// The optional fields: "shared:N", "master:N", "unbindable", separated
+	// by spaces; "" if none (propagate_from is not known).
+	const char *propagation;
+	const char *fstype;	// "ext4", "fuse.sshfs"
+	const char *source;	// "/dev/vda1", "none"
+	// The generic super options only ("rw", "ro,sync"...): a file
+	// system's own options are made by its code, not known from memory.
+	const char *super_options;
+};
+
+struct kp_mount_iter;
+// The mounts of the mount namespace of the task at task (0: PID 1's), in
+// mountinfo order, mount points relative to that task's root; mounts
+// outside its root are left out, as /proc does.
+KP_API struct kp_error *kp_mount_iter_create(struct kp_kernel *kernel, uint64_t task,
+					     struct kp_mount_iter **ret);
+// *ret is NULL at the end; it points into the iterator until the next call.
+KP_API struct kp_error *kp_mount_iter_next(struct kp_mount_iter *it, const struct kp_mount **ret);
+KP_API void kp_mount_iter_status(const struct kp_mount_iter *it, struct kp_walk_status *ret);
+KP_API void kp_mount_iter_destroy(struct kp_mount_iter *it);
 
 // ---------------------------------------------------------------- identity
 

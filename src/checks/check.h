@@ -96,7 +96,7 @@ struct kp_check *kp_ck_result_create(const char *name);
 
 typedef struct kp_error *kp_ck_fn(struct kp_ck *c);
 
-kp_ck_fn kp_ck_syscalls, kp_ck_modules, kp_ck_tasks, kp_ck_ftrace, kp_ck_kprobes,
+kp_ck_fn kp_ck_syscalls, kp_ck_modules, kp_ck_tasks, kp_ck_creds, kp_ck_ftrace, kp_ck_kprobes,
 	kp_ck_tracepoints, kp_ck_text, kp_ck_idt, kp_ck_bpf;
 
 #endif

@@ -17,6 +17,7 @@
 	X(syscalls, "syscall tables and dispatchers point at syscall handlers in kernel text")       \
 	X(modules, "the modules list, mod_tree and sysfs name the same modules")                     \
 	X(tasks, "the task and thread lists, the PID tables, the children lists and the CPUs' current tasks agree") \
+	X(creds, "user tasks have credentials of their own process, counted, and euid 0 only from a set-uid-root exec") \
 	X(ftrace, "ftrace callbacks are kernel or listed-module code")                                \
 	X(kprobes, "kprobe handlers are kernel code")                                                \
 	X(tracepoints, "tracepoint probes are kernel code")                                          \

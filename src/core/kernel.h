@@ -49,6 +49,8 @@ struct kp_error *kp_kernel_read_whole(struct kp_kernel *kernel, uint64_t address
 // that cannot be read (or after a NUL if stop_at_nul); returns the count.
 size_t kp_kernel_read_partial(struct kp_kernel *kernel, uint64_t address, void *buf,
 			      size_t size, bool stop_at_nul);
+// nr_cpu_ids: CPUs are numbered below it (0 if it cannot be read).
+uint32_t kp_kernel_nr_cpu_ids(struct kp_kernel *kernel);
 // NULL if cpu is a possible CPU of the kernel (below nr_cpu_ids and set in
 // __cpu_possible_mask where those can be read), else KP_ERR_INVALID saying
 // which CPUs exist.

@@ -45,6 +45,11 @@ static uint32_t online_cpus(struct kp_kernel *k, uint32_t nr)
 	return n;
 }
 
+uint32_t kp_kernel_nr_cpu_ids(struct kp_kernel *k)
+{
+	return nr_cpu_ids(k);
+}
+
 struct kp_error *kp_kernel_check_cpu(struct kp_kernel *k, uint64_t cpu)
 {
 	// nr_cpu_ids bounds the per-CPU offsets array; a CPU below it may still

@@ -65,6 +65,18 @@ bool kp_kernel_enum_value(struct kp_kernel *k, const char *name, uint64_t *ret)
 	return kp_types_enumerator(types, name, &type, ret);
 }
 
+bool kp_kernel_enum_value_in(struct kp_kernel *k, const char *name, const char *enumerator,
+			     uint64_t *ret)
+{
+	struct kp_types *types;
+	struct kp_error *err = kp_kernel_types(k, &types);
+	if (err) {
+		kp_error_destroy(err);
+		return false;
+	}
+	return kp_types_enum_value(types, name, enumerator, ret);
+}
+
 const char *kp_kernel_enum_name(struct kp_kernel *k, const char *name, uint64_t value)
 {
 	struct kp_types *types;

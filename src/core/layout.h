@@ -26,6 +26,10 @@ bool kp_kernel_member_probe(struct kp_kernel *kernel, const char *type, const ch
 // The value of the enumerator name (MOD_TEXT, WORKER_ID_LEN) in the
 // kernel's BTF; false if the kernel has no such enumerator.
 bool kp_kernel_enum_value(struct kp_kernel *kernel, const char *name, uint64_t *ret);
+// The value of enumerator in the kernel's enum name (no "enum "): NR_SHMEM
+// of node_stat_item; false if it has no such enum or enumerator.
+bool kp_kernel_enum_value_in(struct kp_kernel *kernel, const char *name, const char *enumerator,
+			     uint64_t *ret);
 // The name of value in the kernel's enum name (no "enum "): "BPF_PROG_TYPE_KPROBE";
 // NULL if there is none.
 const char *kp_kernel_enum_name(struct kp_kernel *kernel, const char *name, uint64_t value);

@@ -536,30 +536,58 @@ bool kp_types_memo_put(struct kp_types *t, const void *key, void *value)
 	return true;
 }
 
-const char *kp_types_enumerator_name(struct kp_types *t, const char *name, uint64_t value)
+// Enumerator j of the ENUM or ENUM64 bt: its name and value.
+static const char *enumerator(const struct btf *btf, const struct btf_type *bt, uint32_t j,
+			      uint64_t *value_ret)
 {
-	const struct btf *btf = t->work;
+	uint32_t name_off;
+	if (btf_is_enum(bt)) {
+		name_off = btf_enum(bt)[j].name_off;
+		*value_ret = btf_kflag(bt) ? (uint64_t)(int64_t)btf_enum(bt)[j].val :
+			(uint32_t)btf_enum(bt)[j].val;
+	} else {
+		name_off = btf_enum64(bt)[j].name_off;
+		*value_ret = btf_enum64_value(&btf_enum64(bt)[j]);
+	}
+	return btf__name_by_offset(btf, name_off);
+}
+
+// The ENUM or ENUM64 named name.
+static const struct btf_type *named_enum(const struct btf *btf, const char *name)
+{
 	int32_t id = btf__find_by_name_kind(btf, name, BTF_KIND_ENUM);
 	if (id <= 0)
 		id = btf__find_by_name_kind(btf, name, BTF_KIND_ENUM64);
-	const struct btf_type *bt = id > 0 ? btf__type_by_id(btf, (uint32_t)id) : NULL;
-	if (!bt)
-		return NULL;
-	for (uint32_t j = 0; j < btf_vlen(bt); j++) {
-		uint32_t name_off;
+	return id > 0 ? btf__type_by_id(btf, (uint32_t)id) : NULL;
+}
+
+const char *kp_types_enumerator_name(struct kp_types *t, const char *name, uint64_t value)
+{
+	const struct btf *btf = t->work;
+	const struct btf_type *bt = named_enum(btf, name);
+	for (uint32_t j = 0; bt && j < btf_vlen(bt); j++) {
 		uint64_t val;
-		if (btf_is_enum(bt)) {
-			name_off = btf_enum(bt)[j].name_off;
-			val = btf_kflag(bt) ? (uint64_t)(int64_t)btf_enum(bt)[j].val :
-				(uint32_t)btf_enum(bt)[j].val;
-		} else {
-			name_off = btf_enum64(bt)[j].name_off;
-			val = btf_enum64_value(&btf_enum64(bt)[j]);
-		}
+		const char *s = enumerator(btf, bt, j, &val);
 		if (val == value)
-			return btf__name_by_offset(btf, name_off);
+			return s;
 	}
 	return NULL;
+}
+
+bool kp_types_enum_value(struct kp_types *t, const char *name, const char *enumerator_name,
+			 uint64_t *ret)
+{
+	const struct btf *btf = t->work;
+	const struct btf_type *bt = named_enum(btf, name);
+	for (uint32_t j = 0; bt && j < btf_vlen(bt); j++) {
+		uint64_t val;
+		const char *s = enumerator(btf, bt, j, &val);
+		if (s && !strcmp(s, enumerator_name)) {
+			*ret = val;
+			return true;
+		}
+	}
+	return false;
 }
 
 bool kp_types_enumerator(struct kp_types *t, const char *name, uint32_t *type_ret,
@@ -572,17 +600,8 @@ bool kp_types_enumerator(struct kp_types *t, const char *name, uint32_t *type_re
 		if (!bt || !btf_is_any_enum(bt))
 			continue;
 		for (uint32_t j = 0; j < btf_vlen(bt); j++) {
-			uint32_t name_off;
 			uint64_t val;
-			if (btf_is_enum(bt)) {
-				name_off = btf_enum(bt)[j].name_off;
-				val = btf_kflag(bt) ? (uint64_t)(int64_t)btf_enum(bt)[j].val :
-					(uint32_t)btf_enum(bt)[j].val;
-			} else {
-				name_off = btf_enum64(bt)[j].name_off;
-				val = btf_enum64_value(&btf_enum64(bt)[j]);
-			}
-			const char *s = btf__name_by_offset(btf, name_off);
+			const char *s = enumerator(btf, bt, j, &val);
 			if (s && strcmp(s, name) == 0) {
 				*type_ret = i;
 				*value_ret = val;

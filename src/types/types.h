@@ -53,6 +53,10 @@ bool kp_types_enumerator(struct kp_types *types, const char *name, uint32_t *typ
 // The name of value in the enum named name (no "enum "); NULL if the
 // kernel has no such enum or no enumerator of that value.
 const char *kp_types_enumerator_name(struct kp_types *types, const char *name, uint64_t value);
+// The value of enumerator enumerator_name of the enum named name (no
+// "enum "); false if there is no such enum or enumerator.
+bool kp_types_enum_value(struct kp_types *types, const char *name, const char *enumerator_name,
+			 uint64_t *ret);
 // VAR of a global or per-CPU variable from a DATASEC. false if none.
 bool kp_types_var(struct kp_types *types, const char *name, uint32_t *type_ret,
 		  bool *percpu_ret);

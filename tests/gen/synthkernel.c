@@ -5,8 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <bpf/btf.h>
+#include <kpeek/kpeek.h>
 #include <linux/btf.h>
 
 #include "mkcore.h"
@@ -14,6 +17,7 @@
 #include "mkkdump.h"
 #include "mkpgtable.h"
 #include "synthkernel.h"
+#include "synthprocs.h"
 
 #define PA(va) ((va) - SK_TEXT)	// image addresses to physical
 
@@ -34,9 +38,24 @@ void sk_put64(uint8_t *m, uint64_t pa, uint64_t v)
 	memcpy(m + pa, &v, 8);
 }
 
-static void put32(uint8_t *m, uint64_t pa, uint32_t v)
+void sk_put32(uint8_t *m, uint64_t pa, uint32_t v)
 {
 	memcpy(m + pa, &v, 4);
+}
+
+uint64_t sk_ram_end(const struct sk_opts *o)
+{
+	return o->procs ? SKP_RAM_END : SK_RAM;
+}
+
+uint64_t sk_task_size(const struct sk_opts *o)
+{
+	return o->procs ? SKP_T_SIZE : SK_T_SIZE;
+}
+
+static unsigned max_tasks(const struct sk_opts *o)
+{
+	return o->procs ? SKP_MAX_TASKS : SK_MAX_TASKS;
 }
 
 static int id(int id)
@@ -46,7 +65,7 @@ static int id(int id)
 	return id;
 }
 
-static struct btf *btf_new(void)
+static struct btf *btf_new(const struct sk_opts *o)
 {
 	struct btf *b = btf__new_empty();
 	if (!b)
@@ -57,6 +76,9 @@ static struct btf *btf_new(void)
 	int t_ulong = id(btf__add_int(b, "long unsigned int", 8, 0));		// 4
 	int t_long = id(btf__add_int(b, "long int", 8, BTF_INT_SIGNED));	// 5
 	int t_bool = id(btf__add_int(b, "_Bool", 1, BTF_INT_BOOL));		// 6
+	struct skp_task_ptrs procs;
+	if (o->procs)
+		skp_btf_task_ptrs(b, t_int, t_uint, t_ulong, &procs);	// before comm: ids below are comm's + n
 	int comm = id(btf__add_array(b, t_int, t_char, 16));			// 7
 	// Fields must directly follow their struct, so the pointers come
 	// first, referring to the struct ids that follow them.
@@ -66,7 +88,7 @@ static struct btf *btf_new(void)
 	int lh = id(btf__add_struct(b, "list_head", 16));			// 11
 	id(btf__add_field(b, "next", p_lh, 0, 0));
 	id(btf__add_field(b, "prev", p_lh, 64, 0));
-	int task = id(btf__add_struct(b, "task_struct", SK_T_SIZE));		// 12
+	int task = id(btf__add_struct(b, "task_struct", (uint32_t)sk_task_size(o)));	// 12
 	if (lh != comm + 4 || task != comm + 5)
 		sk_die("unexpected BTF ids");
 	id(btf__add_field(b, "__state", t_uint, SK_T_STATE * 8, 0));
@@ -82,10 +104,14 @@ static struct btf *btf_new(void)
 	id(btf__add_field(b, "thread_group", lh, SK_T_THREAD_GROUP * 8, 0));
 	id(btf__add_field(b, "prio", t_uint, SK_T_PRIO * 8, 7));
 	id(btf__add_field(b, "policy", t_uint, SK_T_PRIO * 8 + 7, 3));
-	int sig = id(btf__add_struct(b, "signal_struct", 8));			// 13
+	if (o->procs)
+		skp_btf_task_fields(b, &procs);
+	int sig = id(btf__add_struct(b, "signal_struct", o->procs ? SKP_SIGNAL_SIZE : 8));	// 13
 	if (sig != comm + 6)
 		sk_die("unexpected BTF ids");
 	id(btf__add_field(b, "nr_threads", t_int, 0, 0));
+	if (o->procs)
+		skp_btf_signal_fields(b, &procs);
 	// A union with an anonymous struct member.
 	int anon = id(btf__add_struct(b, NULL, 8));
 	id(btf__add_field(b, "lo", t_uint, 0, 0));
@@ -97,6 +123,10 @@ static struct btf *btf_new(void)
 	id(btf__add_enum_value(b, "PIDTYPE_PID", 0));
 	id(btf__add_enum_value(b, "PIDTYPE_TGID", 1));
 	id(btf__add_enum_value(b, "PIDTYPE_MAX", 4));
+	if (o->procs) {
+		id(btf__add_enum_value(b, "PIDTYPE_PGID", 2));
+		id(btf__add_enum_value(b, "PIDTYPE_SID", 3));
+	}
 	int u64t = id(btf__add_typedef(b, "u64", t_ulong));
 	int cu64 = id(btf__add_const(b, u64t));
 	int vu64 = id(btf__add_volatile(b, cu64));
@@ -115,7 +145,7 @@ static struct btf *btf_new(void)
 	int v_en = id(btf__add_var(b, "synth_pidtype", BTF_VAR_GLOBAL_ALLOCATED, en));
 	int v_b = id(btf__add_var(b, "synth_flag", BTF_VAR_GLOBAL_ALLOCATED, t_bool));
 	id(btf__add_datasec(b, ".data", 0x400));
-	id(btf__add_datasec_var_info(b, v_init, SK_INIT_TASK - SK_DATA, SK_T_SIZE));
+	id(btf__add_datasec_var_info(b, v_init, SK_INIT_TASK - SK_DATA, (uint32_t)sk_task_size(o)));
 	id(btf__add_datasec_var_info(b, v_jif, SK_JIFFIES - SK_DATA, 8));
 	id(btf__add_datasec_var_info(b, v_av, SK_AVENRUN - SK_DATA, 24));
 	id(btf__add_datasec_var_info(b, v_pob, SK_POB - SK_DATA, 8));
@@ -123,12 +153,16 @@ static struct btf *btf_new(void)
 	id(btf__add_datasec_var_info(b, v_un, SK_PARTS - SK_DATA, 8));
 	id(btf__add_datasec_var_info(b, v_en, SK_PIDTYPE - SK_DATA, 4));
 	id(btf__add_datasec_var_info(b, v_b, SK_FLAG - SK_DATA, 1));
+	if (o->procs) {
+		struct skp_btf_base base = { t_int, t_uint, t_char, t_ulong, t_long, lh };
+		skp_btf_types(b, o->procs, &base);
+	}
 	return b;
 }
 
-void *sk_btf_raw(uint32_t *size_ret)
+void *sk_btf_raw(const struct sk_opts *o, uint32_t *size_ret)
 {
-	struct btf *b = btf_new();
+	struct btf *b = btf_new(o);
 	uint32_t size;
 	const void *raw = btf__raw_data(b, &size);
 	if (!raw)
@@ -142,42 +176,42 @@ void *sk_btf_raw(uint32_t *size_ret)
 	return copy;
 }
 
-static uint64_t task_va(unsigned i)
+uint64_t sk_task_va(const struct sk_opts *o, unsigned i)
 {
-	return i == 0 ? SK_INIT_TASK : SK_DIRECT + SK_TASKS_PA + (uint64_t)(i - 1) * SK_T_SIZE;
+	return i == 0 ? SK_INIT_TASK : SK_DIRECT + SK_TASKS_PA + (uint64_t)(i - 1) * sk_task_size(o);
 }
 
-static uint64_t task_pa(unsigned i)
+uint64_t sk_task_pa(const struct sk_opts *o, unsigned i)
 {
-	return i == 0 ? PA(SK_INIT_TASK) : SK_TASKS_PA + (uint64_t)(i - 1) * SK_T_SIZE;
+	return i == 0 ? PA(SK_INIT_TASK) : SK_TASKS_PA + (uint64_t)(i - 1) * sk_task_size(o);
 }
 
 static void write_tasks(uint8_t *m, const struct sk_opts *o)
 {
-	unsigned n = o->ntasks > SK_MAX_TASKS ? SK_MAX_TASKS : o->ntasks;
+	unsigned n = o->ntasks > max_tasks(o) ? max_tasks(o) : o->ntasks;
 	for (unsigned i = 0; i <= n; i++) {
-		uint64_t pa = task_pa(i), va = task_va(i);
-		uint64_t next = task_va(i == n ? 0 : i + 1) + SK_T_TASKS;
-		uint64_t prev = task_va(i == 0 ? n : i - 1) + SK_T_TASKS;
+		uint64_t pa = sk_task_pa(o, i), va = sk_task_va(o, i);
+		uint64_t next = sk_task_va(o, i == n ? 0 : i + 1) + SK_T_TASKS;
+		uint64_t prev = sk_task_va(o, i == 0 ? n : i - 1) + SK_T_TASKS;
 		if (i == n && n > 0) {
 			if (o->loop == SK_LOOP_TASKS)
-				next = task_va(1) + SK_T_TASKS;
+				next = sk_task_va(o, 1) + SK_T_TASKS;
 			else if (o->loop == SK_LOOP_SELF)
 				next = va + SK_T_TASKS;
 			else if (o->loop == SK_LOOP_NULL)
 				next = 0;
 			else if (o->loop == SK_LOOP_MIDDLE)
-				next = task_va(0) + SK_T_TASKS + 8;
+				next = sk_task_va(o, 0) + SK_T_TASKS + 8;
 		}
-		memset(m + pa, 0, SK_T_SIZE);
-		put32(m, pa + SK_T_STATE, i == 0 ? 0 : 1);
-		put32(m, pa + SK_T_FLAGS, i == 0 ? 0x00200002 : 0x00400100);
+		memset(m + pa, 0, sk_task_size(o));
+		sk_put32(m, pa + SK_T_STATE, i == 0 ? 0 : 1);
+		sk_put32(m, pa + SK_T_FLAGS, i == 0 ? 0x00200002 : 0x00400100);
 		sk_put64(m, pa + SK_T_TASKS, next);
 		sk_put64(m, pa + SK_T_TASKS + 8, prev);
-		put32(m, pa + SK_T_PID, i);
-		put32(m, pa + SK_T_TGID, i);
-		sk_put64(m, pa + SK_T_REAL_PARENT, task_va(i ? i - 1 : 0));
-		sk_put64(m, pa + SK_T_PARENT, task_va(i ? i - 1 : 0));
+		sk_put32(m, pa + SK_T_PID, i);
+		sk_put32(m, pa + SK_T_TGID, i);
+		sk_put64(m, pa + SK_T_REAL_PARENT, sk_task_va(o, i ? i - 1 : 0));
+		sk_put64(m, pa + SK_T_PARENT, sk_task_va(o, i ? i - 1 : 0));
 		sk_put64(m, pa + SK_T_SIGNAL, SK_SIGNAL);
 		if (i == 0)
 			snprintf((char *)m + pa + SK_T_COMM, 16, "swapper/0");
@@ -189,11 +223,11 @@ static void write_tasks(uint8_t *m, const struct sk_opts *o)
 		uint64_t tg = va + SK_T_THREAD_GROUP;
 		if (o->loop == SK_LOOP_THREADS && n >= 3 && i >= 1 && i <= 3) {
 			// 1 -> 2 -> 3 -> 2 -> ...: never back to 1.
-			tg = task_va(i == 2 ? 3 : 2) + SK_T_THREAD_GROUP;
+			tg = sk_task_va(o, i == 2 ? 3 : 2) + SK_T_THREAD_GROUP;
 		}
 		sk_put64(m, pa + SK_T_THREAD_GROUP, tg);
 		sk_put64(m, pa + SK_T_THREAD_GROUP + 8, tg);
-		put32(m, pa + SK_T_PRIO, 120 | (1u << 7));
+		sk_put32(m, pa + SK_T_PRIO, 120 | (1u << 7));
 	}
 }
 
@@ -232,54 +266,9 @@ struct image {
 	const char *vmcoreinfo;
 };
 
-static void build_image(const struct sk_opts *o, struct image *im)
+// The kallsyms tables of the image (its BTF placed first: __stop_BTF).
+static void symbols(const struct sk_opts *o, struct image *im)
 {
-	char spec[512];
-	snprintf(spec, sizeof(spec),
-		 "levels 4\nram 0x%" PRIx64 "\ntables 0x%" PRIx64 "\nmaxtables 16\n"
-		 "map 0x%" PRIx64 " 0 2M\nmap 0x%" PRIx64 " 0 1G\n"
-		 "map 0x%" PRIx64 " 0x%" PRIx64 " 4K nx\nset 0x%" PRIx64 " PTE 0\n",
-		 PA(SK_PGT), PA(SK_PGT), SK_TEXT, SK_DIRECT, SK_VMALLOC, SK_VMALLOC_PA,
-		 SK_VMALLOC + 0x1000);
-	struct kp_error *err = kp_mkpgtable_create(spec, &im->pg);
-	if (err)
-		sk_die(kp_error_message(err));
-	// The table area runs to the end of RAM; the tables use its first 7
-	// pages, the vmalloc page and the hole are in its unused tail.
-	if (im->pg->root != PA(SK_PGT) || im->pg->size != SK_RAM ||
-	    im->pg->ntables > (SK_VMALLOC_PA - PA(SK_PGT)) / 4096)
-		sk_die("unexpected page table area");
-	uint8_t *m = im->m = im->pg->buf;
-	memset(m, 0, PA(SK_PGT));
-	memset(m, 0xcc, 0x1000);		// int3 padding, a nop sled
-	memset(m + 0x100, 0x90, 0x10);
-	memcpy(m + PA(SK_BANNER), banner, sizeof(banner));
-	// avenrun: 0.41, 0.35, 0.20 in FSHIFT 11 fixed point.
-	sk_put64(m, PA(SK_AVENRUN), 0x347);
-	sk_put64(m, PA(SK_AVENRUN) + 8, 0x2d0);
-	sk_put64(m, PA(SK_AVENRUN) + 16, 0x19a);
-	sk_put64(m, PA(SK_JIFFIES), UINT64_C(0x100003039));
-	sk_put64(m, PA(SK_POB), SK_DIRECT);
-	sk_put64(m, PA(SK_PTRS), SK_TEXT + 0x110);
-	sk_put64(m, PA(SK_PTRS) + 8, SK_INIT_TASK);
-	sk_put64(m, PA(SK_PTRS) + 24, UINT64_C(0xdead000000000100));
-	sk_put64(m, PA(SK_PARTS), UINT64_C(0x1122334455667788));
-	put32(m, PA(SK_PIDTYPE), 1);
-	m[PA(SK_FLAG)] = 1;
-	put32(m, PA(SK_NR_CPU_IDS), 4);
-	sk_put64(m, PA(SK_ONLINE_MASK), 0x5);
-	memcpy(m + PA(SK_EVIL), evil, sizeof(evil));
-	put32(m, PA(SK_SIGNAL), 1);	// signal_struct.nr_threads
-	memset(m + SK_VMALLOC_PA, 0x5a, 0x1000);
-	sk_put64(m, PA(SK_HOLE) - 8, UINT64_C(0x1122334455667788));
-	write_tasks(m, o);
-
-	void *btf = sk_btf_raw(&im->btf_size);
-	if (im->btf_size > SK_BTF_MAX)
-		sk_die("BTF too big");
-	memcpy(m + PA(SK_BTF), btf, im->btf_size);
-	free(btf);
-
 	// Sorted by address as nm -n (the kallsyms text file is written in
 	// this order).
 	const struct kp_mkkallsyms_sym syms[] = {
@@ -308,14 +297,83 @@ static void build_image(const struct sk_opts *o, struct image *im)
 	};
 	im->nsyms = sizeof(syms) / sizeof(syms[0]);
 	memcpy(im->syms, syms, sizeof(syms));
-	err = kp_mkkallsyms_build(im->syms, im->nsyms, SK_KALLSYMS, 0, &im->ks);
+	if (o->procs) {
+		// Each after the last symbol at or below its address.
+		for (const struct kp_mkkallsyms_sym *p = skp_symbols; p->name; p++) {
+			size_t at = 0;
+			while (at < im->nsyms && im->syms[at].address <= p->address)
+				at++;
+			if (im->nsyms == sizeof(im->syms) / sizeof(im->syms[0]))
+				sk_die("too many symbols");
+			memmove(im->syms + at + 1, im->syms + at, (im->nsyms - at) * sizeof(*im->syms));
+			im->syms[at] = *p;
+			im->nsyms++;
+		}
+	}
+	struct kp_error *err = kp_mkkallsyms_build(im->syms, im->nsyms, SK_KALLSYMS, 0, &im->ks);
 	if (err)
 		sk_die(kp_error_message(err));
 	if (im->ks.size > SK_BTF - SK_KALLSYMS)
 		sk_die("kallsyms tables too big");
-	memcpy(m + PA(SK_KALLSYMS), im->ks.buf, im->ks.size);
+	memcpy(im->m + PA(SK_KALLSYMS), im->ks.buf, im->ks.size);
+}
+
+static void build_image(const struct sk_opts *o, struct image *im)
+{
+	char spec[512];
+	// With processes the table area's buffer goes on to the end of their RAM.
+	unsigned maxtables = 16 + (unsigned)((sk_ram_end(o) - SK_RAM) / 4096);
+	snprintf(spec, sizeof(spec),
+		 "levels 4\nram 0x%" PRIx64 "\ntables 0x%" PRIx64 "\nmaxtables %u\n"
+		 "map 0x%" PRIx64 " 0 2M\nmap 0x%" PRIx64 " 0 1G\n"
+		 "map 0x%" PRIx64 " 0x%" PRIx64 " 4K nx\nset 0x%" PRIx64 " PTE 0\n",
+		 PA(SK_PGT), PA(SK_PGT), maxtables, SK_TEXT, SK_DIRECT, SK_VMALLOC, SK_VMALLOC_PA,
+		 SK_VMALLOC + 0x1000);
+	struct kp_error *err = kp_mkpgtable_create(spec, &im->pg);
+	if (err)
+		sk_die(kp_error_message(err));
+	// The table area runs to the end of RAM; the tables use its first 7
+	// pages, the vmalloc page and the hole are in its unused tail.
+	if (im->pg->root != PA(SK_PGT) || im->pg->size != sk_ram_end(o) ||
+	    im->pg->ntables > (SK_VMALLOC_PA - PA(SK_PGT)) / 4096)
+		sk_die("unexpected page table area");
+	uint8_t *m = im->m = im->pg->buf;
+	memset(m, 0, PA(SK_PGT));
+	memset(m, 0xcc, 0x1000);		// int3 padding, a nop sled
+	memset(m + 0x100, 0x90, 0x10);
+	memcpy(m + PA(SK_BANNER), banner, sizeof(banner));
+	// avenrun: 0.41, 0.35, 0.20 in FSHIFT 11 fixed point.
+	sk_put64(m, PA(SK_AVENRUN), 0x347);
+	sk_put64(m, PA(SK_AVENRUN) + 8, 0x2d0);
+	sk_put64(m, PA(SK_AVENRUN) + 16, 0x19a);
+	sk_put64(m, PA(SK_JIFFIES), UINT64_C(0x100003039));
+	sk_put64(m, PA(SK_POB), SK_DIRECT);
+	sk_put64(m, PA(SK_PTRS), SK_TEXT + 0x110);
+	sk_put64(m, PA(SK_PTRS) + 8, SK_INIT_TASK);
+	sk_put64(m, PA(SK_PTRS) + 24, UINT64_C(0xdead000000000100));
+	sk_put64(m, PA(SK_PARTS), UINT64_C(0x1122334455667788));
+	sk_put32(m, PA(SK_PIDTYPE), 1);
+	m[PA(SK_FLAG)] = 1;
+	sk_put32(m, PA(SK_NR_CPU_IDS), 4);
+	sk_put64(m, PA(SK_ONLINE_MASK), 0x5);
+	memcpy(m + PA(SK_EVIL), evil, sizeof(evil));
+	sk_put32(m, PA(SK_SIGNAL), 1);	// signal_struct.nr_threads
+	memset(m + SK_VMALLOC_PA, 0x5a, 0x1000);
+	sk_put64(m, PA(SK_HOLE) - 8, UINT64_C(0x1122334455667788));
+	write_tasks(m, o);
+	if (o->procs)
+		skp_write(m, o);
+
+	void *btf = sk_btf_raw(o, &im->btf_size);
+	if (im->btf_size > SK_BTF_MAX)
+		sk_die("BTF too big");
+	memcpy(m + PA(SK_BTF), btf, im->btf_size);
+	free(btf);
+	symbols(o, im);
 	im->vmcoreinfo = sk_vmcoreinfo(&im->ks);
 	memcpy(m + SK_VMCOREINFO_PA, im->vmcoreinfo, strlen(im->vmcoreinfo) + 1);
+	if (o->edit)
+		o->edit(m, o->edit_arg);
 }
 
 static void free_image(struct image *im)
@@ -324,11 +382,17 @@ static void free_image(struct image *im)
 	kp_mkpgtable_destroy(im->pg);
 }
 
-// RAM as loads or ranges: everything but the hole.
+// RAM as loads or ranges: everything but the hole (the last range ends
+// at sk_ram_end()).
 static const struct { uint64_t start, end; } ram[] = {
 	{ 0, SK_VMCOREINFO_PA }, { SK_VMCOREINFO_PA, PA(SK_HOLE) }, { PA(SK_HOLE_END), SK_RAM },
 };
 #define NRAM (sizeof(ram) / sizeof(ram[0]))
+
+static uint64_t ram_end(const struct sk_opts *o, size_t r)
+{
+	return r == NRAM - 1 ? sk_ram_end(o) : ram[r].end;
+}
 
 static struct mkcore *elf_core(const struct sk_opts *o, const struct image *im)
 {
@@ -349,8 +413,8 @@ static struct mkcore *elf_core(const struct sk_opts *o, const struct image *im)
 	}
 	// The first two pieces are one load, as QEMU writes RAM.
 	mkcore_add_load(mc, 0, 0, im->m, PA(SK_HOLE), PA(SK_HOLE));
-	mkcore_add_load(mc, 0, ram[2].start, im->m + ram[2].start, ram[2].end - ram[2].start,
-			ram[2].end - ram[2].start);
+	uint64_t len = ram_end(o, 2) - ram[2].start;
+	mkcore_add_load(mc, 0, ram[2].start, im->m + ram[2].start, len, len);
 	return mc;
 }
 
@@ -365,15 +429,15 @@ void sk_build(const struct sk_opts *o, uint8_t **buf_ret, size_t *len_ret)
 		mkcore_destroy(mc);
 	} else if (o->format == SK_LIME || o->format == SK_RAW) {
 		size_t hdr = o->format == SK_LIME ? 32 : 0;
-		uint8_t *out = calloc(1, SK_RAM + NRAM * hdr);
+		uint8_t *out = calloc(1, sk_ram_end(o) + NRAM * hdr);
 		if (!out)
 			sk_die("out of memory");
 		size_t at = 0;
 		for (size_t r = 0; r < NRAM; r++) {
-			uint64_t start = ram[r].start, end = ram[r].end;
+			uint64_t start = ram[r].start, end = ram_end(o, r);
 			if (!hdr) {
 				// A raw image has every byte from 0: the hole is zeros.
-				start = r ? ram[r - 1].end : 0;
+				start = r ? ram_end(o, r - 1) : 0;
 			} else {
 				uint32_t magic = 0x4C694D45u, version = 1;
 				uint64_t last = end - 1, reserved = 0;
@@ -390,13 +454,13 @@ void sk_build(const struct sk_opts *o, uint8_t **buf_ret, size_t *len_ret)
 		*buf_ret = out;
 		*len_ret = at;
 	} else {
-		uint8_t state[SK_RAM / 4096];
+		uint8_t state[SKP_RAM_END / 4096];
 		memset(state, MKK_DUMPED, sizeof(state));
 		for (uint64_t pa = PA(SK_HOLE); pa < PA(SK_HOLE_END); pa += 4096)
 			state[pa / 4096] = MKK_HOLE;
 		struct mkkdump_opts ko = {
 			.mem = m,
-			.npages = SK_RAM / 4096,
+			.npages = sk_ram_end(o) / 4096,
 			.state = state,
 			.comp = MKK_ZLIB,
 			.vmcoreinfo = im.vmcoreinfo,
@@ -417,6 +481,29 @@ void sk_build(const struct sk_opts *o, uint8_t **buf_ret, size_t *len_ret)
 		}
 	}
 	free_image(&im);
+}
+
+struct kp_error *sk_open(const struct sk_opts *o, struct kp_kernel **ret)
+{
+	uint8_t *buf;
+	size_t len;
+	char path[64];
+	sk_build(o, &buf, &len);
+	int fd = memfd_create("synth", MFD_CLOEXEC);
+	if (fd < 0)
+		sk_die("memfd_create");
+	for (size_t at = 0; at < len;) {
+		ssize_t n = write(fd, buf + at, len - at);
+		if (n <= 0)
+			sk_die("writing the synthetic dump");
+		at += (size_t)n;
+	}
+	free(buf);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	KP_OPTS(kp_open_options, opts, .core = path);
+	struct kp_error *err = kp_kernel_open(&opts, ret);
+	close(fd);
+	return err;
 }
 
 static FILE *open_out(const char *dir, const char *name, char **path_ret)
@@ -473,8 +560,8 @@ void sk_write_files(const char *dir, const struct sk_opts *o)
 		   "DIRECT=0x%" PRIx64 "\nVMALLOC=0x%" PRIx64 "\nPHYS_BASE=0x%" PRIx64 "\n"
 		   "HOLE_START=0x%" PRIx64 "\nHOLE_PA=0x%" PRIx64 "\n"
 		   "TASK2_PA=0x%" PRIx64 "\nT_REAL_PARENT=0x%x\n",
-		SK_TEXT, SK_DATA, SK_HOLE, SK_INIT_TASK, task_va(1), im.pg->root, SK_DIRECT,
-		SK_VMALLOC, SK_PHYS_BASE, SK_HOLE - 8, PA(SK_HOLE), task_pa(1), SK_T_REAL_PARENT);
+		SK_TEXT, SK_DATA, SK_HOLE, SK_INIT_TASK, sk_task_va(o, 1), im.pg->root, SK_DIRECT,
+		SK_VMALLOC, SK_PHYS_BASE, SK_HOLE - 8, PA(SK_HOLE), sk_task_pa(o, 1), SK_T_REAL_PARENT);
 	close_out(f, path);
 	free_image(&im);
 }

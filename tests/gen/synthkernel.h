@@ -16,6 +16,8 @@
 //   0x04000 kallsyms tables           0x0c000 BTF
 //   0x10000 page tables (7 pages used) 0x1c000 the page vmalloc maps
 //   0x1d000 a hole (no PT_LOAD or LiME range covers it)   RAM ends at 0x20000
+// With processes (sk_opts.procs, synthprocs.h) task_struct grows to 0x100
+// bytes (16 tasks at most) and RAM goes on to 0x40000 with their world.
 #ifndef KPT_SYNTHKERNEL_H
 #define KPT_SYNTHKERNEL_H
 
@@ -89,24 +91,52 @@ enum sk_loop {
 	SK_LOOP_MIDDLE,		// the last task's tasks.next points 8 bytes into init_task.tasks
 };
 
+// Processes (synthprocs.h): tasks 1 and 2 are processes with memory,
+// files, mounts and credentials, tasks 3 on kernel threads.
+enum sk_procs {
+	SK_PROCS_NONE,
+	SK_PROCS_LIST,		// mounts on the namespace's list (up to 6.7)
+	SK_PROCS_RBTREE,	// mounts in the namespace's rbtree (6.8+)
+};
+
 struct sk_opts {
 	enum sk_format format;
 	unsigned ntasks;	// besides init_task, at most SK_MAX_TASKS
 	enum sk_loop loop;
 	unsigned cpus;		// CPUs with NT_PRSTATUS + QEMU notes (ELF only)
+	enum sk_procs procs;
+	// Called with the physical memory [0, sk_ram_end(o)) once it is
+	// built, before the dump is made of it: where tests and fuzzers put
+	// what they want to see read.
+	void (*edit)(uint8_t *mem, void *arg);
+	void *edit_arg;
 };
+
+struct kp_kernel;
+struct kp_error;
 
 void sk_die(const char *what) __attribute__((noreturn));
 void sk_put64(uint8_t *m, uint64_t pa, uint64_t v);
+void sk_put32(uint8_t *m, uint64_t pa, uint32_t v);
+// The end of RAM, the size of a task_struct, and the addresses of task i
+// (0: init_task) of o.
+uint64_t sk_ram_end(const struct sk_opts *o);
+uint64_t sk_task_size(const struct sk_opts *o);
+uint64_t sk_task_va(const struct sk_opts *o, unsigned i);
+uint64_t sk_task_pa(const struct sk_opts *o, unsigned i);
 // A BTF with the task_struct above and a little of everything the type code
-// handles: typedefs, qualifiers, bitfields, unions, enums, functions, VARs.
+// handles: typedefs, qualifiers, bitfields, unions, enums, functions, VARs;
+// with o->procs, the types of the process walkers too (synthprocs.h).
 // Raw bytes; caller frees.
-void *sk_btf_raw(uint32_t *size_ret);
+void *sk_btf_raw(const struct sk_opts *o, uint32_t *size_ret);
 // VMCOREINFO text of the synthetic kernel whose kallsyms tables are ks
 // (static buffer).
 const char *sk_vmcoreinfo(const struct kp_mkkallsyms *ks);
 // Builds the dump image in memory; caller frees *buf_ret.
 void sk_build(const struct sk_opts *o, uint8_t **buf_ret, size_t *len_ret);
+// Builds it into an in-memory file and opens it with kp_kernel_open (not
+// SK_RAW).
+struct kp_error *sk_open(const struct sk_opts *o, struct kp_kernel **ret);
 // Writes an ELF dump of o and its side files into dir: synth.core,
 // synth.kallsyms (the symbols as a kallsyms file), synth.btf (raw BTF) and
 // synth.layout (the addresses above as shell assignments, derived ones too:

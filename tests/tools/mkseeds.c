@@ -22,6 +22,7 @@
 #include "mkpgtable.h"
 #include "mkstack.h"
 #include "synthkernel.h"
+#include "synthprocs.h"
 
 static const char *outdir;
 
@@ -426,7 +427,7 @@ static void pgtable_seeds(void)
 static void btf_seeds(void)
 {
 	uint32_t size;
-	void *raw = sk_btf_raw(&size);
+	void *raw = sk_btf_raw(&(struct sk_opts){ .format = SK_ELF }, &size);
 	seed("fuzz_btf", raw, size);
 	free(raw);
 
@@ -565,6 +566,39 @@ static void unwind_seeds(void)
 	free(img);
 }
 
+// fuzz_walkers: flags (bit 0: mounts in an rbtree), then one record
+// writing len bytes of value at physical pa (fuzz/fuzz_walkers.c).
+static void walker_seed(uint8_t flags, uint64_t pa, uint64_t value, uint8_t len)
+{
+	unsigned page = pa < SKP_MM(0) ? (unsigned)(pa >> 12) - 1 : 2 + (unsigned)((pa - SKP_MM(0)) >> 12);
+	uint8_t b[13] = { flags, (uint8_t)page, (uint8_t)pa, (uint8_t)(pa >> 8 & 0xf), len };
+	memcpy(b + 5, &value, 8);
+	seed("fuzz_walkers", b, pa ? 5u + len : 1);
+}
+
+static void walker_seeds(void)
+{
+	uint64_t mount3 = SKP_MOUNT(3), task2 = 0x2000 + SKP_T_SIZE;
+	walker_seed(0, 0, 0, 0);	// as generated, both forms
+	walker_seed(1, 0, 0, 0);
+	walker_seed(0, SKP_MM(0) + SKP_MM_MT + SKP_MT_ROOT, SKP_MAPLE_ROOT(SKP_ENODE(SKP_VA(SKP_NODE(0)), 0)), 8);
+	walker_seed(0, SKP_NODE(1) + SKP_A64_SLOT, SKP_ENODE(SKP_VA(SKP_NODE(1)), SKP_MAPLE_ARANGE_64), 8);
+	walker_seed(0, SKP_MM(0) + SKP_MM_MAP_COUNT, 1, 4);
+	walker_seed(0, SKP_MM(0) + SKP_MM_ARG_END, UINT64_C(1) << 46, 8);
+	walker_seed(0, SKP_FDT + SKP_FDT_MAX, 0xffffffc0, 4);
+	walker_seed(0, task2 + SKP_T_CRED, SKP_INIT_CRED, 8);
+	walker_seed(0, SKP_DENTRY(SKP_D_SH) + 0x1c, 0xffff, 4);	// d_name.len
+	walker_seed(0, mount3 + SKP_MOUNT_LIST, SKP_VA(SKP_MOUNT(1)) + SKP_MOUNT_LIST, 8);
+	walker_seed(1, mount3 + SKP_MOUNT_NODE + SKP_RB_RIGHT, SKP_VA(SKP_MOUNT(1)) + SKP_MOUNT_NODE, 8);
+	walker_seed(0, SKP_UPT + 255 * 8, 0, 8);	// no page tables for task 1's stack
+	// A long record (task 2's maple root rewritten), so that inputs may grow.
+	uint8_t big[5 + 255] = { 0, 2 + (SKP_NODE(1) - SKP_MM(0)) / 4096, SKP_NODE(1) & 0xff,
+				 SKP_NODE(1) >> 8 & 0xf, 255 };
+	for (int i = 5; i < 260; i++)
+		big[i] = (uint8_t)(i % 5 ? 0 : 0xff);
+	seed("fuzz_walkers", big, sizeof(big));
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -584,5 +618,6 @@ int main(int argc, char **argv)
 	unwind_seeds();
 	btf_seeds();
 	expr_seeds();
+	walker_seeds();
 	return 0;
 }

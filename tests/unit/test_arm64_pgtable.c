@@ -176,6 +176,44 @@ TEST(every_granule_and_va_size)
 		check_config(&configs[i]);
 }
 
+// A process's tables (TTBR0, the uspace walker: kp_arm64_pgtable_set_user):
+// the same descriptors for the addresses whose top bits are zeros, and
+// only those.
+static void check_user(const struct config *c)
+{
+	struct tables t;
+	if (!build(&t, c))
+		goto out;
+	kp_arm64_pgtable_set_user(t.pt);
+	uint64_t page = 1ULL << c->page_shift;
+	uint64_t va = 0x5a5a5a5a5a5a5a5aULL & ((1ULL << c->va_bits) - 1) & ~(page - 1);
+	uint64_t pa = 0x0000a5a512340000ULL;
+	map(&t, va, 0, encode(c, pa) | 0x3 | 0x400 | 0x40);	// AF, AP[1]: EL0 access
+	KP_INIT(kp_vtop, v);
+	CHECK_OK(kp_arm64_pgtable_walk(t.pt, va + 0x28, &v));
+	if (!v.present || v.paddr != pa + 0x28 || v.page_size != page)
+		FAILF("%s: user page at 0x%" PRIx64 ": present %d, 0x%" PRIx64 ", expected 0x%" PRIx64,
+		      c->what, va, v.present, v.paddr, pa + 0x28);
+	CHECK(v.nsteps == c->levels);
+	// Nothing mapped one page up: not present, not an error.
+	CHECK_OK(kp_arm64_pgtable_walk(t.pt, va + page, &v));
+	CHECK(!v.present);
+	// The kernel's half is not the process's.
+	CHECK_ERR(kp_arm64_pgtable_walk(t.pt, va | (~0ULL << c->va_bits), &v), KP_ERR_INVALID,
+		  "is not a user address");
+	CHECK_ERR(kp_arm64_pgtable_walk(t.pt, va | (1ULL << 63), &v), KP_ERR_INVALID, "TTBR0 range");
+	// And a kernel walker refuses the user address.
+	CHECK_ERR(walk(&t, va, &v), KP_ERR_INVALID, "is not a kernel address");
+out:
+	teardown(&t);
+}
+
+TEST(user_tables_every_granule_and_va_size)
+{
+	for (size_t i = 0; i < sizeof(configs) / sizeof(configs[0]); i++)
+		check_user(&configs[i]);
+}
+
 // A table pointing outside the source is a fault naming the table, not a
 // wild read; a table pointing at itself ends within the level count.
 TEST(missing_and_self_referencing_tables)
@@ -208,6 +246,7 @@ TEST(unsupported_geometry)
 int main(void)
 {
 	RUN(every_granule_and_va_size);
+	RUN(user_tables_every_granule_and_va_size);
 	RUN(missing_and_self_referencing_tables);
 	RUN(unsupported_geometry);
 	return TEST_SUMMARY();

@@ -249,7 +249,7 @@ TEST(check_names_and_unknown_check)
 	size_t count = 0;
 	for (; n[count]; count++)
 		CHECK(kp_check_description(n[count]) != NULL);
-	CHECK_U64(count, 9);
+	CHECK_U64(count, 10);
 	CHECK(kp_check_description("nope") == NULL);
 	struct kp_kernel *k = fake_kernel();
 	struct kp_check *c = NULL;

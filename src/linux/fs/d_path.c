@@ -194,8 +194,10 @@ static struct kp_error *prepend(struct kp_kernel *k, char *buf, size_t *at, uint
 	return NULL;
 }
 
-struct kp_error *kp_lx_d_path(struct kp_kernel *k, const struct kp_lx_root *root, uint64_t vfsmnt,
-			      uint64_t dentry, char *ret, size_t size)
+// d_path() into ret; *reached_ret: whether the walk up met root (false: the
+// path is outside it, from the namespace's root).
+static struct kp_error *path_from(struct kp_kernel *k, const struct kp_lx_root *root, uint64_t vfsmnt,
+				  uint64_t dentry, char *ret, size_t size, bool *reached_ret)
 {
 	struct layouts l;
 	struct dentry d, first;
@@ -203,9 +205,12 @@ struct kp_error *kp_lx_d_path(struct kp_kernel *k, const struct kp_lx_root *root
 	struct kp_error *err = layouts(k, &l);
 	if (err || (err = read_dentry(k, &l, dentry, &first)))
 		return err;
-	if (pseudo_name(k, &l, &first, ret, size))
+	if (pseudo_name(k, &l, &first, ret, size)) {
+		*reached_ret = true;
 		return NULL;
+	}
 	char buf[KP_LX_PATH_MAX];
+	bool reached = false;
 	size_t at = sizeof(buf);
 	uint64_t mnt_off = kp_layout_off(l.mount, M_MNT);
 	d = first;
@@ -213,8 +218,10 @@ struct kp_error *kp_lx_d_path(struct kp_kernel *k, const struct kp_lx_root *root
 		if (depth > MAX_DEPTH)
 			return kp_error_create(KP_ERR_LOOP, "path of dentry 0x%" PRIx64 ": more than %d components (corrupt?)",
 					       first_at, MAX_DEPTH);
-		if (dentry == root->dentry && vfsmnt == root->mnt)
+		if (dentry == root->dentry && vfsmnt == root->mnt) {
+			reached = true;
 			break;
+		}
 		uint64_t mnt_root;
 		if ((err = kp_read_u64(k, vfsmnt + kp_layout_off(l.vfsmount, 0), &mnt_root)))
 			return kp_error_prefix(err, "vfsmount at 0x%" PRIx64, vfsmnt);
@@ -243,5 +250,45 @@ struct kp_error *kp_lx_d_path(struct kp_kernel *k, const struct kp_lx_root *root
 	// d_unlinked(): unhashed and not a root.
 	bool deleted = first.unhashed && first.parent != first_at;
 	snprintf(ret, size, "%.*s%s", (int)(sizeof(buf) - at), buf + at, deleted ? " (deleted)" : "");
+	*reached_ret = reached;
+	return NULL;
+}
+
+struct kp_error *kp_lx_d_path(struct kp_kernel *k, const struct kp_lx_root *root, uint64_t vfsmnt,
+			      uint64_t dentry, char *ret, size_t size)
+{
+	bool reached;
+	return path_from(k, root, vfsmnt, dentry, ret, size, &reached);
+}
+
+struct kp_error *kp_lx_path_root(struct kp_kernel *k, const struct kp_lx_root *root, uint64_t vfsmnt,
+				 uint64_t dentry, char *ret, size_t size, bool *reachable_ret)
+{
+	return path_from(k, root, vfsmnt, dentry, ret, size, reachable_ret);
+}
+
+struct kp_error *kp_lx_dentry_path(struct kp_kernel *k, uint64_t dentry, char *ret, size_t size)
+{
+	struct layouts l;
+	struct dentry d;
+	char buf[KP_LX_PATH_MAX];
+	size_t at = sizeof(buf);
+	uint64_t first = dentry;
+	struct kp_error *err = layouts(k, &l);
+	if (err || (err = read_dentry(k, &l, dentry, &d)))
+		return err;
+	for (int depth = 0; d.parent != dentry; depth++) {
+		if (depth > MAX_DEPTH)
+			return kp_error_create(KP_ERR_LOOP, "path of dentry 0x%" PRIx64 ": more than %d components (corrupt?)",
+					       first, MAX_DEPTH);
+		if ((err = prepend(k, buf, &at, d.name, d.len)))
+			return err;
+		dentry = d.parent;
+		if ((err = read_dentry(k, &l, dentry, &d)))
+			return err;
+	}
+	if (at == sizeof(buf))
+		buf[--at] = '/';
+	snprintf(ret, size, "%.*s", (int)(sizeof(buf) - at), buf + at);
 	return NULL;
 }

@@ -27,6 +27,14 @@ struct kp_error *kp_lx_init_root(struct kp_kernel *kernel, struct kp_lx_root *re
 struct kp_error *kp_lx_d_path(struct kp_kernel *kernel, const struct kp_lx_root *root,
 			      uint64_t mnt, uint64_t dentry, char *buf, size_t size);
 
+// The same as seq_path_root() gives it: *reachable_ret false when the path
+// is not under root (/proc/PID/mountinfo leaves such a mount out).
+struct kp_error *kp_lx_path_root(struct kp_kernel *kernel, const struct kp_lx_root *root,
+				 uint64_t mnt, uint64_t dentry, char *buf, size_t size,
+				 bool *reachable_ret);
+// The path of a dentry inside its file system (dentry_path_raw(): up to the
+// superblock's root, no mounts crossed), as mountinfo's root field.
+struct kp_error *kp_lx_dentry_path(struct kp_kernel *kernel, uint64_t dentry, char *buf, size_t size);
 // The device (s_dev) and inode number of the inode of a dentry, as /proc's
 // maps and stat show them.
 struct kp_error *kp_lx_dentry_inode(struct kp_kernel *kernel, uint64_t dentry, uint32_t *dev_ret,

@@ -71,7 +71,9 @@ static struct kp_error *walk_node(struct walk *w, uint64_t enode, uint64_t min, 
 {
 	uint64_t node = enode & ~NODE_MASK;
 	unsigned type = (unsigned)(enode >> TYPE_SHIFT & TYPE_MASK);
-	if (depth > MAX_HEIGHT || ++w->nodes > w->max_nodes)
+	// depth counts from 0 at the root: MAX_HEIGHT levels are depths
+	// 0..MAX_HEIGHT - 1 (the kernel's height counts a root leaf as 1).
+	if (depth >= MAX_HEIGHT || ++w->nodes > w->max_nodes)
 		return kp_error_create(KP_ERR_LOOP, "maple tree: deeper than %d or more than %" PRIu64 " nodes (corrupt?) at node 0x%" PRIx64,
 				       MAX_HEIGHT, w->max_nodes, node);
 	if (type != LEAF_64 && type != RANGE_64 && type != ARANGE_64)

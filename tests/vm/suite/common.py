@@ -16,7 +16,7 @@ HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tests/vm
 INITIAL_JIFFIES = (1 << 32) - 300 * 250  # -300*HZ as unsigned int, HZ=250 (Debian config)
 READY_TIMEOUT = int(os.environ.get("KP_READY_TIMEOUT", "600"))
 SYMBOLS = ["avenrun", "init_task", "jiffies", "_text"]
-CHECKS = ["syscalls", "modules", "tasks", "ftrace", "kprobes", "tracepoints", "text", "idt", "bpf"]
+CHECKS = ["syscalls", "modules", "tasks", "creds", "ftrace", "kprobes", "tracepoints", "text", "idt", "bpf"]
 # Guests: QEMU CPU model and the paging levels the kernel must use. x86-64:
 # l5 with LA57, l4 without. arm64 (4 KiB pages): a52 with LPA2 (52-bit VA,
 # 5 levels, on kernels configured for it), a48 without (48-bit, 4 levels);

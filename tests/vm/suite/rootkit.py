@@ -91,7 +91,7 @@ class RootkitRun:
             w = line.split()
             if len(w) == 4 and w[0] == "prog":
                 self.expect["bpf:" + w[1]] = (int(w[2]), int(w[3]))
-        missing = [t for t in ("table", "inline", "ftrace", "kprobe", "tracepoint", "task", "module",
+        missing = [t for t in ("table", "inline", "ftrace", "kprobe", "tracepoint", "task", "cred", "module",
                                "bpf:kp_filter", "bpf:kp_write_user") if t not in self.expect]
         self.check("techniques", not missing, "the module (or kp_bpf) did not report %s; their lines:\n%s%s" % (
             ", ".join(missing), text("rootkit.dmesg"), text("rootkit.bpf")))
@@ -164,6 +164,10 @@ def ck_rootkit(run, name):
         if name == "tasks":
             t = e.get("task")
             return [(lambda f: f.get("object") == "pid %s (kp_hidden)" % pid, t and t[1], None)]
+        if name == "creds":
+            t = e.get("cred")
+            return [(lambda f: f.get("object") == "pid %s (kp_rooted)" % (t[0] if t else "?") and
+                     "init_cred" in (f.get("why") or ""), t and t[1], None)]
         if name == "modules":
             t = e.get("module")
             return [(lambda f: f.get("object") == "module kp_rootkit" and
