@@ -397,6 +397,9 @@ enum kp_walk_end {
 	// returned it); what came before it was yielded.
 	KP_WALK_STOPPED,
 };
+// A walk that reached its end may still return an error: objects yielded
+// with a part that could not be read (counted in partial, flagged in the
+// object, e.g. kp_task.name_partial); its end is then not KP_WALK_STOPPED.
 
 // Passes a walk of a live kernel makes before it answers with a changed one.
 #define KP_WALK_LIVE_PASSES 8
@@ -406,6 +409,7 @@ struct kp_walk_status {
 	enum kp_walk_end end;
 	unsigned restarts;	// passes started again because a live kernel changed
 	uint64_t left_out;	// objects found but not read (their memory is not there)
+	uint64_t partial;	// objects yielded with a part unread (KPEEK_0.6)
 };
 
 KP_API void kp_list_iter_status(const struct kp_list_iter *it, struct kp_walk_status *ret);
@@ -427,6 +431,9 @@ struct kp_task {
 	// the full name (5.17+) and a workqueue worker's "+desc"/"-desc"
 	// ("kworker/0:1-events").
 	char name[64];
+	// The full name could not be read (a dump without the page holding it):
+	// name is then comm, perhaps cut short, and the walk's error says why.
+	bool name_partial;
 };
 
 struct kp_task_iter;

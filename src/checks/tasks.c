@@ -97,6 +97,7 @@ struct state {
 	struct kp_ck_addrs pids;	// struct pid * of the initial namespace's table
 	struct kp_ck_addrs ns;		// nested namespaces seen
 	size_t unread;			// views or objects that could not be read
+	bool list_cut;			// the task list was not followed to its end
 	char unread_why[300];		// the first
 };
 
@@ -150,7 +151,16 @@ static struct kp_error *walk_list(struct state *s)
 	while (!(err = kp_task_iter_next(it, &t)) && t)
 		if ((err = saw(s, t->address, t->pid == t->tgid ? V_LIST : V_THREADS, 0)))
 			break;
+	KP_INIT(kp_walk_status, st);
+	kp_task_iter_status(it, &st);
 	kp_task_iter_destroy(it);
+	if (err && err->code != KP_ERR_NOMEM && st.end != KP_WALK_STOPPED) {
+		kp_error_destroy(err);	// a kernel thread's full name: not a view
+		return NULL;
+	}
+	// A task left out is still followed past; a list that stops is not:
+	// tasks beyond the break are in no list view, and not hidden for it.
+	s->list_cut = err && !st.left_out;
 	return unread(s, err, "task list");
 }
 
@@ -351,6 +361,8 @@ static const char *judge(struct state *s, const struct seen *e, const struct tas
 		// release_task() has unlinked it; it is doing its last switch.
 		if ((ti->exit_state & EXIT_DEAD) && e->views == V_CPU)
 			return NULL;
+		if (s->list_cut)
+			return NULL;	// beyond the break, perhaps; said as unreadable
 		snprintf(why, size, "not in the %s, but in %s", leader ? "task list (init_task.tasks)" :
 			 "thread list of its process", views);
 		n->hidden++;

@@ -31,6 +31,15 @@ void kp_lx_walk_left_out(struct kp_lx_walk *w, struct kp_error *err)
 	kp_lx_walk_stop(w, err);
 }
 
+void kp_lx_walk_partial(struct kp_lx_walk *w, struct kp_error *err)
+{
+	w->partial++;
+	if (!w->note && !w->finished)
+		w->note = err;
+	else
+		kp_error_destroy(err);
+}
+
 void kp_lx_walk_stop(struct kp_lx_walk *w, struct kp_error *err)
 {
 	w->end = KP_WALK_STOPPED;
@@ -42,8 +51,10 @@ void kp_lx_walk_stop(struct kp_lx_walk *w, struct kp_error *err)
 
 struct kp_error *kp_lx_walk_finish(struct kp_lx_walk *w)
 {
-	struct kp_error *err = w->final;
-	w->final = NULL;
+	struct kp_error *err = w->final ? w->final : w->note;
+	if (w->final)
+		kp_error_destroy(w->note);
+	w->final = w->note = NULL;
 	w->finished = true;
 	return err;
 }
@@ -52,6 +63,7 @@ void kp_lx_walk_status(const struct kp_lx_walk *w, struct kp_walk_status *ret)
 {
 	struct kp_walk_status st = {
 		.sz = sizeof(st), .end = w->end, .restarts = w->restarts, .left_out = w->left_out,
+		.partial = w->partial,
 	};
 	kp_out_copy(ret, &st, sizeof(st));
 }
@@ -59,5 +71,6 @@ void kp_lx_walk_status(const struct kp_lx_walk *w, struct kp_walk_status *ret)
 void kp_lx_walk_deinit(struct kp_lx_walk *w)
 {
 	kp_error_destroy(w->final);
-	w->final = NULL;
+	kp_error_destroy(w->note);
+	w->final = w->note = NULL;
 }
