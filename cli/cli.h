@@ -111,6 +111,7 @@ int cmd_maps(struct cli *cli, int argc, char **argv);
 int cmd_files(struct cli *cli, int argc, char **argv);
 int cmd_status(struct cli *cli, int argc, char **argv);
 int cmd_mount(struct cli *cli, int argc, char **argv);
+int cmd_irq(struct cli *cli, int argc, char **argv);
 int cmd_runq(struct cli *cli, int argc, char **argv);
 int cmd_meminfo(struct cli *cli, int argc, char **argv);
 int cmd_slabinfo(struct cli *cli, int argc, char **argv);

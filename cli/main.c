@@ -27,6 +27,7 @@ static const struct cmd cmds[] = {
 	{ "slabinfo", cmd_slabinfo, "list slab caches as /proc/slabinfo" },
 	{ "net", cmd_net, "list network interfaces of every namespace" },
 	{ "sockets", cmd_sockets, "list sockets as ss -a -p" },
+	{ "irq", cmd_irq, "list interrupt descriptors as /proc/interrupts" },
 	{ "lsmod", cmd_lsmod, "list loaded kernel modules" },
 	{ "loadavg", cmd_loadavg, "show the load average as /proc/loadavg" },
 	{ "dmesg", cmd_dmesg, "print the kernel log (printk ring buffer)" },

@@ -548,6 +548,35 @@ KP_API struct kp_error *kp_socket_iter_next(struct kp_socket_iter *it, const str
 KP_API void kp_socket_iter_status(const struct kp_socket_iter *it, struct kp_walk_status *ret);
 KP_API void kp_socket_iter_destroy(struct kp_socket_iter *it);
 
+// ---------------------------------------------------------------- interrupts
+
+// An interrupt descriptor, as a line of /proc/interrupts (0.6).
+struct kp_irq {
+	uint64_t desc;		// struct irq_desc *
+	uint32_t irq;
+	uint32_t nr_irqs;	// IRQ numbers are below it
+	uint32_t ncpus;		// nr_cpu_ids: counts has one per CPU number
+	const uint64_t *counts;	// kstat_irqs per CPU (0 for a CPU not possible)
+	uint64_t total;
+	// irq_data.chip->name; "-" for a chip without a name, NULL without a
+	// chip (/proc/interrupts: "None").
+	const char *chip;
+	bool has_hwirq;		// in an IRQ domain: hwirq is its number there
+	uint64_t hwirq;
+	const char *handler;	// desc->name, the flow ("edge", "fasteoi"); NULL if none
+	size_t nactions;
+	const char *const *actions;	// the handlers' names, desc->action's order
+};
+
+struct kp_irq_iter;
+// Every IRQ descriptor (the sparse tree or the irq_desc array), in IRQ
+// order; those /proc/interrupts hides (no action and no count) too.
+KP_API struct kp_error *kp_irq_iter_create(struct kp_kernel *kernel, struct kp_irq_iter **ret);
+// *ret is NULL at the end; it points into the iterator until the next call.
+KP_API struct kp_error *kp_irq_iter_next(struct kp_irq_iter *it, const struct kp_irq **ret);
+KP_API void kp_irq_iter_status(const struct kp_irq_iter *it, struct kp_walk_status *ret);
+KP_API void kp_irq_iter_destroy(struct kp_irq_iter *it);
+
 // ---------------------------------------------------------------- run queues
 
 // A task on a run queue (0.6).
