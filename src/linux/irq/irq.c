@@ -258,9 +258,8 @@ struct kp_error *kp_irq_iter_next(struct kp_irq_iter *it, const struct kp_irq **
 			*ret = &it->irq;
 			return NULL;
 		}
-		if (err->code == KP_ERR_NOMEM)
+		if ((err = kp_lx_walk_unreadable(&it->walk, kp_error_prefix(err, "IRQ %" PRIu64, e->irq))))
 			return err;
-		kp_lx_walk_left_out(&it->walk, kp_error_prefix(err, "IRQ %" PRIu64, e->irq));
 	}
 	return kp_lx_walk_finish(&it->walk);
 }

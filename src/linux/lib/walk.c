@@ -31,6 +31,19 @@ void kp_lx_walk_left_out(struct kp_lx_walk *w, struct kp_error *err)
 	kp_lx_walk_stop(w, err);
 }
 
+struct kp_error *kp_lx_walk_unreadable(struct kp_lx_walk *w, struct kp_error *err)
+{
+	if (err->code == KP_ERR_NOMEM)
+		return err;
+	if (w->live) {
+		kp_error_destroy(err);
+		kp_lx_walk_changed(w);
+	} else {
+		kp_lx_walk_left_out(w, err);
+	}
+	return NULL;
+}
+
 void kp_lx_walk_partial(struct kp_lx_walk *w, struct kp_error *err)
 {
 	w->partial++;
