@@ -16,6 +16,8 @@ static const struct cmd cmds[] = {
 	{ "rd", cmd_rd, "hexdump kernel (or physical) memory" },
 	{ "print", cmd_print, "evaluate C expressions over symbols and BTF types" },
 	{ "vtop", cmd_vtop, "translate virtual addresses through the page tables" },
+	{ "whatis", cmd_whatis, "say what addresses are: slab object, task, stack, symbol, page" },
+	{ "page", cmd_page, "decode page frames' struct page" },
 	{ "ps", cmd_ps, "list tasks" },
 	{ "env", cmd_env, "print a process's environment, as /proc/PID/environ" },
 	{ "maps", cmd_maps, "print a process's memory mappings, as /proc/PID/maps" },
