@@ -148,10 +148,15 @@ static bool blockdev_pages(struct mi *m, int64_t *ret)
 	for (;;) {
 		uint64_t mapping, n;
 		struct kp_error *err = kp_list_iter_next(it, &node, &done);
-		if (err || done) {
+		if (err) {
+			// The iterator says done with its error: a corrupt list's
+			// sum is not the answer.
 			kp_error_destroy(err);
+			done = false;
 			break;
 		}
+		if (done)
+			break;
 		uint64_t inode = node - kp_layout_off(l[1], 0);
 		if (!kp_ok(kp_read_u64(m->k, inode + kp_layout_off(l[1], 1), &mapping)) || !mapping ||
 		    !kp_ok(kp_read_u64(m->k, mapping + kp_layout_off(l[2], 0), &n)))
