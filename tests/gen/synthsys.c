@@ -340,3 +340,17 @@ void sks_write(uint8_t *m, const struct sk_opts *o)
 	irqs(&w);
 	sks_write_net(&w);
 }
+
+void sks_put_words(uint8_t *m, void *arg)
+{
+	for (const struct sks_word *w = arg; w->pa; w++) {
+		if (w->size == 1)
+			m[w->pa] = (uint8_t)w->value;
+		else if (w->size == 2)
+			memcpy(m + w->pa, &(uint16_t){ (uint16_t)w->value }, 2);
+		else if (w->size == 4)
+			sk_put32(m, w->pa, (uint32_t)w->value);
+		else
+			sk_put64(m, w->pa, w->value);
+	}
+}

@@ -263,4 +263,12 @@ void sks_btf_types(struct btf *b, const struct sk_opts *o, const struct skp_btf_
 // Writes the system into the RAM m (after the processes).
 void sks_write(uint8_t *m, const struct sk_opts *o);
 
+// An edit (sk_opts.edit) writing words, until one with pa 0: arg is a
+// struct sks_word array.
+struct sks_word {
+	uint64_t pa, value;
+	int size;	// 1, 2, 4 or 8 (0: 8)
+};
+void sks_put_words(uint8_t *m, void *arg);
+
 #endif
