@@ -83,7 +83,7 @@ static void put(struct mi *m, const char *name, int64_t v, bool kb)
 
 static void pages(struct mi *m, const char *name, bool have, int64_t v)
 {
-	if (have)
+	if (have && sane(v))
 		put(m, name, v < 0 ? 0 : v << m->shift, true);
 }
 
@@ -172,11 +172,13 @@ static bool blockdev_pages(struct mi *m, int64_t *ret)
 		if (!kp_ok(kp_read_u64(m->k, inode + kp_layout_off(l[1], 1), &mapping)) || !mapping ||
 		    !kp_ok(kp_read_u64(m->k, mapping + kp_layout_off(l[2], 0), &n)))
 			break;
+		if (n > (uint64_t)MAX_PAGES)
+			break;	// corrupt: not done, no sum
 		sum += n;
 	}
 	kp_list_iter_destroy(it);
 	*ret = (int64_t)sum;
-	return done;
+	return done && sum <= (uint64_t)MAX_PAGES;
 }
 
 // si_mem_available().
