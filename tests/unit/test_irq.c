@@ -140,6 +140,13 @@ TEST(bounds_and_missing_descriptors)
 		return;
 	CHECK_ERR(kp_irq_iter_create(k, &it), KP_ERR_LOOP, "more IRQ descriptors than nr_irqs 2");
 	kp_kernel_destroy(k);
+	// More descriptors than the irq_desc array holds (NR_IRQS 16).
+	const struct sks_word more[] = { { SKS_NR_IRQS, 17, 4 }, { 0, 0, 0 } };
+	if (!(k = sys_open(SK_SYS_OLD, more)))
+		return;
+	CHECK_ERR(kp_irq_iter_create(k, &it), KP_ERR_FORMAT,
+		  "nr_irqs 17: more descriptors than the 2048 bytes of irq_desc hold");
+	kp_kernel_destroy(k);
 	const struct sks_word huge[] = { { SKS_NR_IRQS, 1u << 21, 4 }, { 0, 0, 0 } };
 	if (!(k = sys_open(SK_SYS_OLD, huge)))
 		return;

@@ -196,6 +196,28 @@ TEST(hostile_networks)
 	}
 }
 
+// No process holds a socket (fd 4 closed): every socket without PIDs.
+TEST(sockets_held_by_no_process)
+{
+	const struct sks_word edit[] = { { SKP_FD_ARRAY + 8 * SKS_SOCK_FD, 0, 8 }, { 0, 0, 0 } };
+	struct kp_kernel *k = sys_open(SK_SYS_NEW, edit);
+	struct kp_socket_iter *it;
+	const struct kp_socket *s;
+	size_t n = 0;
+	if (!k)
+		return;
+	CHECK_OK(kp_socket_iter_create(k, &it));
+	struct kp_error *err;
+	while (!(err = kp_socket_iter_next(it, &s)) && s) {
+		CHECK_U64(s->npids, 0);
+		n++;
+	}
+	CHECK_OK(err);
+	CHECK_U64(n, NSOCKS);
+	kp_socket_iter_destroy(it);
+	kp_kernel_destroy(k);
+}
+
 TEST(a_kernel_without_a_network_says_so)
 {
 	struct kp_kernel *k = sys_open(SK_SYS_NONE, NULL);
@@ -213,6 +235,7 @@ int main(void)
 {
 	RUN(interfaces_and_sockets_of_both_generations);
 	RUN(hostile_networks);
+	RUN(sockets_held_by_no_process);
 	RUN(a_kernel_without_a_network_says_so);
 	return TEST_SUMMARY();
 }
