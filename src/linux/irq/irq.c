@@ -109,6 +109,11 @@ static struct kp_error *collect(struct kp_irq_iter *it)
 		return err ? err : kp_lx_xa_walk(it->k, &xa, s.address, on_xa, it);
 	}
 	if (kp_symbol_find(it->k, "irq_desc", &s) && s.type != 't' && s.type != 'T') {
+		// irq_desc[NR_IRQS]: nr_irqs is at most its length, which the
+		// symbol's extent gives when the symbols tell it.
+		if (s.size && (uint64_t)it->nr_irqs * it->dl->size > s.size)
+			return kp_error_create(KP_ERR_FORMAT, "nr_irqs %u: more descriptors than the %" PRIu64
+					       " bytes of irq_desc hold (corrupt?)", it->nr_irqs, s.size);
 		for (uint32_t i = 0; i < it->nr_irqs; i++) {
 			struct kp_error *err = add(it, i, s.address + i * it->dl->size);
 			if (err)

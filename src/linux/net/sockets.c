@@ -238,7 +238,8 @@ static struct kp_error *holders(struct kp_socket_iter *it)
 	if (err && err->code == KP_ERR_NOMEM)
 		return err;
 	kp_error_destroy(err);
-	qsort(it->holders, it->nholders, sizeof(*it->holders), by_inode);
+	if (it->nholders)	// none: holders is NULL, which qsort() may not be given
+		qsort(it->holders, it->nholders, sizeof(*it->holders), by_inode);
 	return NULL;
 }
 
