@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "cli.h"
 #include "output.h"
 
@@ -85,8 +86,12 @@ static int by_address(struct out *o, struct cli *cli, struct kp_kernel *k, const
 	struct kp_symbol sym;
 	char text[512];
 	struct kp_error *err = kp_symbol_by_address(k, addr, &sym);
-	if (err)
-		return cli_error_prefix(err, "%s (0x%" PRIx64 ")", arg, addr);
+	if (err) {
+		// The error names the address; the argument only when it said more.
+		char hex[32];
+		snprintf(hex, sizeof(hex), "0x%" PRIx64, addr);
+		return strcasecmp(arg, hex) ? cli_error_prefix(err, "sym %s", arg) : cli_error_prefix(err, "sym");
+	}
 	if (!kp_symbolize(k, addr, text, sizeof(text)))
 		snprintf(text, sizeof(text), "%s+0x%" PRIx64, sym.name, addr - sym.address);
 	if (out_is_json(o)) {
