@@ -150,9 +150,13 @@ static struct kp_error *decode(struct kp_fd_iter *it, uint32_t fd, uint64_t file
 		f->flags |= O_CLOEXEC;
 	f->pos = kp_layout_u64(l, buf, F_POS);
 	uint64_t inode = kp_layout_u64(l, buf, F_INODE);
-	uint32_t mode = 0;
-	if (inode && kp_ok(kp_read(it->k, KP_VIRT, inode + kp_layout_off(it->il, I_MODE), &mode, 2)) &&
-	    kp_ok(kp_read_u64(it->k, inode + kp_layout_off(it->il, I_INO), &f->inode)))
+	uint16_t mode = 0;
+	// An inode that cannot be read makes the fd unreadable (left out and
+	// counted in a dump), not a file of kind "?" and inode 0.
+	if (inode && ((err = kp_read(it->k, KP_VIRT, inode + kp_layout_off(it->il, I_MODE), &mode, 2)) ||
+		      (err = kp_read_u64(it->k, inode + kp_layout_off(it->il, I_INO), &f->inode))))
+		return kp_error_prefix(err, "fd %u: its inode at 0x%" PRIx64, fd, inode);
+	if (inode)
 		f->kind = kind(mode);
 	if (!it->has_root)
 		return kp_error_create(KP_ERR_NOT_FOUND, "fd %u: no root to make paths from", fd);
