@@ -57,6 +57,7 @@ const struct kp_mkkallsyms_sym *sks_symbols(const struct sk_opts *o)
 	SYM("runqueues", 'd', SKS_PC_RQ);	// per-CPU
 	SYM("loopback_get_stats64", 't', SKS_LOOPBACK_STATS);
 	SYM("dev_get_tstats64", 'T', SKS_TSTATS_FN);
+	SYM("cma_alloc", 'T', SKS_CMA_ALLOC_FN);	// CONFIG_CMA: meminfo's Cma lines
 	SYM("__per_cpu_offset", 'D', SKS_IMG(SKS_PER_CPU_OFFSET));
 	SYM("__cpu_possible_mask", 'D', SKS_IMG(SKS_POSSIBLE_MASK));
 	for (size_t i = 0; i < 5; i++)

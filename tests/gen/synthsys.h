@@ -172,6 +172,7 @@ struct btf;
 #define SKS_MACS (SKS_NET + 0x680)
 #define SKS_LOOPBACK_STATS (SK_TEXT + 0x400)	// loopback_get_stats64
 #define SKS_TSTATS_FN (SK_TEXT + 0x480)		// dev_get_tstats64
+#define SKS_CMA_ALLOC_FN (SK_TEXT + 0x4c0)	// cma_alloc
 
 // Sockets.
 #define SKS_EHASH (SKS_SOCK + 0x000)	// 8 chains (ehash_mask 7)

@@ -324,8 +324,14 @@ static struct kp_error *lines(struct mi *m)
 	       !__builtin_mul_overflow(populated, units, &percpu) && sane(percpu);
 	pages(m, "Percpu", have, percpu);
 	variable(m, "HardwareCorrupted", "num_poisoned_pages", 8);
-	variable(m, "CmaTotal", "totalcma_pages", 8);
-	counter(m, "CmaFree", "NR_FREE_CMA_PAGES");
+	// CONFIG_CMA: totalcma_pages and NR_FREE_CMA_PAGES exist without it
+	// (mm/page_alloc.c, mmzone.h), the lines only with it; cma_alloc()
+	// (mm/cma.c) only with it.
+	struct kp_symbol cma;
+	if (kp_symbol_find(m->k, "cma_alloc", &cma)) {
+		variable(m, "CmaTotal", "totalcma_pages", 8);
+		counter(m, "CmaFree", "NR_FREE_CMA_PAGES");
+	}
 	counter(m, "Unaccepted", "NR_UNACCEPTED");	// 6.5
 	if (huge.have) {
 		put(m, "HugePages_Total", (int64_t)huge.nr, false);
