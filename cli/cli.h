@@ -111,9 +111,12 @@ int cmd_maps(struct cli *cli, int argc, char **argv);
 int cmd_files(struct cli *cli, int argc, char **argv);
 int cmd_status(struct cli *cli, int argc, char **argv);
 int cmd_mount(struct cli *cli, int argc, char **argv);
+int cmd_irq(struct cli *cli, int argc, char **argv);
 int cmd_runq(struct cli *cli, int argc, char **argv);
 int cmd_meminfo(struct cli *cli, int argc, char **argv);
 int cmd_slabinfo(struct cli *cli, int argc, char **argv);
+int cmd_page(struct cli *cli, int argc, char **argv);
+int cmd_whatis(struct cli *cli, int argc, char **argv);
 int cmd_net(struct cli *cli, int argc, char **argv);
 int cmd_sockets(struct cli *cli, int argc, char **argv);
 int cmd_lsmod(struct cli *cli, int argc, char **argv);
@@ -127,4 +130,8 @@ int cmd_list(struct cli *cli, int argc, char **argv);
 int cmd_snapshot(struct cli *cli, int argc, char **argv);
 int cmd_diff(struct cli *cli, int argc, char **argv);
 
+// A page's struct page in one line ("page 0x... flags slab,head refcount 1
+// type slab cache kmalloc-256"), and as JSON members (cmd_page.c).
+void cli_page_summary(const struct kp_page *p, char *buf, size_t size);
+void cli_page_json(struct out *o, const struct kp_page *p);
 #endif

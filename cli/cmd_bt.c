@@ -218,12 +218,18 @@ static void print_unwind_error(struct out *o, const struct who *w, struct kp_err
 	}
 }
 
-// pid, tgid and comm of the task at address task.
+// pid, tgid, comm and CPU (as ps shows it) of the task at address task.
 static bool task_of(struct kp_kernel *k, uint64_t task, struct who *w)
 {
 	static const char ts[] = "struct task_struct";
-	uint64_t pid_off, tgid_off, comm_off, size;
-	uint32_t pid, tgid;
+	uint64_t pid_off, tgid_off, comm_off, cpu_off, size;
+	uint32_t pid, tgid, cpu;
+	// The CPU it ran on last: thread_info.cpu (5.16+, THREAD_INFO_IN_TASK), else cpu.
+	w->cpu = -1;
+	if ((ok(kp_member_offset(k, ts, "thread_info.cpu", &cpu_off, &size)) ||
+	     ok(kp_member_offset(k, ts, "cpu", &cpu_off, &size))) && size == 4 &&
+	    ok(kp_read_u32(k, task + cpu_off, &cpu)))
+		w->cpu = (int32_t)cpu;
 	char comm[16];
 	if (!ok(kp_member_offset(k, ts, "pid", &pid_off, &size)) || size != 4 ||
 	    !ok(kp_member_offset(k, ts, "tgid", &tgid_off, &size)) || size != 4 ||

@@ -21,7 +21,9 @@ static void usage(void)
 	       "(swapper/0, PID 0) is listed first; the other CPUs' idle tasks are not in\n"
 	       "the task list. A task whose memory the dump lacks (pages makedumpfile\n"
 	       "excluded) is left out, and the tasks are listed as far as the task list\n"
-	       "can be followed; stderr then counts the errors and names the first. A\n"
+	       "can be followed; a kernel thread whose full name the dump lacks is\n"
+	       "shown by its comm (JSON \"name\": null); stderr then counts the errors\n"
+	       "and names the first. A\n"
 	       "number kpeek cannot read (a parent the dump lacks, a CPU the kernel does\n"
 	       "not record) is shown as - (null in JSON). On a live kernel that changed\n"
 	       "under every pass of the task list, the last pass is shown and one line on\n"
@@ -252,7 +254,7 @@ static void json_tasks(struct out *o, struct ps_opts *po, const struct kp_task *
 		out_kv_int_known(o, "cpu", p->cpu >= 0, p->cpu);
 		out_kv_hex(o, "task", p->address);
 		out_kv_str(o, "comm", p->comm);
-		out_kv_str(o, "name", p->name);
+		out_kv_str(o, "name", p->name_partial ? NULL : p->name);	// null: unread, comm says
 		out_kv_bool(o, "kthread", p->kthread);
 		out_kv_hex(o, "flags", p->flags);
 		if (po->tree)
@@ -309,7 +311,12 @@ static void text_tasks(struct out *o, struct ps_opts *po, const struct kp_task *
 // changed under every pass is said, exit 0.
 static int incomplete(const struct kp_task *t, size_t n, struct cli_walk *w)
 {
-	size_t bad = w->err ? (w->st.left_out ? w->st.left_out : 1) : 0;
+	// Tasks left out, and tasks listed by their comm because their full
+	// name could not be read (partial); err is what ended the walk, if
+	// anything did, else the first partial task's.
+	size_t bad = w->err ? w->st.left_out + w->st.partial : 0;
+	if (w->err && w->st.end == KP_WALK_STOPPED && !w->st.left_out)
+		bad++;	// the list itself could not be followed to its end
 	struct kp_error *bad_err = w->err;
 	w->err = NULL;
 	size_t orphans = 0;

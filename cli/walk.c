@@ -36,6 +36,7 @@ void cli_walk_json(struct out *o, const struct cli_walk *w)
 	out_kv_str(o, "reason", why);
 	out_kv_str(o, "error", w->err ? kp_error_message(w->err) : NULL);
 	out_kv_uint(o, "left_out", w->st.left_out);
+	out_kv_uint(o, "partial", w->st.partial);
 	out_kv_uint(o, "restarts", w->st.restarts);
 }
 

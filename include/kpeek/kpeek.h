@@ -397,6 +397,9 @@ enum kp_walk_end {
 	// returned it); what came before it was yielded.
 	KP_WALK_STOPPED,
 };
+// A walk that reached its end may still return an error: objects yielded
+// with a part that could not be read (counted in partial, flagged in the
+// object, e.g. kp_task.name_partial); its end is then not KP_WALK_STOPPED.
 
 // Passes a walk of a live kernel makes before it answers with a changed one.
 #define KP_WALK_LIVE_PASSES 8
@@ -406,6 +409,7 @@ struct kp_walk_status {
 	enum kp_walk_end end;
 	unsigned restarts;	// passes started again because a live kernel changed
 	uint64_t left_out;	// objects found but not read (their memory is not there)
+	uint64_t partial;	// objects yielded with a part unread (KPEEK_0.6)
 };
 
 KP_API void kp_list_iter_status(const struct kp_list_iter *it, struct kp_walk_status *ret);
@@ -427,6 +431,9 @@ struct kp_task {
 	// the full name (5.17+) and a workqueue worker's "+desc"/"-desc"
 	// ("kworker/0:1-events").
 	char name[64];
+	// The full name could not be read (a dump without the page holding it):
+	// name is then comm, perhaps cut short, and the walk's error says why.
+	bool name_partial;
 };
 
 struct kp_task_iter;
@@ -485,6 +492,120 @@ KP_API struct kp_error *kp_slab_iter_next(struct kp_slab_iter *it, const struct 
 KP_API void kp_slab_iter_status(const struct kp_slab_iter *it, struct kp_walk_status *ret);
 KP_API void kp_slab_iter_destroy(struct kp_slab_iter *it);
 
+// ---------------------------------------------------------------- pages and addresses
+
+// A page frame's struct page, decoded as crash's `kmem -p` and page-types
+// show it (0.6). The struct page is found through the sparse memory model
+// that VMCOREINFO describes (mem_section, SECTION_SIZE_BITS).
+struct kp_page {
+	uint64_t pfn;
+	uint64_t page;		// struct page *
+	uint64_t flags;		// page->flags (node, zone and section in its high bits)
+	size_t nflags;
+	// The PG_ flags set, named as enum pageflags names them, lowercased
+	// without "PG_" ("locked", "slab", "head"), in bit order.
+	const char *const *flag_names;
+	int32_t refcount;	// _refcount
+	bool has_mapcount;	// false for a typed page (page_type holds a type)
+	int32_t mapcount;	// _mapcount + 1
+	uint32_t page_type;	// the word _mapcount shares (0 if the kernel has none)
+	const char *type;	// the type page_type holds ("buddy", "slab", "table"...), NULL if none
+	uint64_t mapping;	// page->mapping, low bits included
+	// What mapping is: "anon", "ksm", "movable" (its low bits), "file"
+	// (an address_space), "slab" (slab pages keep their cache there or
+	// beside it); NULL when it is 0.
+	const char *mapping_kind;
+	uint64_t inode;		// file: mapping->host (struct inode *), else 0
+	uint64_t ino;		// file: the inode's i_ino
+	uint64_t index;		// page->index (file offset in pages, or the anon index)
+	uint64_t head;		// the compound head's struct page * (page itself if not a tail)
+	uint64_t head_pfn;
+	bool compound;		// part of a compound page (its head or a tail)
+	bool tail;
+	uint32_t order;		// the compound page's order (0 if not compound)
+	uint64_t slab_cache;	// slab pages: struct kmem_cache * (0 otherwise)
+	const char *slab_cache_name;
+};
+
+// The struct page of pfn, decoded. KP_ERR_NOT_FOUND if the kernel has no
+// struct page for it (no memory section, or one without a memory map).
+KP_API struct kp_error *kp_page_create(struct kp_kernel *kernel, uint64_t pfn, struct kp_page **ret);
+KP_API void kp_page_destroy(struct kp_page *page);
+// The page frame number of an address: a physical one (KP_PHYS) or a
+// kernel virtual one, translated through the page tables.
+KP_API struct kp_error *kp_page_pfn(struct kp_kernel *kernel, enum kp_space space, uint64_t address,
+				    uint64_t *ret);
+
+// What an address is (0.6), one fact of kp_whatis_create(): crash's
+// `kmem ADDR`, drgn's identify_address().
+enum kp_whatis_kind {
+	KP_WHATIS_SYMBOL,	// in the core kernel's image: sym, offset, section
+	KP_WHATIS_MODULE,	// in a module: sym (sym.module names it), offset
+	KP_WHATIS_SLAB,		// in a slab object: slab
+	KP_WHATIS_TASK,		// in a task_struct: task
+	KP_WHATIS_STACK,	// in a task's kernel stack: task
+	KP_WHATIS_PAGE,		// in the memory map (vmemmap): the struct page of pfn, offset
+	KP_WHATIS_DIRECT,	// in the direct map: pfn, paddr
+	KP_WHATIS_REGION,	// in an area of the address space: region, start, end
+	KP_WHATIS_PHYSICAL,	// a physical address: pfn, paddr, in_dump, has_page
+};
+
+enum kp_slab_state {
+	KP_SLAB_ALLOCATED,
+	KP_SLAB_FREE,		// on the slab's freelist or a CPU's freelist for it
+	KP_SLAB_UNKNOWN,	// a freelist could not be read or is corrupt: note says why
+	KP_SLAB_OUTSIDE,	// in the slab but in no object (its unused tail)
+};
+
+struct kp_whatis_fact {
+	enum kp_whatis_kind kind;
+	const char *kind_name;		// "symbol", "module", "slab", "task", "stack", "page", "direct", "region", "physical"
+	struct kp_symbol sym;		// symbol, module
+	uint64_t offset;		// symbol, module: from sym.address; page: in the struct page
+	const char *section;		// symbol: "text", "rodata", "data", "init", "bss"; NULL if unknown
+	struct {
+		uint64_t cache;		// struct kmem_cache *
+		const char *cache_name;
+		uint64_t slab;		// struct slab * (struct page * before 5.17)
+		uint64_t object;	// the object's start
+		int64_t offset;		// address - object (negative in its left red zone)
+		uint32_t object_size;	// s->object_size
+		uint32_t slot_size;	// s->size: the object with its metadata
+		enum kp_slab_state state;
+	} slab;
+	struct {
+		uint64_t task;		// struct task_struct *
+		int32_t pid;
+		char comm[16];
+		uint64_t stack;		// stack: task->stack (its lowest address)
+		uint64_t stack_size;
+		uint64_t from_top;	// stack: stack + stack_size - address
+	} task;
+	uint64_t pfn, paddr;		// page, direct, physical
+	bool in_dump;			// physical: the source holds the byte
+	bool has_page;			// physical: the kernel has a struct page for pfn
+	const char *region;		// region: "vmalloc", "modules", "fixmap"...
+	uint64_t start, end;		// region: [start, end)
+	const char *note;		// why part of the fact is unknown, or NULL
+};
+
+struct kp_whatis {
+	uint64_t address;
+	enum kp_space space;
+	size_t nfacts;
+	const struct kp_whatis_fact *facts;	// most specific first
+	// What could not be checked (the first such part: the task list, a
+	// struct page), NULL if everything was.
+	const char *note;
+};
+
+// Every fact kpeek can establish about a kernel virtual (KP_VIRT) or a
+// physical (KP_PHYS) address; no fact is not an error. Slab objects are
+// SLUB's; tasks are those of the task list (threads included).
+KP_API struct kp_error *kp_whatis_create(struct kp_kernel *kernel, enum kp_space space, uint64_t address,
+					 struct kp_whatis **ret);
+KP_API void kp_whatis_destroy(struct kp_whatis *whatis);
+
 // ---------------------------------------------------------------- network
 
 // A network interface, as `ip addr` and /proc/net/dev show it (0.6).
@@ -540,6 +661,35 @@ KP_API struct kp_error *kp_socket_iter_create(struct kp_kernel *kernel, struct k
 KP_API struct kp_error *kp_socket_iter_next(struct kp_socket_iter *it, const struct kp_socket **ret);
 KP_API void kp_socket_iter_status(const struct kp_socket_iter *it, struct kp_walk_status *ret);
 KP_API void kp_socket_iter_destroy(struct kp_socket_iter *it);
+
+// ---------------------------------------------------------------- interrupts
+
+// An interrupt descriptor, as a line of /proc/interrupts (0.6).
+struct kp_irq {
+	uint64_t desc;		// struct irq_desc *
+	uint32_t irq;
+	uint32_t nr_irqs;	// IRQ numbers are below it
+	uint32_t ncpus;		// nr_cpu_ids: counts has one per CPU number
+	const uint64_t *counts;	// kstat_irqs per CPU (0 for a CPU not possible)
+	uint64_t total;
+	// irq_data.chip->name; "-" for a chip without a name, NULL without a
+	// chip (/proc/interrupts: "None").
+	const char *chip;
+	bool has_hwirq;		// in an IRQ domain: hwirq is its number there
+	uint64_t hwirq;
+	const char *handler;	// desc->name, the flow ("edge", "fasteoi"); NULL if none
+	size_t nactions;
+	const char *const *actions;	// the handlers' names, desc->action's order
+};
+
+struct kp_irq_iter;
+// Every IRQ descriptor (the sparse tree or the irq_desc array), in IRQ
+// order; those /proc/interrupts hides (no action and no count) too.
+KP_API struct kp_error *kp_irq_iter_create(struct kp_kernel *kernel, struct kp_irq_iter **ret);
+// *ret is NULL at the end; it points into the iterator until the next call.
+KP_API struct kp_error *kp_irq_iter_next(struct kp_irq_iter *it, const struct kp_irq **ret);
+KP_API void kp_irq_iter_status(const struct kp_irq_iter *it, struct kp_walk_status *ret);
+KP_API void kp_irq_iter_destroy(struct kp_irq_iter *it);
 
 // ---------------------------------------------------------------- run queues
 

@@ -121,6 +121,12 @@ struct kp_arch {
 	bool (*phys_to_virt)(const struct kp_arch_ctx *ctx, uint64_t paddr, uint64_t *ret);
 	// Where the kernel image is mapped: virtual start and its physical address.
 	bool (*image_map)(const struct kp_arch_ctx *ctx, uint64_t *vaddr, uint64_t *paddr);
+	// The area of the kernel's address space vaddr lies in ("vmalloc",
+	// "modules", "fixmap"...) and its bounds [*start, *end); NULL if none
+	// the architecture knows (the direct map and the memory map are
+	// found without it). NULL where the architecture names none.
+	const char *(*region)(const struct kp_arch_ctx *ctx, uint64_t vaddr, uint64_t *start,
+			      uint64_t *end);
 	// Facts for `kpeek info` (struct kp_fact of kpeek.h); *ret owned by ctx.
 	size_t (*facts)(const struct kp_arch_ctx *ctx, const struct kp_fact **ret);
 

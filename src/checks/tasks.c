@@ -97,6 +97,9 @@ struct state {
 	struct kp_ck_addrs pids;	// struct pid * of the initial namespace's table
 	struct kp_ck_addrs ns;		// nested namespaces seen
 	size_t unread;			// views or objects that could not be read
+	// Views not read whole (V_*): a task missing from one of them may be
+	// in the part that could not be read, so it is not a finding.
+	unsigned cut;
 	char unread_why[300];		// the first
 };
 
@@ -150,7 +153,17 @@ static struct kp_error *walk_list(struct state *s)
 	while (!(err = kp_task_iter_next(it, &t)) && t)
 		if ((err = saw(s, t->address, t->pid == t->tgid ? V_LIST : V_THREADS, 0)))
 			break;
+	KP_INIT(kp_walk_status, st);
+	kp_task_iter_status(it, &st);
 	kp_task_iter_destroy(it);
+	if (err && err->code != KP_ERR_NOMEM && st.end != KP_WALK_STOPPED) {
+		kp_error_destroy(err);	// a kernel thread's full name: not a view
+		return NULL;
+	}
+	// A task left out is still followed past; a list that stops is not:
+	// tasks beyond the break are in no list view, and not hidden for it.
+	if (err && !st.left_out)
+		s->cut |= V_LIST | V_THREADS;
 	return unread(s, err, "task list");
 }
 
@@ -169,8 +182,10 @@ static struct kp_error *on_pid(uint64_t index, uint64_t pid, void *arg)
 	if (kp_layout_span(s->pl) > sizeof(buf))
 		return kp_error_create(KP_ERR_UNSUPPORTED, "struct pid of %" PRIu64 " bytes", kp_layout_span(s->pl));
 	struct kp_error *err = kp_read(k, KP_VIRT, pid + s->pl->lo, buf, kp_layout_span(s->pl));
-	if (err)
+	if (err) {
+		s->cut |= w->view;
 		return unread(s, kp_error_prefix(err, "struct pid at 0x%" PRIx64, pid), "PID table");
+	}
 	if (w->view == V_PID) {
 		if (!kp_ck_addrs_add(&s->pids, pid))
 			return &kp_enomem;
@@ -180,8 +195,10 @@ static struct kp_error *on_pid(uint64_t index, uint64_t pid, void *arg)
 			uint64_t ns;
 			uint64_t at = pid + kp_layout_off(s->pl, P_NUMBERS) + i * s->ul->size +
 				      kp_layout_off(s->ul, U_NS);
-			if ((err = kp_read_u64(k, at, &ns)))
+			if ((err = kp_read_u64(k, at, &ns))) {
+				s->cut |= V_NS;
 				return unread(s, kp_error_prefix(err, "struct pid at 0x%" PRIx64, pid), "PID table");
+			}
 			if (ns && s->ns.n < MAX_PID_NS && !kp_ck_addrs_add(&s->ns, ns))
 				return &kp_enomem;
 		}
@@ -196,6 +213,8 @@ static struct kp_error *walk_ns(struct state *s, uint64_t ns, unsigned view)
 {
 	struct idr_walk w = { s, view };
 	struct kp_error *err = kp_lx_xa_walk(s->c->k, &s->xa, ns + kp_layout_off(s->nl, 0), on_pid, &w);
+	if (err)
+		s->cut |= view;
 	if (err)
 		return unread(s, kp_error_prefix(err, "PID namespace at 0x%" PRIx64, ns), "PID table");
 	return NULL;
@@ -257,6 +276,8 @@ static struct kp_error *walk_children(struct state *s)
 				break;
 		}
 		kp_list_iter_destroy(it);
+		if (err)
+			s->cut |= V_CHILDREN;
 		if ((err = unread(s, err ? kp_error_prefix(err, "children of task 0x%" PRIx64, task) : NULL,
 				  "children lists")))
 			return err;
@@ -351,6 +372,8 @@ static const char *judge(struct state *s, const struct seen *e, const struct tas
 		// release_task() has unlinked it; it is doing its last switch.
 		if ((ti->exit_state & EXIT_DEAD) && e->views == V_CPU)
 			return NULL;
+		if (s->cut & (leader ? V_LIST : V_THREADS))
+			return NULL;	// in the part not read, perhaps: said as unreadable
 		snprintf(why, size, "not in the %s, but in %s", leader ? "task list (init_task.tasks)" :
 			 "thread list of its process", views);
 		n->hidden++;
@@ -359,13 +382,14 @@ static const char *judge(struct state *s, const struct seen *e, const struct tas
 	n->listed++;
 	if (ti->exit_state & EXIT_DEAD)
 		return NULL;	// being released: detach_pid() and the lists go now
-	if (ti->thread_pid && kp_layout_has(s->tl, T_THREAD_PID) && !kp_ck_addrs_has(&s->pids, ti->thread_pid)) {
+	if (ti->thread_pid && kp_layout_has(s->tl, T_THREAD_PID) && !(s->cut & V_PID) &&
+	    !kp_ck_addrs_has(&s->pids, ti->thread_pid)) {
 		snprintf(why, size, "in the %s, but its PID (struct pid 0x%" PRIx64 ") is not in the PID table",
 			 leader ? "task list" : "thread list of its process", ti->thread_pid);
 		n->detached++;
 		return why;
 	}
-	if (leader && e->task != ti->parent && !(e->views & V_CHILDREN)) {
+	if (leader && e->task != ti->parent && !(e->views & V_CHILDREN) && !(s->cut & V_CHILDREN)) {
 		snprintf(why, size, "in the task list, but not in its parent's children list (real_parent 0x%" PRIx64 ")",
 			 ti->parent);
 		n->orphaned++;

@@ -18,6 +18,7 @@
 #include "mkpgtable.h"
 #include "synthkernel.h"
 #include "synthprocs.h"
+#include "synthsys.h"
 
 #define PA(va) ((va) - SK_TEXT)	// image addresses to physical
 
@@ -45,17 +46,17 @@ void sk_put32(uint8_t *m, uint64_t pa, uint32_t v)
 
 uint64_t sk_ram_end(const struct sk_opts *o)
 {
-	return o->procs ? SKP_RAM_END : SK_RAM;
+	return o->sys ? SKS_RAM_END : o->procs ? SKP_RAM_END : SK_RAM;
 }
 
 uint64_t sk_task_size(const struct sk_opts *o)
 {
-	return o->procs ? SKP_T_SIZE : SK_T_SIZE;
+	return o->sys ? SKS_T_SIZE : o->procs ? SKP_T_SIZE : SK_T_SIZE;
 }
 
 static unsigned max_tasks(const struct sk_opts *o)
 {
-	return o->procs ? SKP_MAX_TASKS : SK_MAX_TASKS;
+	return o->sys ? SKS_MAX_TASKS : o->procs ? SKP_MAX_TASKS : SK_MAX_TASKS;
 }
 
 static int id(int id)
@@ -77,8 +78,11 @@ static struct btf *btf_new(const struct sk_opts *o)
 	int t_long = id(btf__add_int(b, "long int", 8, BTF_INT_SIGNED));	// 5
 	int t_bool = id(btf__add_int(b, "_Bool", 1, BTF_INT_BOOL));		// 6
 	struct skp_task_ptrs procs;
+	struct sks_task_types sys = { 0 };
 	if (o->procs)
 		skp_btf_task_ptrs(b, t_int, t_uint, t_ulong, &procs);	// before comm: ids below are comm's + n
+	if (o->sys)
+		sks_btf_task_types(b, o, t_int, t_uint, t_ulong, &sys);	// its last type: comm's - 1
 	int comm = id(btf__add_array(b, t_int, t_char, 16));			// 7
 	// Fields must directly follow their struct, so the pointers come
 	// first, referring to the struct ids that follow them.
@@ -89,7 +93,7 @@ static struct btf *btf_new(const struct sk_opts *o)
 	id(btf__add_field(b, "next", p_lh, 0, 0));
 	id(btf__add_field(b, "prev", p_lh, 64, 0));
 	int task = id(btf__add_struct(b, "task_struct", (uint32_t)sk_task_size(o)));	// 12
-	if (lh != comm + 4 || task != comm + 5)
+	if (lh != comm + 4 || task != comm + 5 || (o->sys && sys.rt + 1 != comm))
 		sk_die("unexpected BTF ids");
 	id(btf__add_field(b, "__state", t_uint, SK_T_STATE * 8, 0));
 	id(btf__add_field(b, "flags", t_uint, SK_T_FLAGS * 8, 0));
@@ -106,6 +110,8 @@ static struct btf *btf_new(const struct sk_opts *o)
 	id(btf__add_field(b, "policy", t_uint, SK_T_PRIO * 8 + 7, 3));
 	if (o->procs)
 		skp_btf_task_fields(b, &procs);
+	if (o->sys)
+		sks_btf_task_fields(b, &sys);
 	int sig = id(btf__add_struct(b, "signal_struct", o->procs ? SKP_SIGNAL_SIZE : 8));	// 13
 	if (sig != comm + 6)
 		sk_die("unexpected BTF ids");
@@ -155,7 +161,9 @@ static struct btf *btf_new(const struct sk_opts *o)
 	id(btf__add_datasec_var_info(b, v_b, SK_FLAG - SK_DATA, 1));
 	if (o->procs) {
 		struct skp_btf_base base = { t_int, t_uint, t_char, t_ulong, t_long, lh };
-		skp_btf_types(b, o->procs, &base);
+		skp_btf_types(b, o->procs, o->sys != SK_SYS_NONE, &base);
+		if (o->sys)
+			sks_btf_types(b, o, &base);
 	}
 	return b;
 }
@@ -176,14 +184,15 @@ void *sk_btf_raw(const struct sk_opts *o, uint32_t *size_ret)
 	return copy;
 }
 
-uint64_t sk_task_va(const struct sk_opts *o, unsigned i)
-{
-	return i == 0 ? SK_INIT_TASK : SK_DIRECT + SK_TASKS_PA + (uint64_t)(i - 1) * sk_task_size(o);
-}
-
 uint64_t sk_task_pa(const struct sk_opts *o, unsigned i)
 {
-	return i == 0 ? PA(SK_INIT_TASK) : SK_TASKS_PA + (uint64_t)(i - 1) * sk_task_size(o);
+	uint64_t first = o->sys ? SKS_TASKS : SK_TASKS_PA;
+	return i == 0 ? PA(SK_INIT_TASK) : first + (uint64_t)(i - 1) * sk_task_size(o);
+}
+
+uint64_t sk_task_va(const struct sk_opts *o, unsigned i)
+{
+	return i == 0 ? SK_INIT_TASK : SK_DIRECT + sk_task_pa(o, i);
 }
 
 static void write_tasks(uint8_t *m, const struct sk_opts *o)
@@ -203,7 +212,8 @@ static void write_tasks(uint8_t *m, const struct sk_opts *o)
 			else if (o->loop == SK_LOOP_MIDDLE)
 				next = sk_task_va(o, 0) + SK_T_TASKS + 8;
 		}
-		memset(m + pa, 0, sk_task_size(o));
+		// init_task has 0x100 bytes of the data page, whatever its type says.
+		memset(m + pa, 0, i == 0 && sk_task_size(o) > 0x100 ? 0x100 : sk_task_size(o));
 		sk_put32(m, pa + SK_T_STATE, i == 0 ? 0 : 1);
 		sk_put32(m, pa + SK_T_FLAGS, i == 0 ? 0x00200002 : 0x00400100);
 		sk_put64(m, pa + SK_T_TASKS, next);
@@ -261,7 +271,7 @@ struct image {
 	uint8_t *m;
 	uint32_t btf_size;
 	struct kp_mkkallsyms ks;
-	struct kp_mkkallsyms_sym syms[32];
+	struct kp_mkkallsyms_sym syms[128];
 	size_t nsyms;
 	const char *vmcoreinfo;
 };
@@ -297,9 +307,10 @@ static void symbols(const struct sk_opts *o, struct image *im)
 	};
 	im->nsyms = sizeof(syms) / sizeof(syms[0]);
 	memcpy(im->syms, syms, sizeof(syms));
-	if (o->procs) {
+	const struct kp_mkkallsyms_sym *more[2] = { o->procs ? skp_symbols : NULL, o->sys ? sks_symbols(o) : NULL };
+	for (int set = 0; set < 2; set++) {
 		// Each after the last symbol at or below its address.
-		for (const struct kp_mkkallsyms_sym *p = skp_symbols; p->name; p++) {
+		for (const struct kp_mkkallsyms_sym *p = more[set]; p && p->name; p++) {
 			size_t at = 0;
 			while (at < im->nsyms && im->syms[at].address <= p->address)
 				at++;
@@ -363,6 +374,8 @@ static void build_image(const struct sk_opts *o, struct image *im)
 	write_tasks(m, o);
 	if (o->procs)
 		skp_write(m, o);
+	if (o->sys)
+		sks_write(m, o);
 
 	void *btf = sk_btf_raw(o, &im->btf_size);
 	if (im->btf_size > SK_BTF_MAX)
@@ -454,7 +467,7 @@ void sk_build(const struct sk_opts *o, uint8_t **buf_ret, size_t *len_ret)
 		*buf_ret = out;
 		*len_ret = at;
 	} else {
-		uint8_t state[SKP_RAM_END / 4096];
+		uint8_t state[SKS_RAM_END / 4096];
 		memset(state, MKK_DUMPED, sizeof(state));
 		for (uint64_t pa = PA(SK_HOLE); pa < PA(SK_HOLE_END); pa += 4096)
 			state[pa / 4096] = MKK_HOLE;

@@ -18,6 +18,8 @@
 //   0x1d000 a hole (no PT_LOAD or LiME range covers it)   RAM ends at 0x20000
 // With processes (sk_opts.procs, synthprocs.h) task_struct grows to 0x100
 // bytes (16 tasks at most) and RAM goes on to 0x40000 with their world.
+// With the system too (sk_opts.sys, synthsys.h) task_struct grows to 0x200
+// bytes, the tasks move to 0x40000 and RAM goes on to 0x60000.
 #ifndef KPT_SYNTHKERNEL_H
 #define KPT_SYNTHKERNEL_H
 
@@ -99,6 +101,14 @@ enum sk_procs {
 	SK_PROCS_RBTREE,	// mounts in the namespace's rbtree (6.8+)
 };
 
+// The system (synthsys.h): run queues, memory counters, slab caches,
+// network, sockets and IRQs, of a recent kernel or an older one.
+enum sk_sys {
+	SK_SYS_NONE,
+	SK_SYS_NEW,		// struct slab, irqstat, sparse_irqs, ... (6.10+)
+	SK_SYS_OLD,		// struct page, unsigned int kstat_irqs, irq_desc[], ... (5.10)
+};
+
 struct sk_opts {
 	enum sk_format format;
 	unsigned ntasks;	// besides init_task, at most SK_MAX_TASKS
@@ -110,6 +120,7 @@ struct sk_opts {
 	// what they want to see read.
 	void (*edit)(uint8_t *mem, void *arg);
 	void *edit_arg;
+	enum sk_sys sys;	// needs procs and ntasks >= 12
 };
 
 struct kp_kernel;

@@ -37,6 +37,7 @@
 #ifndef KPT_SYNTHPROCS_H
 #define KPT_SYNTHPROCS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -224,7 +225,8 @@ void skp_btf_signal_fields(struct btf *b, const struct skp_task_ptrs *p);
 struct skp_btf_base {
 	int t_int, t_uint, t_char, t_ulong, t_long, list_head;
 };
-void skp_btf_types(struct btf *b, enum sk_procs procs, const struct skp_btf_base *t);
+// sys: the system's members of inode and super_block too (synthsys.h).
+void skp_btf_types(struct btf *b, enum sk_procs procs, bool sys, const struct skp_btf_base *t);
 // Writes the processes into the RAM m (after synthkernel's tasks).
 void skp_write(uint8_t *m, const struct sk_opts *o);
 // n bytes at task 1's user address va, in the RAM m (its 4 KiB pages:

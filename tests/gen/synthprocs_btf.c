@@ -203,12 +203,12 @@ static void btf_mm(struct ctx *c)
 	field(c, "pages", c->vptr, 8);
 }
 
-static void btf_dcache(struct ctx *c)
+static void btf_dcache(struct ctx *c, bool sys)
 {
 	const struct skp_btf_base *t = c->t;
 	int vfsmount = ptr(c, "vfsmount"), dentry = ptr(c, "dentry"), inode = ptr(c, "inode");
 	int sb = ptr(c, "super_block"), bl = ptr(c, "hlist_bl_node"), fstype = ptr(c, "file_system_type");
-	int pprev = must(btf__add_ptr(c->b, bl));
+	int pprev = must(btf__add_ptr(c->b, bl)), mapping = sys ? ptr(c, "address_space") : 0;
 	int umode = must(btf__add_typedef(c->b, "umode_t", c->u16));
 	int path = strct(c, "path", 0x10);
 	field(c, "mnt", vfsmount, 0);
@@ -226,11 +226,16 @@ static void btf_dcache(struct ctx *c)
 	field(c, "d_name", qstr, 0x18);
 	field(c, "d_inode", inode, 0x28);
 	field(c, "d_sb", sb, 0x30);
-	strct(c, "inode", 0x20);
+	// The system's inodes are 0x40 bytes, its socket_alloc holds one.
+	strct(c, "inode", sys ? 0x40 : 0x20);
 	field(c, "i_mode", umode, SKP_INODE_MODE);
 	field(c, "i_uid", c->kuid, SKP_INODE_UID);
 	field(c, "i_ino", t->t_ulong, SKP_INODE_INO);
 	field(c, "i_sb", sb, 0x10);
+	if (sys) {
+		field(c, "i_sb_list", t->list_head, 0x18);
+		field(c, "i_mapping", mapping, 0x28);
+	}
 	strct(c, "super_block", 0x40);
 	field(c, "s_dev", t->t_uint, 0);
 	field(c, "s_flags", t->t_ulong, 8);
@@ -238,6 +243,8 @@ static void btf_dcache(struct ctx *c)
 	field(c, "s_type", fstype, 0x18);
 	field(c, "s_subtype", c->cptr, 0x20);
 	field(c, "s_root", dentry, 0x28);
+	if (sys)
+		field(c, "s_inodes", t->list_head, 0x30);
 	strct(c, "file_system_type", 0x10);
 	field(c, "name", c->cptr, 0);
 	field(c, "fs_flags", t->t_int, 8);
@@ -260,10 +267,14 @@ static void btf_mounts(struct ctx *c, enum sk_procs procs)
 	field(c, "mnt_root", dentry, 0);
 	field(c, "mnt_sb", sb, 8);
 	field(c, "mnt_flags", t->t_int, 0x10);
-	int node = strct(c, "rb_node", 0x18);
-	field(c, "__rb_parent_color", t->t_ulong, 0);
-	field(c, "rb_right", rb, SKP_RB_RIGHT);
-	field(c, "rb_left", rb, SKP_RB_LEFT);
+	// The system's task_struct made it already.
+	int node = btf__find_by_name_kind(c->b, "rb_node", BTF_KIND_STRUCT);
+	if (node < 0) {
+		node = strct(c, "rb_node", 0x18);
+		field(c, "__rb_parent_color", t->t_ulong, 0);
+		field(c, "rb_right", rb, SKP_RB_RIGHT);
+		field(c, "rb_left", rb, SKP_RB_LEFT);
+	}
 	int root = strct(c, "rb_root", 8);
 	field(c, "rb_node", rb, 0);
 	int ns = must(btf__find_by_name_kind(c->b, "ns_common", BTF_KIND_STRUCT));
@@ -396,13 +407,13 @@ static void btf_status(struct ctx *c)
 	field(c, "parent", kn, 8);	// __parent since 6.15
 }
 
-void skp_btf_types(struct btf *b, enum sk_procs procs, const struct skp_btf_base *t)
+void skp_btf_types(struct btf *b, enum sk_procs procs, bool sys, const struct skp_btf_base *t)
 {
 	struct ctx c = { .b = b, .t = t };
 	btf_base(&c);
 	btf_maple(&c);
 	btf_mm(&c);
-	btf_dcache(&c);
+	btf_dcache(&c, sys);
 	btf_ns_common(&c);
 	btf_mounts(&c, procs);
 	btf_task_parts(&c);

@@ -23,6 +23,7 @@
 #include "mkstack.h"
 #include "synthkernel.h"
 #include "synthprocs.h"
+#include "synthsys.h"
 
 static const char *outdir;
 
@@ -599,6 +600,36 @@ static void walker_seeds(void)
 	seed("fuzz_walkers", big, sizeof(big));
 }
 
+// fuzz_system: flags (bit 0: the older generation), then one record
+// writing len bytes of value at physical pa, in the data page or the
+// system's pages (fuzz/fuzz_system.c).
+static void system_seed(uint8_t flags, uint64_t pa, uint64_t value, uint8_t len)
+{
+	unsigned page = pa < SKS_TASKS ? 0 : 1 + (unsigned)((pa - SKS_TASKS) >> 12);
+	uint8_t b[13] = { flags, (uint8_t)page, (uint8_t)pa, (uint8_t)(pa >> 8 & 0xf), len };
+	memcpy(b + 5, &value, 8);
+	seed("fuzz_system", b, pa ? 5u + len : 1);
+}
+
+static void system_seeds(void)
+{
+	const struct sk_opts o = { .ntasks = 12, .procs = SK_PROCS_LIST, .sys = SK_SYS_NEW };
+	uint64_t se2 = sk_task_pa(&o, 2) + SKS_T_SE + SKS_SE_RUN_NODE;
+	system_seed(0, 0, 0, 0);	// as generated, both generations
+	system_seed(1, 0, 0, 0);
+	system_seed(0, se2 + SKS_RB_RIGHT, SKP_VA(SKS_GROUP_SE(0) + SKS_SE_RUN_NODE), 8);	// a fair tree cycle
+	system_seed(0, SKS_GROUP_CFS(0) + SKS_CFS_TIMELINE, SKP_VA(SKS_GROUP_SE(0) + SKS_SE_RUN_NODE), 8);
+	system_seed(0, SKS_KNODE(0) + SKS_KNODE_NR_PARTIAL, 0, 8);	// more partial slabs than counted
+	system_seed(1, SKS_NR_NODE_IDS, 1024, 4);
+	system_seed(0, SKS_IFA(2) + SKS_IFA_NEXT, SKP_VA(SKS_IFA(1)), 8);	// an address cycle
+	system_seed(0, SKS_TCP_HASHINFO + 0x10, 0x3ffffff, 4);	// 2^26 established buckets
+	system_seed(0, SKS_SK(SKS_S_UDP) + SKS_SKC_NODE, SKP_VA(SKS_SK(SKS_S_UDP) + SKS_SKC_NODE), 8);
+	system_seed(0, SKS_ACTION(3) + SKS_ACTION_NEXT, SKP_VA(SKS_ACTION(2)), 8);	// an action cycle
+	system_seed(1, SKS_NR_IRQS, 1u << 20, 4);	// the largest irq_desc array
+	system_seed(0, SKS_MT_LEAF + SKP_R64_SLOT, SKP_ENODE(SKP_VA(SKS_MT_LEAF), SKP_MAPLE_LEAF_64), 8);
+	system_seed(0, SKS_SCALARS + 8 * 11, 16, 4);	// hugetlb_max_hstate
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -619,5 +650,6 @@ int main(int argc, char **argv)
 	btf_seeds();
 	expr_seeds();
 	walker_seeds();
+	system_seeds();
 	return 0;
 }

@@ -11,6 +11,7 @@
 #include "core/kernel.h"
 #include "io/memory.h"
 #include "linux/lib/list.h"
+#include "linux/lib/walk.h"
 #include "symbols/symtab.h"
 
 #define BASE 0xffff888000200000ULL
@@ -323,8 +324,50 @@ TEST(live_value_is_read_whole)
 	kp_kernel_destroy(k);
 }
 
+// An object yielded with a part unread (kp_lx_walk_partial) is counted and
+// its error returned at the end, unless an error ended the walk: that one
+// is returned (it says where the walk stopped), and the end says which.
+TEST(partial_objects_and_the_error_that_ends_the_walk)
+{
+	struct kp_kernel *k = kernel(false);
+	struct kp_lx_walk w;
+	struct kp_walk_status st = { .sz = sizeof(st) };
+	kp_lx_walk_init(&w, k);
+	kp_lx_walk_partial(&w, kp_error_create(KP_ERR_FAULT, "name of task 1"));
+	kp_lx_walk_partial(&w, kp_error_create(KP_ERR_FAULT, "name of task 2"));
+	kp_lx_walk_status(&w, &st);
+	CHECK(st.end == KP_WALK_COMPLETE);
+	CHECK_U64(st.partial, 2);
+	struct kp_error *err = kp_lx_walk_finish(&w);
+	CHECK_STR(err ? kp_error_message(err) : "(none)", "name of task 1");
+	kp_error_destroy(err);
+	kp_lx_walk_deinit(&w);
+
+	kp_lx_walk_init(&w, k);
+	kp_lx_walk_partial(&w, kp_error_create(KP_ERR_FAULT, "name of task 1"));
+	kp_lx_walk_stop(&w, kp_error_create(KP_ERR_FAULT, "the list's next node"));
+	kp_lx_walk_partial(&w, kp_error_create(KP_ERR_FAULT, "name of task 3"));
+	kp_lx_walk_status(&w, &st);
+	CHECK(st.end == KP_WALK_STOPPED);
+	CHECK_U64(st.partial, 2);
+	CHECK_U64(st.left_out, 0);
+	err = kp_lx_walk_finish(&w);
+	CHECK_STR(err ? kp_error_message(err) : "(none)", "the list's next node");
+	kp_error_destroy(err);
+	CHECK(kp_lx_walk_finish(&w) == NULL);	// returned once
+	kp_lx_walk_deinit(&w);
+
+	// Nothing returned: deinit frees what is kept (ASan's leak check).
+	kp_lx_walk_init(&w, k);
+	kp_lx_walk_partial(&w, kp_error_create(KP_ERR_FAULT, "kept"));
+	kp_lx_walk_stop(&w, kp_error_create(KP_ERR_FAULT, "kept too"));
+	kp_lx_walk_deinit(&w);
+	kp_kernel_destroy(k);
+}
+
 int main(void)
 {
+	RUN(partial_objects_and_the_error_that_ends_the_walk);
 	RUN(dump_missing_page_at_the_head);
 	RUN(dump_missing_page_in_the_middle);
 	RUN(dump_missing_page_at_the_end);

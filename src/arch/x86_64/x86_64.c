@@ -33,6 +33,7 @@ struct kp_arch_ctx {
 	uint64_t pgd;			// physical address of the kernel's top table
 	bool has_page_offset_base;
 	uint64_t page_offset_base;	// start of the direct map
+	uint64_t vmalloc_base;		// start of the vmalloc area, 0 if unknown
 	struct kp_pgtable *pt;		// NULL without physical memory or pgd
 	uint64_t gate_vma, vsyscall_mode;	// their symbols' addresses, 0 if none
 	struct kp_fact facts[NFACTS];
@@ -161,6 +162,10 @@ static void symbols_loaded(struct kp_arch_ctx *c, struct kp_symtab *st)
 		c->page_offset_base = v;
 		c->has_page_offset_base = true;
 	}
+	// The vmalloc area's base, randomized with the direct map's (4.8+).
+	if (kp_symtab_find(st, "vmalloc_base", &sym) &&
+	    kp_ok(kp_memory_read(c->mem, KP_VIRT, sym.address, &v, sizeof(v))))
+		c->vmalloc_base = v;
 	fill_facts(c);
 }
 
@@ -278,6 +283,34 @@ static void image_range(const struct kp_arch_ctx *c, uint64_t *start, uint64_t *
 	*end = X86_START_KERNEL_MAP + X86_KERNEL_IMAGE_SIZE;
 }
 
+// The areas of Documentation/arch/x86/x86_64/mm.rst (4.17+) that
+// whatis names: vmalloc (VMALLOC_SIZE_TB: 32 TiB with 4-level paging,
+// 12800 TiB with 5-level), the CPU entry area (0.5 TiB at
+// CPU_ENTRY_AREA_BASE in both), modules (MODULES_VADDR = the image's end
+// with KASLR's 1 GiB image, up to MODULES_END), the fixmap (from
+// MODULES_END) and the legacy vsyscall page.
+#define CPU_ENTRY_AREA_BASE 0xfffffe0000000000ULL
+#define MODULES_END 0xffffffffff000000ULL
+#define VSYSCALL_ADDR 0xffffffffff600000ULL
+
+static const char *region(const struct kp_arch_ctx *c, uint64_t a, uint64_t *start, uint64_t *end)
+{
+	struct { const char *name; uint64_t start, end; } r[] = {
+		{ "vmalloc", c->vmalloc_base, c->vmalloc_base + ((c->levels == 5 ? 12800ULL : 32ULL) << 40) },
+		{ "cpu_entry_area", CPU_ENTRY_AREA_BASE, CPU_ENTRY_AREA_BASE + (1ULL << 39) },
+		{ "modules", X86_START_KERNEL_MAP + X86_KERNEL_IMAGE_SIZE, MODULES_END },
+		{ "fixmap", MODULES_END, VSYSCALL_ADDR },
+		{ "vsyscall", VSYSCALL_ADDR, VSYSCALL_ADDR + X86_PAGE_SIZE },
+	};
+	for (size_t i = c->vmalloc_base && c->levels ? 0 : 1; i < sizeof(r) / sizeof(r[0]); i++)
+		if (a >= r[i].start && a < r[i].end) {
+			*start = r[i].start;
+			*end = r[i].end;
+			return r[i].name;
+		}
+	return NULL;
+}
+
 static bool phys_to_virt(const struct kp_arch_ctx *c, uint64_t paddr, uint64_t *ret)
 {
 	if (!c->has_page_offset_base)
@@ -381,6 +414,7 @@ const struct kp_arch kp_arch_x86_64 = {
 	.image_range = image_range,
 	.link_text = X86_DEFAULT_KERNEL_START,
 	.phys_to_virt = phys_to_virt,
+	.region = region,
 	.image_map = image_map,
 	.facts = facts,
 	.locator_create = kp_x86_locator_create,

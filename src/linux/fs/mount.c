@@ -340,14 +340,8 @@ struct kp_error *kp_mount_iter_next(struct kp_mount_iter *it, const struct kp_mo
 		bool shown = false;
 		struct kp_error *err = decode(it, it->mounts[it->next++], &shown);
 		if (err) {
-			if (err->code == KP_ERR_NOMEM)
+			if ((err = kp_lx_walk_unreadable(&it->walk, err)))
 				return err;
-			if (it->walk.live) {
-				kp_error_destroy(err);	// unmounted under the walk
-				kp_lx_walk_changed(&it->walk);
-			} else {
-				kp_lx_walk_left_out(&it->walk, err);
-			}
 			continue;
 		}
 		if (shown) {

@@ -31,6 +31,28 @@ void kp_lx_walk_left_out(struct kp_lx_walk *w, struct kp_error *err)
 	kp_lx_walk_stop(w, err);
 }
 
+struct kp_error *kp_lx_walk_unreadable(struct kp_lx_walk *w, struct kp_error *err)
+{
+	if (err->code == KP_ERR_NOMEM)
+		return err;
+	if (w->live) {
+		kp_error_destroy(err);
+		kp_lx_walk_changed(w);
+	} else {
+		kp_lx_walk_left_out(w, err);
+	}
+	return NULL;
+}
+
+void kp_lx_walk_partial(struct kp_lx_walk *w, struct kp_error *err)
+{
+	w->partial++;
+	if (!w->note && !w->finished)
+		w->note = err;
+	else
+		kp_error_destroy(err);
+}
+
 void kp_lx_walk_stop(struct kp_lx_walk *w, struct kp_error *err)
 {
 	w->end = KP_WALK_STOPPED;
@@ -42,8 +64,10 @@ void kp_lx_walk_stop(struct kp_lx_walk *w, struct kp_error *err)
 
 struct kp_error *kp_lx_walk_finish(struct kp_lx_walk *w)
 {
-	struct kp_error *err = w->final;
-	w->final = NULL;
+	struct kp_error *err = w->final ? w->final : w->note;
+	if (w->final)
+		kp_error_destroy(w->note);
+	w->final = w->note = NULL;
 	w->finished = true;
 	return err;
 }
@@ -52,6 +76,7 @@ void kp_lx_walk_status(const struct kp_lx_walk *w, struct kp_walk_status *ret)
 {
 	struct kp_walk_status st = {
 		.sz = sizeof(st), .end = w->end, .restarts = w->restarts, .left_out = w->left_out,
+		.partial = w->partial,
 	};
 	kp_out_copy(ret, &st, sizeof(st));
 }
@@ -59,5 +84,6 @@ void kp_lx_walk_status(const struct kp_lx_walk *w, struct kp_walk_status *ret)
 void kp_lx_walk_deinit(struct kp_lx_walk *w)
 {
 	kp_error_destroy(w->final);
-	w->final = NULL;
+	kp_error_destroy(w->note);
+	w->final = w->note = NULL;
 }

@@ -18,7 +18,9 @@ struct kp_lx_walk {
 	enum kp_walk_end end;
 	unsigned restarts;
 	uint64_t left_out;
+	uint64_t partial;
 	struct kp_error *final;	// what ended the walk, until it is returned
+	struct kp_error *note;	// the first partial object's error
 	bool finished;		// the iterator said it is done
 };
 
@@ -31,6 +33,15 @@ void kp_lx_walk_changed(struct kp_lx_walk *w);
 // An object was found but could not be read (err says which and why): left
 // out, the walk goes on; the first such error ends it at the end.
 void kp_lx_walk_left_out(struct kp_lx_walk *w, struct kp_error *err);
+// An object is yielded with a part that could not be read (err says which):
+// counted, the walk goes on and ends as it would; err is returned at the
+// end if nothing ended the walk.
+void kp_lx_walk_partial(struct kp_lx_walk *w, struct kp_error *err);
+// An object found could not be read (err says which): in a dump it is
+// left out (kp_lx_walk_left_out), on a live kernel it went away under the
+// walk (kp_lx_walk_changed, err dropped). Out of memory is returned, for the
+// caller to return; otherwise NULL.
+struct kp_error *kp_lx_walk_unreadable(struct kp_lx_walk *w, struct kp_error *err);
 // err ends the walk (kept until kp_lx_walk_finish() returns it; a second
 // error after the first is dropped).
 void kp_lx_walk_stop(struct kp_lx_walk *w, struct kp_error *err);

@@ -25,6 +25,15 @@
 #include "util/error.h"
 
 #define MAX_ITEMS 64
+// 2^40 pages: 4 PiB of 4 KiB pages, all x86-64's 5-level paging can
+// address. A counter beyond it is corrupt, and its line left out: sums of
+// such values cannot overflow.
+#define MAX_PAGES (INT64_C(1) << 40)
+
+static bool sane(int64_t v)
+{
+	return v >= -MAX_PAGES && v <= MAX_PAGES;
+}
 
 struct mi {
 	struct kp_kernel *k;
@@ -39,7 +48,7 @@ static bool stat(struct mi *m, const char *item, int64_t *ret)
 	uint64_t idx, v;
 	uint64_t base = kp_kernel_enum_value_in(m->k, "node_stat_item", item, &idx) ? m->node_stat :
 			kp_kernel_enum_value_in(m->k, "zone_stat_item", item, &idx) ? m->zone_stat : 0;
-	if (!base || idx > 256 || !kp_ok(kp_read_u64(m->k, base + idx * 8, &v)))
+	if (!base || idx > 256 || !kp_ok(kp_read_u64(m->k, base + idx * 8, &v)) || !sane((int64_t)v))
 		return false;
 	*ret = (int64_t)v;
 	return true;
@@ -57,7 +66,7 @@ static bool var(struct mi *m, const char *name, unsigned size, int64_t *ret)
 		*ret = (int32_t)v4;
 		return true;
 	}
-	if (size == 8 && kp_ok(kp_read_u64(m->k, sym.address, &v8))) {
+	if (size == 8 && kp_ok(kp_read_u64(m->k, sym.address, &v8)) && sane((int64_t)v8)) {
 		*ret = (int64_t)v8;
 		return true;
 	}
@@ -74,7 +83,7 @@ static void put(struct mi *m, const char *name, int64_t v, bool kb)
 
 static void pages(struct mi *m, const char *name, bool have, int64_t v)
 {
-	if (have)
+	if (have && sane(v))
 		put(m, name, v < 0 ? 0 : v << m->shift, true);
 }
 
@@ -104,6 +113,8 @@ static bool percpu_counter_sum(struct mi *m, const char *name, int64_t *ret)
 	if (!kp_symbol_find(m->k, name, &sym) || !kp_ok(kp_kernel_layout(m->k, &spec, &l)) ||
 	    !kp_ok(kp_read_u64(m->k, sym.address + kp_layout_off(l, 0), &count)) ||
 	    !kp_ok(kp_read_u64(m->k, sym.address + kp_layout_off(l, 1), &counters)))
+		return false;
+	if (!sane((int64_t)count))
 		return false;
 	int64_t sum = (int64_t)count;
 	for (uint32_t cpu = 0, n = kp_kernel_nr_cpu_ids(m->k); cpu < n; cpu++) {
@@ -148,19 +159,26 @@ static bool blockdev_pages(struct mi *m, int64_t *ret)
 	for (;;) {
 		uint64_t mapping, n;
 		struct kp_error *err = kp_list_iter_next(it, &node, &done);
-		if (err || done) {
+		if (err) {
+			// The iterator says done with its error: a corrupt list's
+			// sum is not the answer.
 			kp_error_destroy(err);
+			done = false;
 			break;
 		}
+		if (done)
+			break;
 		uint64_t inode = node - kp_layout_off(l[1], 0);
 		if (!kp_ok(kp_read_u64(m->k, inode + kp_layout_off(l[1], 1), &mapping)) || !mapping ||
 		    !kp_ok(kp_read_u64(m->k, mapping + kp_layout_off(l[2], 0), &n)))
 			break;
+		if (n > (uint64_t)MAX_PAGES)
+			break;	// corrupt: not done, no sum
 		sum += n;
 	}
 	kp_list_iter_destroy(it);
 	*ret = (int64_t)sum;
-	return done;
+	return done && sum <= (uint64_t)MAX_PAGES;
 }
 
 // si_mem_available().
@@ -231,8 +249,14 @@ static bool commit_limit(struct mi *m, int64_t totalram, int64_t swap, const str
 	int64_t kbytes, ratio, huge = (int64_t)(h->total_kb >> m->shift);
 	if (!var(m, "sysctl_overcommit_kbytes", 8, &kbytes) || !var(m, "sysctl_overcommit_ratio", 4, &ratio))
 		return false;
-	*ret = (kbytes ? kbytes >> m->shift : (totalram - huge) * ratio / 100) + swap;
-	return true;
+	int64_t limit;
+	if (kbytes)
+		limit = kbytes >> m->shift;
+	else if (__builtin_mul_overflow(totalram - huge, ratio, &limit))
+		return false;	// a corrupt ratio or huge page count
+	else
+		limit /= 100;
+	return !__builtin_add_overflow(limit, swap, ret) && sane(*ret);
 }
 
 // The lines, in meminfo_proc_show()'s order.
@@ -295,9 +319,10 @@ static struct kp_error *lines(struct mi *m)
 	have = percpu_counter_sum(m, "vm_committed_as", &committed);
 	pages(m, "Committed_AS", have, committed);
 	variable(m, "VmallocUsed", "nr_vmalloc_pages", 8);
-	int64_t populated = 0, units = 0;
-	have = var(m, "pcpu_nr_populated", 8, &populated) && var(m, "pcpu_nr_units", 4, &units);
-	pages(m, "Percpu", have, populated * units);
+	int64_t populated = 0, units = 0, percpu = 0;
+	have = var(m, "pcpu_nr_populated", 8, &populated) && var(m, "pcpu_nr_units", 4, &units) &&
+	       !__builtin_mul_overflow(populated, units, &percpu) && sane(percpu);
+	pages(m, "Percpu", have, percpu);
 	variable(m, "HardwareCorrupted", "num_poisoned_pages", 8);
 	variable(m, "CmaTotal", "totalcma_pages", 8);
 	counter(m, "CmaFree", "NR_FREE_CMA_PAGES");

@@ -32,4 +32,44 @@ struct kp_error *kp_lx_task_mm(struct kp_kernel *kernel, uint64_t task, uint64_t
 // si_mem_available() takes it (zones.c); false if it cannot be read.
 bool kp_lx_low_watermarks(struct kp_kernel *kernel, int64_t *ret);
 
+// The memory map (memmap.c): the struct page of pfn, through the sparse
+// memory model VMCOREINFO describes; KP_ERR_NOT_FOUND if it has none.
+struct kp_error *kp_lx_pfn_to_page(struct kp_kernel *kernel, uint64_t pfn, uint64_t *ret);
+// Whether address lies in a virtually mapped memory map (vmemmap): the
+// PFN whose struct page holds it, and the offset in that struct page.
+bool kp_lx_vmemmap_pfn(struct kp_kernel *kernel, uint64_t address, uint64_t *pfn_ret, uint64_t *off_ret);
+// sizeof(struct page); 0 without a memory map.
+uint64_t kp_lx_page_struct_size(struct kp_kernel *kernel);
+// The direct map's address of paddr; false if the architecture cannot say.
+bool kp_lx_phys_to_virt(struct kp_kernel *kernel, uint64_t paddr, uint64_t *ret);
+
+// A page frame as the slab and page code read it (page.c).
+struct kp_lx_page {
+	uint64_t pfn, page;		// the frame and its struct page
+	uint64_t head, head_pfn;	// its compound head (itself if not a tail)
+	bool tail;
+	uint64_t flags, head_flags;
+	bool has_page_type;
+	uint32_t page_type, head_page_type;
+	int32_t refcount, mapcount;
+	uint64_t mapping, index;	// the head's (index: this page's offset)
+	bool slab;			// the head is a slab
+};
+struct kp_error *kp_lx_page_read(struct kp_kernel *kernel, uint64_t pfn, struct kp_lx_page *ret);
+// Whether the page's head has the page type name ("slab", "buddy"): the
+// PG_ flag, the page-type bit or the PGTY_ byte, as the kernel keeps it.
+bool kp_lx_page_type_is(struct kp_kernel *kernel, const struct kp_lx_page *page, const char *name);
+
+// Slab objects (slab_object.c): the cache of a slab, and the object of a
+// slab page that holds paddr, its state read from the freelists. A
+// freelist that cannot be read or is corrupt leaves the state unknown and
+// says why in note (f->note points to it); errors are for the slab and
+// its cache.
+struct kp_error *kp_lx_slab_cache_of(struct kp_kernel *kernel, uint64_t slab, uint64_t *cache_ret,
+				     char *name, size_t size);
+struct kp_whatis_fact;
+struct kp_error *kp_lx_slab_object(struct kp_kernel *kernel, const struct kp_lx_page *page, uint64_t paddr,
+				   struct kp_whatis_fact *f, char *name, size_t name_size, char *note,
+				   size_t note_size);
+
 #endif

@@ -175,14 +175,8 @@ struct kp_error *kp_slab_iter_next(struct kp_slab_iter *it, const struct kp_slab
 			*ret = &it->cache;
 			return NULL;
 		}
-		if (err->code == KP_ERR_NOMEM)
+		if ((err = kp_lx_walk_unreadable(&it->walk, err)))
 			return err;
-		if (it->walk.live) {
-			kp_error_destroy(err);	// a slab freed under the walk
-			kp_lx_walk_changed(&it->walk);
-		} else {
-			kp_lx_walk_left_out(&it->walk, err);
-		}
 	}
 	return kp_lx_walk_finish(&it->walk);
 }

@@ -247,9 +247,8 @@ struct kp_error *kp_vma_iter_next(struct kp_vma_iter *it, const struct kp_vma **
 			*ret = &it->vma;
 			return NULL;
 		}
-		if (err->code == KP_ERR_NOMEM)
+		if ((err = kp_lx_walk_unreadable(&it->walk, err)))
 			return err;
-		kp_lx_walk_left_out(&it->walk, err);
 	}
 	return kp_lx_walk_finish(&it->walk);
 }

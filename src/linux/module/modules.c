@@ -327,12 +327,8 @@ struct kp_error *kp_module_iter_next(struct kp_module_iter *it, const struct kp_
 		uint64_t mod = node - kp_layout_off(ml, KP_LX_M_LIST);
 		if ((err = kp_read(it->k, KP_VIRT, mod + ml->lo, it->buf, kp_layout_span(ml)))) {
 			err = kp_error_prefix(err, "reading struct module at 0x%" PRIx64, mod);
-			if (it->walk.live) {
-				kp_error_destroy(err);
-				kp_lx_walk_changed(&it->walk);	// unloaded under the walk
-			} else {
-				kp_lx_walk_left_out(&it->walk, err);
-			}
+			if ((err = kp_lx_walk_unreadable(&it->walk, err)))	// unloaded, live
+				return err;
 			continue;
 		}
 		if (!decode(it, mod))

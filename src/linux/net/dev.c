@@ -155,14 +155,8 @@ struct kp_error *kp_netdev_iter_next(struct kp_netdev_iter *it, const struct kp_
 			*ret = &it->dev;
 			return NULL;
 		}
-		if (err->code == KP_ERR_NOMEM)
+		if ((err = kp_lx_walk_unreadable(&it->walk, err)))
 			return err;
-		if (it->walk.live) {
-			kp_error_destroy(err);	// unregistered under the walk
-			kp_lx_walk_changed(&it->walk);
-		} else {
-			kp_lx_walk_left_out(&it->walk, err);
-		}
 	}
 	return kp_lx_walk_finish(&it->walk);
 }

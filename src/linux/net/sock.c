@@ -160,8 +160,10 @@ struct kp_error *kp_lx_sock_decode(struct kp_kernel *k, uint64_t sk, const char 
 			return kp_error_prefix(err, "socket 0x%" PRIx64, sk);
 		s->type = type;
 	}
-	if (s->family == AF_UNIX_)
-		return unix_sock(k, sk, s);
+	if (s->family == AF_UNIX_) {
+		err = unix_sock(k, sk, s);
+		return err ? kp_error_prefix(err, "unix socket 0x%" PRIx64, sk) : NULL;
+	}
 	unsigned lport = (unsigned)kp_layout_u64(l[0], buf, C_NUM);
 	unsigned dport = ntohs((uint16_t)kp_layout_u64(l[0], buf, C_DPORT));
 	if (s->family == AF_INET6_ && kp_layout_has(l[0], C_V6_SADDR)) {

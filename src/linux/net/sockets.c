@@ -238,7 +238,8 @@ static struct kp_error *holders(struct kp_socket_iter *it)
 	if (err && err->code == KP_ERR_NOMEM)
 		return err;
 	kp_error_destroy(err);
-	qsort(it->holders, it->nholders, sizeof(*it->holders), by_inode);
+	if (it->nholders)	// none: holders is NULL, which qsort() may not be given
+		qsort(it->holders, it->nholders, sizeof(*it->holders), by_inode);
 	return NULL;
 }
 
@@ -315,14 +316,8 @@ struct kp_error *kp_socket_iter_next(struct kp_socket_iter *it, const struct kp_
 			*ret = &it->out;
 			return NULL;
 		}
-		if (err->code == KP_ERR_NOMEM)
+		if ((err = kp_lx_walk_unreadable(&it->walk, err)))
 			return err;
-		if (it->walk.live) {
-			kp_error_destroy(err);	// closed under the walk
-			kp_lx_walk_changed(&it->walk);
-		} else {
-			kp_lx_walk_left_out(&it->walk, err);
-		}
 	}
 	return kp_lx_walk_finish(&it->walk);
 }

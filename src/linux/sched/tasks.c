@@ -116,9 +116,12 @@ static struct kp_error *read_task(struct kp_task_iter *it, uint64_t address, boo
 	else
 		t->ppid = -1;
 	err = kp_lx_task_name(it->k, address, t->flags, t->comm, t->name, sizeof(t->name));
-	if (err)
+	t->name_partial = err != NULL;
+	if (err) {
+		memcpy(t->name, t->comm, sizeof(t->comm));
 		return kp_error_prefix(err, "task %d (%s) at 0x%" PRIx64 ": its name", t->pid,
 				       t->comm, address);
+	}
 	return NULL;
 }
 
@@ -209,7 +212,7 @@ static bool take(struct kp_task_iter *it, uint64_t address)
 		return false;
 	}
 	if (err)
-		kp_lx_walk_stop(&it->walk, err);	// named by comm, the error kept
+		kp_lx_walk_partial(&it->walk, err);	// named by comm (name_partial)
 	it->yielded++;
 	return true;
 }
