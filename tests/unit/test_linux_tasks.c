@@ -478,6 +478,12 @@ TEST(module_users_and_a_user_that_cannot_be_read)
 		} else {
 			CHECK_ERR(err, KP_ERR_FAULT, "module virtio: its users");
 			CHECK_STR(got[2], "virtio (unknown)");
+			// Yielded with a part unread: partial, the walk not stopped.
+			KP_INIT(kp_walk_status, st);
+			kp_module_iter_status(it, &st);
+			CHECK_U64(st.partial, 1);
+			CHECK_U64(st.left_out, 0);
+			CHECK(st.end == KP_WALK_COMPLETE);
 		}
 		kp_module_iter_destroy(it);
 		free(ml);

@@ -337,8 +337,12 @@ struct kp_error *kp_module_iter_next(struct kp_module_iter *it, const struct kp_
 		if (kp_layout_has(ml, KP_LX_M_TAINTS) &&
 		    (err = taints(it, kp_layout_u64(ml, it->buf, KP_LX_M_TAINTS), m)))
 			kp_lx_walk_stop(&it->walk, kp_error_prefix(err, "module %s", m->name));
-		if ((err = used_by(it, mod, m)))
-			kp_lx_walk_stop(&it->walk, kp_error_prefix(err, "module %s: its users", m->name));
+		// Users that cannot all be read: the module is yielded with
+		// used_by unknown (NULL), a partial object.
+		if ((err = used_by(it, mod, m)) && err->code == KP_ERR_NOMEM)
+			kp_lx_walk_stop(&it->walk, err);
+		else if (err)
+			kp_lx_walk_partial(&it->walk, kp_error_prefix(err, "module %s: its users", m->name));
 		*ret = m;
 		return NULL;
 	}
