@@ -13,8 +13,9 @@ static void usage(void)
 	       "columns of /proc/modules: NAME, SIZE (bytes: the sum of the module's memory\n"
 	       "areas), REFCNT (module_refcount(), - without CONFIG_MODULE_UNLOAD),\n"
 	       "USED_BY (the modules using it, \"a,b,\", \"[permanent],\" if it cannot be\n"
-	       "unloaded, \"-\" if neither), STATE (Live, Loading, Unloading), BASE (start of\n"
-	       "the core text) and TAINTS (the module's taint letters, as \"(OE)\"); then\n"
+	       "unloaded, \"-\" if neither, \"?\" (JSON null) if they could not be read),\n"
+	       "STATE (Live, Loading, Unloading), BASE (start of the core text) and TAINTS\n"
+	       "(the module's taint letters, as \"(OE)\"); then\n"
 	       "MODULE, the struct module address. Modules still being set up\n"
 	       "(MODULE_STATE_UNFORMED) are skipped, as in /proc/modules.\n"
 	       "\n"
@@ -56,8 +57,10 @@ int cmd_lsmod(struct cli *cli, int argc, char **argv)
 	const struct kp_module *m;
 	while (!(err = kp_module_iter_next(it, &m)) && m) {
 		// print_unload_info() of kernel/module/main.c.
+		// Users that could not be read: unknown (null, "?"), never "-".
 		char *used;
-		if (asprintf(&used, "%s%s", m->used_by, m->permanent ? "[permanent]," : "") < 0) {
+		if (asprintf(&used, "%s%s", m->used_by ? m->used_by : "?",
+			     m->permanent ? "[permanent]," : "") < 0) {
 			kp_module_iter_destroy(it);
 			out_destroy(o);
 			return cli_fail("out of memory");
@@ -69,7 +72,10 @@ int cmd_lsmod(struct cli *cli, int argc, char **argv)
 		out_cell_uint(o, m->size);
 		// No CONFIG_MODULE_UNLOAD (refcnt -1): /proc/modules prints "-".
 		out_cell_int_known(o, m->refcnt >= 0, m->refcnt);
-		out_cell_str(o, used[0] ? used : "-");
+		if (!m->used_by && out_is_json(o))
+			out_cell_str(o, NULL);
+		else
+			out_cell_str(o, used[0] ? used : "-");
 		free(used);
 		out_cell_str(o, m->state_name);
 		out_cell_hex(o, m->base);

@@ -78,6 +78,34 @@ static int by_name(struct out *o, struct kp_kernel *k, const char *name)
 	return 0;
 }
 
+// What an address without a symbol is instead (kpeek whatis's first fact),
+// for the error line: "; it is in the direct map (PFN 0x1f2)"; "" if nothing.
+static void instead(struct kp_kernel *k, uint64_t addr, char *buf, size_t size)
+{
+	struct kp_whatis *w;
+	buf[0] = '\0';
+	struct kp_error *err = kp_whatis_create(k, KP_VIRT, addr, &w);
+	if (err) {
+		kp_error_destroy(err);
+		return;
+	}
+	const struct kp_whatis_fact *f = w->nfacts ? &w->facts[0] : NULL;
+	if (!f)
+		;
+	else if (f->kind == KP_WHATIS_SLAB)
+		snprintf(buf, size, "; it is in a %s object", f->slab.cache_name);
+	else if (f->kind == KP_WHATIS_TASK || f->kind == KP_WHATIS_STACK)
+		snprintf(buf, size, "; it is in the %s of PID %d (%s)",
+			 f->kind == KP_WHATIS_TASK ? "task_struct" : "kernel stack", f->task.pid, f->task.comm);
+	else if (f->kind == KP_WHATIS_DIRECT)
+		snprintf(buf, size, "; it is in the direct map (PFN 0x%" PRIx64 ")", f->pfn);
+	else if (f->kind == KP_WHATIS_PAGE)
+		snprintf(buf, size, "; it is in the struct page of PFN 0x%" PRIx64, f->pfn);
+	else if (f->kind == KP_WHATIS_REGION)
+		snprintf(buf, size, "; it is in the %s area", f->region);
+	kp_whatis_destroy(w);
+}
+
 static int by_address(struct out *o, struct cli *cli, struct kp_kernel *k, const char *arg)
 {
 	uint64_t addr;
@@ -90,7 +118,12 @@ static int by_address(struct out *o, struct cli *cli, struct kp_kernel *k, const
 		// The error names the address; the argument only when it said more.
 		char hex[32];
 		snprintf(hex, sizeof(hex), "0x%" PRIx64, addr);
-		return strcasecmp(arg, hex) ? cli_error_prefix(err, "sym %s", arg) : cli_error_prefix(err, "sym");
+		char more[160];
+		instead(k, addr, more, sizeof(more));
+		int status = strcasecmp(arg, hex) ? cli_fail("sym %s: %s%s", arg, kp_error_message(err), more)
+						  : cli_fail("sym: %s%s", kp_error_message(err), more);
+		kp_error_destroy(err);
+		return status;
 	}
 	if (!kp_symbolize(k, addr, text, sizeof(text)))
 		snprintf(text, sizeof(text), "%s+0x%" PRIx64, sym.name, addr - sym.address);

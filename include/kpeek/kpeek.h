@@ -914,7 +914,8 @@ struct kp_module {
 	int32_t state;		// MODULE_STATE_*
 	char state_name[16];	// "Live", "Loading", "Unloading"
 	// The names of the modules that use this one, each followed by a comma
-	// as /proc/modules prints them ("9pnet_virtio,9p,"); "" if none.
+	// as /proc/modules prints them ("9pnet_virtio,9p,"); "" if none; NULL
+	// if they could not all be read (the walk's error says why).
 	const char *used_by;
 	bool permanent;		// init without exit: cannot be unloaded
 	char taints[24];	// taint letters as /proc/modules shows them ("OE")

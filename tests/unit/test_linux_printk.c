@@ -202,6 +202,48 @@ TEST(descriptors_read_at_the_wrong_place_are_counted)
 	CHECK_U64(st.bad_ids, 5);
 }
 
+// A dump without some pages of the ring's arrays: the records with any
+// byte of their descriptor, info or text on such a page are counted as
+// unread, never decoded from the zeros read in their place; the others
+// are given as usual.
+TEST(records_on_lost_pages_are_counted_not_decoded)
+{
+	struct ring r;
+	ring_init(&r);
+	for (int i = 0; i < 6; i++) {
+		char t[16];
+		snprintf(t, sizeof(t), "rec%d", i);
+		ring_add(&r, t, 6, (uint64_t)i, 0, 2);
+	}
+	// Ids 100..105 at indexes 4..7, 0, 1. The descriptor array "starts"
+	// 100 bytes before a page boundary: indexes 4 and up (byte 96 on) lie
+	// on the second page, lost; index 4 straddles the boundary.
+	static const uint8_t two[2] = { 0, 1 };
+	r.img.descs_lost = (struct kp_lx_prb_lost){ .pages = two, .skew = KP_LX_PRB_PAGE - 100 };
+	struct seen s = {0};
+	CHECK_OK(kp_lx_prb_decode(&L, &r.img, collect, &s, &st));
+	CHECK_U64(s.n, 2);
+	CHECK_STR(s.text[0], "rec4");
+	CHECK_STR(s.text[1], "rec5");
+	CHECK_U64(st.unread, 4);
+	CHECK_U64(st.first_unread, 100);
+	CHECK_U64(st.bad_ids, 0);
+	// The same for an info and for a text block on a lost page.
+	r.img.descs_lost = (struct kp_lx_prb_lost){ 0 };
+	static const uint8_t first[1] = { 1 };
+	r.img.infos_lost = (struct kp_lx_prb_lost){ .pages = first, .skew = 0 };
+	memset(&s, 0, sizeof(s));
+	CHECK_OK(kp_lx_prb_decode(&L, &r.img, collect, &s, &st));
+	CHECK_U64(s.n, 0);
+	CHECK_U64(st.unread, 6);
+	r.img.infos_lost = (struct kp_lx_prb_lost){ 0 };
+	r.img.data_lost = (struct kp_lx_prb_lost){ .pages = first, .skew = 0 };
+	memset(&s, 0, sizeof(s));
+	CHECK_OK(kp_lx_prb_decode(&L, &r.img, collect, &s, &st));
+	CHECK_U64(s.n, 0);
+	CHECK_U64(st.unread, 6);
+}
+
 TEST(callback_error_stops_the_walk)
 {
 	struct ring r;
@@ -298,6 +340,7 @@ int main(void)
 	RUN(wrapping_block_is_read_from_start_of_data);
 	RUN(empty_lost_recycled_and_reserved_records);
 	RUN(descriptors_read_at_the_wrong_place_are_counted);
+	RUN(records_on_lost_pages_are_counted_not_decoded);
 	RUN(callback_error_stops_the_walk);
 	RUN(corrupt_positions_are_skipped_not_read_out_of_bounds);
 	RUN(head_far_from_tail_is_capped_to_ring_size);

@@ -324,14 +324,20 @@ static const struct {
 	.layout_base = {0x60, 0x80}, .layout_size = {0x68, 0x88},
 };
 
-// struct module with two regions (core and init layout) at 0x60 and 0x80.
-static struct kp_struct_layout *module_layout(struct kp_lx_module_layout *ret)
+// struct module with two regions (core and init layout) at 0x60 and 0x80;
+// with uses, its source_list at 0xa0 (struct module_use: source_list at 0,
+// source at 0x20).
+#define ML_SOURCE_LIST 0xa0
+#define USE_SOURCE 0x20
+static struct kp_struct_layout *module_layout_uses(struct kp_lx_module_layout *ret, bool uses)
 {
 	struct kp_member_layout m[KP_LX_M_N] = {
 		[KP_LX_M_LIST] = M(ML.list, 16), [KP_LX_M_NAME] = M(ML.name, 56),
 		[KP_LX_M_STATE] = M(ML.state, 4), [KP_LX_M_REFCNT] = M(ML.refcnt, 4),
 		[KP_LX_M_CORE_LAYOUT] = M(0x60, 0x20), [KP_LX_M_INIT_LAYOUT] = M(0x80, 0x20),
 	};
+	if (uses)
+		m[KP_LX_M_SOURCE_LIST] = (struct kp_member_layout)M(ML_SOURCE_LIST, 16);
 	struct kp_struct_layout *l;
 	if (kp_struct_layout_manual(&kp_lx_module_spec, 0x100, m, &l))
 		abort();
@@ -339,8 +345,14 @@ static struct kp_struct_layout *module_layout(struct kp_lx_module_layout *ret)
 		.mod = l, .nregions = 2,
 		.region_base = { ML.layout_base[0], ML.layout_base[1] },
 		.region_size = { ML.layout_size[0], ML.layout_size[1] },
+		.has_uses = uses, .use_source_list = 0, .use_source = USE_SOURCE,
 	};
 	return l;
+}
+
+static struct kp_struct_layout *module_layout(struct kp_lx_module_layout *ret)
+{
+	return module_layout_uses(ret, false);
 }
 
 static struct kp_error *walk_modules(struct kp_kernel *k, uint64_t head, struct kp_module **m_ret,
@@ -418,6 +430,67 @@ TEST(module_list_as_proc_modules)
 	fake_destroy(k);
 }
 
+// /proc/modules' used-by column from each module's source_list; a user
+// whose struct module cannot be read makes the column unknown (NULL),
+// never a shorter list, and the walk's error names the module.
+#define USE(i) (BASE + 0x6000ULL + 0x40ULL * (i))
+TEST(module_users_and_a_user_that_cannot_be_read)
+{
+	memset(mem, 0, sizeof(mem));
+	mod_init(0, "virtio_blk", 0, 1, 0xffffffffc0300000ULL, 0x3000, 0);
+	mod_init(1, "virtio_net", 0, 1, 0xffffffffc0310000ULL, 0x3000, 0);
+	mod_init(2, "virtio", 0, 3, 0xffffffffc0320000ULL, 0x3000, 0);
+	uint64_t nodes[] = {MODULES_HEAD, MOD(0) + ML.list, MOD(1) + ML.list, MOD(2) + ML.list};
+	list_link(nodes, 4);
+	for (int i = 0; i < 3; i++) {
+		uint64_t none[] = {MOD(i) + ML_SOURCE_LIST};
+		list_link(none, 1);
+	}
+	uint64_t uses[] = {MOD(2) + ML_SOURCE_LIST, USE(0), USE(1)};
+	list_link(uses, 3);
+	w64(USE(0) + USE_SOURCE, MOD(0));
+	w64(USE(1) + USE_SOURCE, MOD(1));
+	for (int hole = 0; hole < 2; hole++) {
+		// hole: the second user is a module out of the list at MOD(8),
+		// whose memory the source lacks.
+		if (hole)
+			w64(USE(1) + USE_SOURCE, MOD(8));
+		struct kp_kernel *k = hole ? fake_kernel_hole(MOD(8), 0x100) : fake_kernel();
+		struct kp_lx_module_layout l;
+		struct kp_struct_layout *ml = module_layout_uses(&l, true);
+		struct kp_module_iter *it;
+		CHECK_OK(kp_lx_module_iter_create(k, &l, MODULES_HEAD, &it));
+		const struct kp_module *m;
+		char got[3][160] = {"", "", ""};
+		int n = 0;
+		struct kp_error *err;
+		while (!(err = kp_module_iter_next(it, &m)) && m) {
+			if (n < 3)
+				snprintf(got[n], sizeof(got[n]), "%.63s %.80s", m->name, m->used_by ? m->used_by : "(unknown)");
+			n++;
+		}
+		CHECK_U64(n, 3);
+		CHECK_STR(got[0], "virtio_blk ");
+		CHECK_STR(got[1], "virtio_net ");
+		if (!hole) {
+			CHECK_OK(err);
+			CHECK_STR(got[2], "virtio virtio_blk,virtio_net,");
+		} else {
+			CHECK_ERR(err, KP_ERR_FAULT, "module virtio: its users");
+			CHECK_STR(got[2], "virtio (unknown)");
+			// Yielded with a part unread: partial, the walk not stopped.
+			KP_INIT(kp_walk_status, st);
+			kp_module_iter_status(it, &st);
+			CHECK_U64(st.partial, 1);
+			CHECK_U64(st.left_out, 0);
+			CHECK(st.end == KP_WALK_COMPLETE);
+		}
+		kp_module_iter_destroy(it);
+		free(ml);
+		fake_destroy(k);
+	}
+}
+
 // Hostile memory: random bytes with pointers steered back into the segment
 // (so walks go somewhere); every walk must end with a result or an error.
 TEST(random_memory_never_crashes_the_walkers)
@@ -485,6 +558,7 @@ int main(void)
 	RUN(task_list_cycle_null_and_fault_are_errors);
 	RUN(unreadable_task_is_left_out_and_named_at_the_end);
 	RUN(module_list_as_proc_modules);
+	RUN(module_users_and_a_user_that_cannot_be_read);
 	RUN(random_memory_never_crashes_the_walkers);
 	RUN(loadavg_format_rounds_like_proc_loadavg);
 	RUN(syscall_handler_names);

@@ -224,18 +224,22 @@ static struct kp_error *taints(struct kp_module_iter *it, uint64_t bits, struct 
 }
 
 // The names of the modules using mod (its source_list), "a,b," as
-// /proc/modules prints them, into it->used_by.
+// /proc/modules prints them, into it->used_by; m->used_by stays NULL
+// (unknown) when they cannot all be read: a partial list is never shown as
+// the whole one.
 static struct kp_error *used_by(struct kp_module_iter *it, uint64_t mod, struct kp_module *m)
 {
 	const struct kp_lx_module_layout *l = &it->l;
 	uint64_t name_off = kp_layout_off(l->mod, KP_LX_M_NAME), name_size = l->mod->m[KP_LX_M_NAME].size;
 	size_t len = 0;
+	m->used_by = NULL;
 	if (!KP_VEC_RESERVE(it->used_by, it->used_by_cap, 1))
 		return &kp_enomem;
 	it->used_by[0] = '\0';
-	m->used_by = it->used_by;
-	if (!l->has_uses)
+	if (!l->has_uses) {
+		m->used_by = it->used_by;
 		return NULL;
+	}
 	struct kp_list_iter *uses;
 	struct kp_error *err = kp_lx_list_iter_create(it->k, mod + kp_layout_off(l->mod, KP_LX_M_SOURCE_LIST),
 						      0, "module use list", &uses);
@@ -264,7 +268,8 @@ static struct kp_error *used_by(struct kp_module_iter *it, uint64_t mod, struct 
 		it->used_by[len] = '\0';
 	}
 	kp_list_iter_destroy(uses);
-	m->used_by = it->used_by;
+	if (!err)
+		m->used_by = it->used_by;
 	return err;
 }
 
@@ -332,8 +337,12 @@ struct kp_error *kp_module_iter_next(struct kp_module_iter *it, const struct kp_
 		if (kp_layout_has(ml, KP_LX_M_TAINTS) &&
 		    (err = taints(it, kp_layout_u64(ml, it->buf, KP_LX_M_TAINTS), m)))
 			kp_lx_walk_stop(&it->walk, kp_error_prefix(err, "module %s", m->name));
-		if ((err = used_by(it, mod, m)))
-			kp_lx_walk_stop(&it->walk, kp_error_prefix(err, "module %s: its users", m->name));
+		// Users that cannot all be read: the module is yielded with
+		// used_by unknown (NULL), a partial object.
+		if ((err = used_by(it, mod, m)) && err->code == KP_ERR_NOMEM)
+			kp_lx_walk_stop(&it->walk, err);
+		else if (err)
+			kp_lx_walk_partial(&it->walk, kp_error_prefix(err, "module %s: its users", m->name));
 		*ret = m;
 		return NULL;
 	}

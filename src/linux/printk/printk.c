@@ -60,7 +60,18 @@ static bool layout_ok(const struct kp_lx_prb_layout *l)
 	       l->flags_shift < 8 && l->level_shift < 8;
 }
 
-// Locates the text of a block in data; false if the positions are invalid.
+static bool lost(const struct kp_lx_prb_lost *m, uint64_t off, uint64_t len)
+{
+	if (!m->pages || !len)
+		return false;
+	for (uint64_t p = (m->skew + off) / KP_LX_PRB_PAGE; p <= (m->skew + off + len - 1) / KP_LX_PRB_PAGE; p++)
+		if (m->pages[p])
+			return true;
+	return false;
+}
+
+// Locates the text of a block in data (NULL if it lies on a page the
+// source lacks); false if the positions are invalid.
 static bool block_text(const struct kp_lx_prb_image *img, uint64_t id, uint64_t begin,
 		       uint64_t next, const uint8_t **text_ret, size_t *size_ret)
 {
@@ -87,6 +98,11 @@ static bool block_text(const struct kp_lx_prb_image *img, uint64_t id, uint64_t 
 	}
 	if (len < 8 || start + len > size)
 		return false;
+	if (lost(&img->data_lost, start, len)) {
+		*text_ret = NULL;
+		*size_ret = 0;
+		return true;
+	}
 	const uint8_t *blk = img->data + start;
 	if ((kp_le64(blk) & DESC_ID_MASK) != id)
 		return false;	// the block was overwritten by a newer record
@@ -121,6 +137,12 @@ struct kp_error *kp_lx_prb_decode(const struct kp_lx_prb_layout *l,
 		uint64_t idx = id & (count - 1);
 		const uint8_t *desc = img->descs + idx * l->desc_size;
 		const uint8_t *info = img->infos + idx * l->info_size;
+		if (lost(&img->descs_lost, idx * l->desc_size, l->desc_size) ||
+		    lost(&img->infos_lost, idx * l->info_size, l->info_size)) {
+			if (!stats->unread++)
+				stats->first_unread = id;
+			continue;
+		}
 		uint64_t sv = kp_le64(desc + l->state_var);
 		unsigned state = (unsigned)(sv >> DESC_STATE_SHIFT);
 		if ((sv & DESC_ID_MASK) != id) {
@@ -151,8 +173,15 @@ struct kp_error *kp_lx_prb_decode(const struct kp_lx_prb_layout *l,
 		} else {
 			const uint8_t *text;
 			size_t size;
-			if (!block_text(img, id, begin, next, &text, &size) || size < text_len)
+			if (!block_text(img, id, begin, next, &text, &size))
 				continue;	// recycled or corrupt: the kernel skips it too
+			if (!text) {
+				if (!stats->unread++)
+					stats->first_unread = id;
+				continue;
+			}
+			if (size < text_len)
+				continue;
 			rec.text = (const char *)text;
 			rec.len = text_len;
 		}
@@ -336,6 +365,8 @@ struct kp_error *kp_lx_prb_layout(struct kp_kernel *k, struct kp_lx_prb_layout *
 
 struct kp_printk_iter {
 	uint8_t *descs, *infos, *data;		// the ring buffer's arrays
+	uint8_t *lost[3];			// their pages the source lacks (or NULL)
+	struct kp_error *hole;			// why the first of them could not be read
 	struct kp_printk_record *recs;		// decoded; texts point into data
 	size_t n, cap, next;
 	struct kp_lx_walk walk;
@@ -392,6 +423,54 @@ static struct kp_error *read_header(struct kp_kernel *k, const struct kp_lx_prb_
 	return NULL;
 }
 
+// Copies one of the ring's arrays. A source that lacks some of its pages
+// (a filtered or damaged dump) gives the others: the missing ones are
+// marked in *lost_ret (allocated) and their records left out by the
+// decoder; it->hole says why the first could not be read. An array of
+// which no page can be read is an error.
+static struct kp_error *read_array(struct kp_kernel *k, struct kp_printk_iter *it, const char *what,
+				   uint64_t va, uint8_t *buf, size_t n, uint8_t **lost_ret,
+				   struct kp_lx_prb_lost *m)
+{
+	*m = (struct kp_lx_prb_lost){ 0 };
+	struct kp_error *err = kp_read(k, KP_VIRT, va, buf, n);
+	if (!err || err->code != KP_ERR_FAULT)
+		return err ? kp_error_prefix(err, "reading printk %s at 0x%" PRIx64, what, va) : NULL;
+	uint64_t skew = va % KP_LX_PRB_PAGE, npages = (skew + n + KP_LX_PRB_PAGE - 1) / KP_LX_PRB_PAGE;
+	uint8_t *pages = calloc(npages, 1);
+	if (!pages) {
+		kp_error_destroy(err);
+		return &kp_enomem;
+	}
+	size_t read = 0;
+	for (uint64_t p = 0, off = 0; off < n; p++) {
+		size_t len = (size_t)(KP_LX_PRB_PAGE - (p ? 0 : skew));
+		if (len > n - off)
+			len = n - off;
+		struct kp_error *e = kp_read(k, KP_VIRT, va + off, buf + off, len);
+		if (e) {
+			pages[p] = 1;
+			memset(buf + off, 0, len);
+			if (!it->hole && e->code == KP_ERR_FAULT)
+				it->hole = kp_error_prefix(e, "reading printk %s at 0x%" PRIx64, what, va);
+			else
+				kp_error_destroy(e);
+		} else {
+			read += len;
+		}
+		off += len;
+	}
+	if (!read) {
+		free(pages);
+		return kp_error_prefix(err, "reading printk %s at 0x%" PRIx64, what, va);
+	}
+	kp_error_destroy(err);
+	free(*lost_ret);
+	*lost_ret = pages;
+	*m = (struct kp_lx_prb_lost){ .pages = pages, .skew = skew };
+	return NULL;
+}
+
 // Copies the ring's arrays into the iterator and decodes them.
 static struct kp_error *read_ring(struct kp_kernel *k, const struct kp_lx_prb_layout *l,
 				  struct kp_printk_iter *it, struct ring *r,
@@ -399,12 +478,15 @@ static struct kp_error *read_ring(struct kp_kernel *k, const struct kp_lx_prb_la
 {
 	struct kp_error *err;
 	it->n = 0;
-	if ((err = kp_read(k, KP_VIRT, r->descs, it->descs, r->ndescs)))
-		return kp_error_prefix(err, "reading printk descriptors at 0x%" PRIx64, r->descs);
-	if ((err = kp_read(k, KP_VIRT, r->infos, it->infos, r->ninfos)))
-		return kp_error_prefix(err, "reading printk infos at 0x%" PRIx64, r->infos);
-	if ((err = kp_read(k, KP_VIRT, r->data, it->data, r->ndata)))
-		return kp_error_prefix(err, "reading printk text at 0x%" PRIx64, r->data);
+	kp_error_destroy(it->hole);
+	it->hole = NULL;
+	if ((err = read_array(k, it, "descriptors", r->descs, it->descs, r->ndescs, &it->lost[0],
+			      &r->img.descs_lost)) ||
+	    (err = read_array(k, it, "infos", r->infos, it->infos, r->ninfos, &it->lost[1],
+			      &r->img.infos_lost)) ||
+	    (err = read_array(k, it, "text", r->data, it->data, r->ndata, &it->lost[2],
+			      &r->img.data_lost)))
+		return err;
 	r->img.descs = it->descs;
 	r->img.infos = it->infos;
 	r->img.data = it->data;
@@ -445,9 +527,11 @@ struct kp_error *kp_lx_printk_iter_create(struct kp_kernel *k, const struct kp_l
 	}
 	// A live kernel writes the ring while it is copied: a pass whose
 	// descriptors do not all hold their ids is read again, header and all.
+	uint64_t unread = 0;
 	for (;;) {
 		struct kp_lx_prb_stats st = { 0 };
 		err = read_ring(k, l, it, &r, &st);
+		unread = st.unread;
 		struct kp_error *bad = err ? NULL : judge(prb, &r, &st);
 		if (!err && !bad)
 			break;
@@ -478,6 +562,18 @@ struct kp_error *kp_lx_printk_iter_create(struct kp_kernel *k, const struct kp_l
 		}
 		break;
 	}
+	// Records on pages the source lacks: left out, the walk says where
+	// the first page was; none readable at all is an error.
+	if (!err && it->hole && !it->n) {
+		err = it->hole;
+		it->hole = NULL;
+	} else if (!err && it->hole) {
+		uint64_t bad = it->walk.left_out;
+		kp_lx_walk_left_out(&it->walk, kp_error_prefix(it->hole, "%" PRIu64 " records left out",
+							     unread));
+		it->hole = NULL;
+		it->walk.left_out = bad + unread;
+	}
 	if (err) {
 		kp_printk_iter_destroy(it);
 		return err;
@@ -486,6 +582,10 @@ struct kp_error *kp_lx_printk_iter_create(struct kp_kernel *k, const struct kp_l
 	free(it->descs);
 	free(it->infos);
 	it->descs = it->infos = NULL;
+	for (int i = 0; i < 3; i++) {
+		free(it->lost[i]);
+		it->lost[i] = NULL;
+	}
 	*ret = it;
 	return NULL;
 }
@@ -530,6 +630,9 @@ void kp_printk_iter_destroy(struct kp_printk_iter *it)
 	free(it->infos);
 	free(it->data);
 	free(it->recs);
+	for (int i = 0; i < 3; i++)
+		free(it->lost[i]);
+	kp_error_destroy(it->hole);
 	kp_lx_walk_deinit(&it->walk);
 	free(it);
 }

@@ -25,6 +25,15 @@ struct kp_lx_prb_layout {
 };
 
 // The ring buffer's arrays copied out of memory.
+// Which pages of an array copied from memory could not be read (a dump
+// without them): byte o of the array is lost if
+// pages[(skew + o) / KP_LX_PRB_PAGE] is nonzero; pages NULL: all read.
+#define KP_LX_PRB_PAGE 4096
+struct kp_lx_prb_lost {
+	const uint8_t *pages;
+	uint64_t skew;			// the array's address % KP_LX_PRB_PAGE
+};
+
 struct kp_lx_prb_image {
 	unsigned count_bits;		// descs: 1 << count_bits
 	const uint8_t *descs;		// (1 << count_bits) * desc_size bytes
@@ -32,6 +41,8 @@ struct kp_lx_prb_image {
 	uint64_t head_id, tail_id;
 	unsigned size_bits;		// text data: 1 << size_bits
 	const uint8_t *data;
+	// Pages of the arrays the source lacks (kp_lx_prb_lost; zero: all read).
+	struct kp_lx_prb_lost descs_lost, infos_lost, data_lost;
 };
 
 // What a decode saw.
@@ -40,6 +51,8 @@ struct kp_lx_prb_stats {
 	uint64_t records;		// records given to fn
 	uint64_t bad_ids;		// descriptors that do not hold their own id
 	uint64_t first_bad;		// the id expected at the first of them
+	uint64_t unread;		// records on pages the source lacks
+	uint64_t first_unread;		// the id of the first of them
 };
 
 struct kp_error *kp_lx_prb_layout(struct kp_kernel *kernel, struct kp_lx_prb_layout *ret);

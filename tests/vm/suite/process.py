@@ -601,14 +601,20 @@ def ck_mount(role):
         lost = left_out(err, [pid], c)
         if lost and rc == 1 and not out.strip() and len(err_lines(err)) == 1:
             return skipped("the mounts of PID %d: %s" % (pid, lost[pid]))
-        if rc != 0 or err.strip():
+        # The mount walk stopped at a page the dump lacks (Ctx.partial): what
+        # it printed before must still be the first lines of /proc's, each
+        # right, and the rest is a skipped entry.
+        cut = c.partial and rc == 1 and len(err_lines(err)) == 1 and \
+            re.match(r"^kpeek: mount(?: --pid \d+)?: incomplete: .*exclud", err_lines(err)[0])
+        if (rc != 0 or err.strip()) and not cut:
             return False, ran(res)
         g = out.split("\n")[:-1] if out.endswith("\n") else out.split("\n")
+        g = [x for x in g if x] if cut else g
         truths = [x.decode("utf-8", "surrogateescape").split("\n")[:-1] for x in t.both(pid, "mountinfo")]
         best = None
         for want in truths:
             problems = []
-            if len(want) != len(g):
+            if (len(want) < len(g)) if cut else (len(want) != len(g)):
                 problems.append("%d lines, /proc/%d/mountinfo %d" % (len(g), pid, len(want)))
             for i, (x, y) in enumerate(zip(want, g)):
                 wf, wsb = mountinfo_fields(x)
@@ -623,7 +629,8 @@ def ck_mount(role):
                     problems.append("line %d: %r\n    /proc: %r (super options kpeek knows: %s)" % (
                         i + 1, y, x, ",".join(generic)))
             if not problems:
-                return True, ""
+                return passed("", ["mounts of PID %d after line %d: %s" % (pid, len(g), err_lines(err)[0])]) \
+                    if cut else (True, "")
             best = best or problems
         return False, "mount --pid %d differs from /proc/%d/mountinfo:\n%s" % (pid, pid, "\n".join(best[:40]))
     return ck
