@@ -20,12 +20,16 @@
 #define MAX_NODES 1024	// MAX_NUMNODES
 #define NAME_MAX 64
 
-enum { C_NAME, C_SIZE, C_OO, C_NODE, C_LIST, C_N };
+enum { C_NAME, C_SIZE, C_OO, C_NODE, C_NODE1, C_LIST, C_N };
 static const struct kp_member_spec cache_members[C_N] = {
 	[C_NAME] = { .name = "name" },
 	[C_SIZE] = { .name = "size" },
 	[C_OO] = { .name = "oo" },
-	[C_NODE] = { .name = "node", .flags = KP_MEMBER_NOSPAN },
+	// node[MAX_NUMNODES] of pointers, or (7.x, with the sheaves' barns)
+	// per_node[MAX_NUMNODES] of structs holding the pointer as .node: the
+	// second element's place gives the stride.
+	[C_NODE] = { .name = "per_node[0].node|node", .flags = KP_MEMBER_NOSPAN },
+	[C_NODE1] = { .name = "per_node[1].node", .flags = KP_MEMBER_NOSPAN | KP_MEMBER_OPTIONAL },
 	[C_LIST] = { .name = "list", .flags = KP_MEMBER_NOSPAN },
 };
 static const struct kp_struct_spec cache_spec = KP_STRUCT_SPEC("struct kmem_cache", cache_members);
@@ -106,9 +110,11 @@ static struct kp_error *decode(struct kp_slab_iter *it, uint64_t cache)
 	c->objperslab = oo & ((1u << OO_SHIFT) - 1);
 	c->pagesperslab = 1u << (oo >> OO_SHIFT > 20 ? 20 : oo >> OO_SHIFT);
 	uint64_t nr_objs = 0, nr_free = 0;
+	uint64_t stride = l->m[C_NODE].alt == 0 && kp_layout_has(l, C_NODE1)
+				  ? kp_layout_off(l, C_NODE1) - kp_layout_off(l, C_NODE) : 8;
 	for (uint32_t n = 0; n < it->nodes; n++) {
 		uint64_t node, nbuf[16];
-		if ((err = kp_read_u64(it->k, cache + kp_layout_off(l, C_NODE) + n * 8, &node)))
+		if ((err = kp_read_u64(it->k, cache + kp_layout_off(l, C_NODE) + n * stride, &node)))
 			return kp_error_prefix(err, "kmem_cache %s", it->name);
 		if (!node)
 			continue;
