@@ -136,8 +136,9 @@ static struct kp_error *setup(struct kp_irq_iter *it)
 	it->cnt_off = stat->present ? kp_layout_off(stat, 0) : 0;
 	struct kp_symbol s;
 	uint32_t nr;
-	if (!kp_symbol_find(it->k, "nr_irqs", &s))
-		return kp_error_create(KP_ERR_NOT_FOUND, "no symbol 'nr_irqs'");
+	// total_nr_irqs since 6.13 (irq_get_nr_irqs() reads it).
+	if (!kp_symbol_find(it->k, "nr_irqs", &s) && !kp_symbol_find(it->k, "total_nr_irqs", &s))
+		return kp_error_create(KP_ERR_NOT_FOUND, "no symbol 'nr_irqs' (or 'total_nr_irqs')");
 	if ((err = kp_read_u32(it->k, s.address, &nr)))
 		return kp_error_prefix(err, "nr_irqs");
 	if (nr > MAX_IRQS)
