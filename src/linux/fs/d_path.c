@@ -161,52 +161,70 @@ static struct kp_error *read_dentry(struct kp_kernel *k, const struct layouts *l
 	return NULL;
 }
 
-// "pipe:[INO]" and friends for a dentry of a pseudo file system; false if
-// it is an ordinary one.
-static bool pseudo_name(struct kp_kernel *k, const struct layouts *l, const struct dentry *d,
-			char *buf, size_t size)
+// "pipe:[INO]" and friends for a dentry of a pseudo file system into buf,
+// *named_ret true; false if it is an ordinary one. A super block, inode or
+// name that cannot be read is an error (the name would be wrong).
+static struct kp_error *pseudo_name(struct kp_kernel *k, const struct layouts *l, const struct dentry *d,
+				    char *buf, size_t size, bool *named_ret)
 {
 	uint32_t magic;
 	uint64_t ino = 0;
-	if (!d->sb || !kp_ok(kp_read_u32(k, d->sb + kp_layout_off(l->sb, SB_MAGIC), &magic)))
-		return false;
-	if (d->inode)
-		kp_ok(kp_read_u64(k, d->inode + kp_layout_off(l->inode, 0), &ino));
+	struct kp_error *err;
+	*named_ret = false;
+	if (!d->sb)
+		return NULL;
+	if ((err = kp_read_u32(k, d->sb + kp_layout_off(l->sb, SB_MAGIC), &magic)))
+		return kp_error_prefix(err, "the super block of a dentry");
+	if (magic != PIPEFS_MAGIC && magic != SOCKFS_MAGIC && magic != ANON_INODE_FS_MAGIC)
+		return NULL;
+	if (d->inode && (err = kp_read_u64(k, d->inode + kp_layout_off(l->inode, 0), &ino)))
+		return kp_error_prefix(err, "the inode of a dentry");
 	if (magic == PIPEFS_MAGIC || magic == SOCKFS_MAGIC) {
 		snprintf(buf, size, "%s:[%" PRIu64 "]", magic == PIPEFS_MAGIC ? "pipe" : "socket", ino);
-		return true;
-	}
-	if (magic == ANON_INODE_FS_MAGIC) {
+	} else {
 		char name[NAME_MAX + 1] = "";
-		if (d->name && d->len)
-			kp_ok(kp_read(k, KP_VIRT, d->name, name, d->len));
+		if (d->name && d->len && (err = kp_read(k, KP_VIRT, d->name, name, d->len)))
+			return kp_error_prefix(err, "the name of a dentry");
 		name[d->len] = '\0';
 		snprintf(buf, size, "anon_inode:%s", name);
-		return true;
 	}
-	return false;
+	*named_ret = true;
+	return NULL;
 }
 
-// "/NAME (deleted)" for the dentry at at of alloc_file_pseudo(): its own
-// parent, not the root of its mount vfsmnt, and its d_op->d_dname is
-// simple_dname() (fs/d_path.c d_path() asks d_dname then); false otherwise.
-static bool simple_dname(struct kp_kernel *k, const struct layouts *l, uint64_t vfsmnt, uint64_t at,
-			 const struct dentry *d, char *buf, size_t size)
+// "/NAME (deleted)" for the dentry at at of alloc_file_pseudo() into buf,
+// *named_ret true: its own parent, not the root of its mount vfsmnt, and
+// its d_op->d_dname is simple_dname() (fs/d_path.c d_path() asks d_dname
+// then); false otherwise. What cannot be read is an error.
+static struct kp_error *simple_dname(struct kp_kernel *k, const struct layouts *l, uint64_t vfsmnt,
+				     uint64_t at, const struct dentry *d, char *buf, size_t size,
+				     bool *named_ret)
 {
 	static const struct kp_struct_spec *const specs[] = { &dops_spec };
 	const struct kp_struct_layout *ops;
 	struct kp_symbol sym;
 	uint64_t mnt_root, dname;
 	char name[NAME_MAX + 1];
-	if (d->parent != at || !d->op || !kp_ok(kp_kernel_layouts(k, specs, 1, &ops)) ||
-	    !kp_ok(kp_read_u64(k, vfsmnt + kp_layout_off(l->vfsmount, 0), &mnt_root)) || mnt_root == at ||
-	    !kp_ok(kp_read_u64(k, d->op + kp_layout_off(ops, 0), &dname)) || !dname ||
-	    !kp_symbol_find(k, "simple_dname", &sym) || sym.address != dname ||
-	    (d->len && !kp_ok(kp_read(k, KP_VIRT, d->name, name, d->len))))
-		return false;
+	struct kp_error *err;
+	*named_ret = false;
+	if (d->parent != at || !d->op || !kp_symbol_find(k, "simple_dname", &sym))
+		return NULL;
+	if ((err = kp_kernel_layouts(k, specs, 1, &ops)))
+		return err;
+	if ((err = kp_read_u64(k, vfsmnt + kp_layout_off(l->vfsmount, 0), &mnt_root)))
+		return kp_error_prefix(err, "vfsmount at 0x%" PRIx64, vfsmnt);
+	if (mnt_root == at)
+		return NULL;
+	if ((err = kp_read_u64(k, d->op + kp_layout_off(ops, 0), &dname)))
+		return kp_error_prefix(err, "the dentry operations of dentry 0x%" PRIx64, at);
+	if (dname != sym.address)
+		return NULL;
+	if (d->len && (err = kp_read(k, KP_VIRT, d->name, name, d->len)))
+		return kp_error_prefix(err, "the name of dentry 0x%" PRIx64, at);
 	name[d->len] = '\0';
 	snprintf(buf, size, "/%s (deleted)", name);
-	return true;
+	*named_ret = true;
+	return NULL;
 }
 
 // Prepends "/" and name (len bytes at address name) to the path that ends
@@ -235,7 +253,11 @@ static struct kp_error *path_from(struct kp_kernel *k, const struct kp_lx_root *
 	struct kp_error *err = layouts(k, &l);
 	if (err || (err = read_dentry(k, &l, dentry, &first)))
 		return err;
-	if (pseudo_name(k, &l, &first, ret, size) || simple_dname(k, &l, vfsmnt, dentry, &first, ret, size)) {
+	bool named;
+	if ((err = pseudo_name(k, &l, &first, ret, size, &named)) ||
+	    (!named && (err = simple_dname(k, &l, vfsmnt, dentry, &first, ret, size, &named))))
+		return err;
+	if (named) {
 		*reached_ret = true;
 		return NULL;
 	}
