@@ -16,8 +16,11 @@ static void usage(void)
 	       "its count on each CPU below nr_cpu_ids (desc->kstat_irqs), the chip's\n"
 	       "name (None without a chip), the hardware IRQ number in its domain, the\n"
 	       "flow handler's name (-edge, -fasteoi) and the names of the handlers\n"
-	       "(irqaction). Like /proc/interrupts, a descriptor with no handler and no\n"
-	       "count is left out unless -a is given. The architecture's own lines\n"
+	       "(irqaction). Like /proc/interrupts, a descriptor with no handler (or\n"
+	       "only a chained one) and no count, or one the kernel hides (IRQ_HIDDEN:\n"
+	       "arm64's IPIs) is left out unless -a is given. A chip that prints its\n"
+	       "own name (GICv2's \"GIC-0\") is shown as \"-\": kpeek names the function\n"
+	       "in JSON (chip_print). The architecture's own lines\n"
 	       "(NMI, LOC, ...) are not interrupt descriptors and are not shown.\n"
 	       "\n"
 	       "Exit status: 0 success, 1 an error or an incomplete listing, 2 a usage\n"
@@ -25,8 +28,9 @@ static void usage(void)
 	       "\n"
 	       "Options:\n"
 	       "  -a, --all       every descriptor, also those without handler and count\n"
-	       "  -j, --json      {\"cpus\": N, \"irqs\": [{irq, counts, total, chip, hwirq,\n"
-	       "                  handler, name, actions, desc}], \"complete\": bool}; name\n"
+	       "  -j, --json      {\"cpus\": N, \"irqs\": [{irq, counts, total, chip,\n"
+	       "                  chip_print, hwirq, handler, name, actions, hidden,\n"
+	       "                  chained, desc}], \"complete\": bool}; name\n"
 	       "                  is the handlers' names as one string (\"a, b\")\n"
 	       "  -h, --help      show this help\n"
 	       "\n"
@@ -71,6 +75,7 @@ static void json_line(struct out *o, const struct kp_irq *q)
 	out_end_list(o);
 	out_kv_uint(o, "total", q->total);
 	out_kv_str(o, "chip", q->chip);
+	out_kv_str(o, "chip_print", q->chip_print);
 	if (q->has_hwirq)
 		out_kv_uint(o, "hwirq", q->hwirq);
 	else
@@ -94,6 +99,8 @@ static void json_line(struct out *o, const struct kp_irq *q)
 	for (size_t i = 0; i < q->nactions; i++)
 		out_kv_str(o, NULL, q->actions[i]);
 	out_end_list(o);
+	out_kv_bool(o, "hidden", q->hidden);
+	out_kv_bool(o, "chained", q->chained);
 	out_kv_hex(o, "desc", q->desc);
 	out_end_object(o);
 }
@@ -149,7 +156,7 @@ int cmd_irq(struct cli *cli, int argc, char **argv)
 	if (out_is_json(o))
 		out_begin_list(o, "irqs");
 	while (!(err = kp_irq_iter_next(it, &q)) && q) {
-		if (!all && !q->nactions && !q->total)
+		if (!all && !kp_irq_shown(q))
 			continue;
 		ncpus = q->ncpus;
 		if (out_is_json(o)) {

@@ -675,21 +675,31 @@ struct kp_irq {
 	// irq_data.chip->name; "-" for a chip without a name, NULL without a
 	// chip (/proc/interrupts: "None").
 	const char *chip;
+	// The function the chip prints its name with instead (irq_print_chip,
+	// GICv2's gic_irq_print_chip: "GIC-0"), a symbol or hex; NULL if none.
+	const char *chip_print;
 	bool has_hwirq;		// in an IRQ domain: hwirq is its number there
 	uint64_t hwirq;
 	const char *handler;	// desc->name, the flow ("edge", "fasteoi"); NULL if none
 	size_t nactions;
 	const char *const *actions;	// the handlers' names, desc->action's order
+	// What /proc/interrupts leaves out: the line is hidden (IRQ_HIDDEN,
+	// 5.11+), or its only action is the chained_action placeholder (a
+	// chained handler; listed when it counted).
+	bool hidden, chained;
 };
 
 struct kp_irq_iter;
 // Every IRQ descriptor (the sparse tree or the irq_desc array), in IRQ
-// order; those /proc/interrupts hides (no action and no count) too.
+// order; those /proc/interrupts hides too (kp_irq_shown() tells).
 KP_API struct kp_error *kp_irq_iter_create(struct kp_kernel *kernel, struct kp_irq_iter **ret);
 // *ret is NULL at the end; it points into the iterator until the next call.
 KP_API struct kp_error *kp_irq_iter_next(struct kp_irq_iter *it, const struct kp_irq **ret);
 KP_API void kp_irq_iter_status(const struct kp_irq_iter *it, struct kp_walk_status *ret);
 KP_API void kp_irq_iter_destroy(struct kp_irq_iter *it);
+// Whether /proc/interrupts lists q (kernel/irq/proc.c show_interrupts()):
+// not hidden, and a real handler or a count.
+KP_API bool kp_irq_shown(const struct kp_irq *q);
 
 // ---------------------------------------------------------------- run queues
 

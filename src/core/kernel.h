@@ -101,6 +101,11 @@ void *kp_kernel_slot(struct kp_kernel *kernel, enum kp_kernel_slot_id id);
 // Replaces (destroying) what the slot held; destroy(obj) runs with the handle.
 void kp_kernel_set_slot(struct kp_kernel *kernel, enum kp_kernel_slot_id id, void *obj,
 			void (*destroy)(void *obj));
+// The error for a variable a walk needs and the symbols lack: what (e.g.
+// "no symbol 'slab_caches'"), and on a kernel whose kallsyms names functions
+// only (no CONFIG_KALLSYMS_ALL) that reason and its remedy, as
+// kp_symbol_by_name() says.
+struct kp_error *kp_kernel_no_symbol(struct kp_kernel *kernel, const char *what);
 // An address lookup without an error to build (NULL-free hot paths).
 bool kp_kernel_symbol_at(struct kp_kernel *kernel, uint64_t address, struct kp_symbol *ret);
 

@@ -46,6 +46,16 @@ bool kp_kernel_load_late_symbols(struct kp_kernel *k)
 	return added > 0;
 }
 
+#define NO_DATA_SYMBOLS "this kernel's kallsyms has functions only (built without CONFIG_KALLSYMS_ALL): " \
+	"give its System.map with -m (from its -dbg package) for variables"
+
+struct kp_error *kp_kernel_no_symbol(struct kp_kernel *k, const char *what)
+{
+	if (k->no_data_symbols)
+		return kp_error_create(KP_ERR_NOT_FOUND, "%s: " NO_DATA_SYMBOLS, what);
+	return kp_error_create(KP_ERR_NOT_FOUND, "%s", what);
+}
+
 struct kp_error *kp_symbol_by_name(struct kp_kernel *k, const char *name, struct kp_symbol *ret)
 {
 	if (kp_symbol_find(k, name, ret))
@@ -53,9 +63,7 @@ struct kp_error *kp_symbol_by_name(struct kp_kernel *k, const char *name, struct
 	struct kp_error *err = kp_symtab_by_name(k->symtab, name, ret);
 	if (err && err->code == KP_ERR_NOT_FOUND && k->no_data_symbols) {
 		struct kp_error *why = err;
-		err = kp_error_create(KP_ERR_NOT_FOUND,
-				      "%s: this kernel's kallsyms has functions only (built without CONFIG_KALLSYMS_ALL): give its System.map with -m (from its -dbg package) for variables",
-				      why->message);
+		err = kp_kernel_no_symbol(k, why->message);
 		kp_error_destroy(why);
 	}
 	return err;

@@ -87,6 +87,7 @@ const struct kp_mkkallsyms_sym *sks_symbols(const struct sk_opts *o)
 		SYM("unix_socket_table", 'D', SKS_IMG(SKS_UNIX_TABLE));
 	SYM(old ? "irq_desc" : "irq_descs_synth", 'D', SKS_IMG(SKS_DESC(0)));
 	SYM("ioapic_chip", 'd', SKS_IMG(SKS_CHIP(0)));	// what follows the array
+	SYM("chained_action", 'D', SKS_IMG(SKS_CHAINED_ACTION));
 #undef SYM
 	syms[n] = (struct kp_mkkallsyms_sym){ NULL, 0, 0 };
 	return syms;

@@ -215,7 +215,11 @@ extern const uint64_t sks_sock_inode[SKS_NSOCKS];
 #define SKS_DESC_KSTAT 0x48
 #define SKS_DESC_ACTION 0x58
 #define SKS_DESC_NAME 0x60
+#define SKS_DESC_STATUS 0x68	// status_use_accessors
+#define SKS_IRQ_HIDDEN (1 << 20)
 #define SKS_CHIP(i) (SKS_IRQ + 0x800 + 0x10 * (i))
+#define SKS_CHIP_PRINT 8	// irq_chip.irq_print_chip
+#define SKS_CHAINED_ACTION (SKS_IRQ + 0xc00)	// chained_action (no name)
 #define SKS_ACTION(i) (SKS_IRQ + 0x840 + 0x60 * (i))
 #define SKS_ACTION_NEXT 0x18
 #define SKS_ACTION_NAME 0x50

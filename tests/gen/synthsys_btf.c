@@ -510,10 +510,16 @@ static void btf_irq(struct ctx *c)
 	field(c, "handle_irq", c->vptr, 0x50);
 	field(c, "action", paction, SKS_DESC_ACTION);
 	field(c, "name", c->cptr, SKS_DESC_NAME);
+	field(c, "status_use_accessors", c->t_uint, SKS_DESC_STATUS);
 	field(c, "depth", c->t_uint, 0x6c);
 	strct(c, "irq_chip", 0x10);
 	field(c, "name", c->cptr, 0);
-	field(c, "irq_startup", c->vptr, 8);
+	field(c, "irq_print_chip", c->vptr, SKS_CHIP_PRINT);
+	if (!c->old) {	// include/linux/irq.h's anonymous enum, IRQ_HIDDEN since 5.11
+		must(btf__add_enum(c->b, NULL, 4));
+		must(btf__add_enum_value(c->b, "IRQ_NOPROBE", 1 << 10));
+		must(btf__add_enum_value(c->b, "IRQ_HIDDEN", SKS_IRQ_HIDDEN));
+	}
 	strct(c, "irqaction", 0x60);
 	static const struct { const char *name; uint32_t at; } ptrs[] = {
 		{ "handler", 0 }, { "dev_id", 8 }, { "percpu_dev_id", 0x10 }, { "thread_fn", 0x20 },

@@ -123,6 +123,55 @@ TEST(hostile_descriptors)
 	}
 }
 
+// What /proc/interrupts leaves out and kp_irq_shown() tells: IRQ 1 hidden
+// (IRQ_HIDDEN in its settings), IRQ 0's only action the chained_action
+// placeholder and then no count, and the chip that prints its own name.
+TEST(hidden_chained_and_printed_chips)
+{
+	struct kp_symbol print;
+	const struct sks_word edit[] = {
+		{ SKS_DESC(1) + SKS_DESC_STATUS, SKS_IRQ_HIDDEN | 0x400, 4 },
+		{ SKS_DESC(0) + SKS_DESC_ACTION, SKS_IMG(SKS_CHAINED_ACTION), 8 },
+		{ SKS_PCPU(0) + SKS_PC_KSTAT(0), 0, 4 }, { SKS_PCPU(1) + SKS_PC_KSTAT(0), 0, 4 },
+		{ SKS_PCPU(2) + SKS_PC_KSTAT(0), 0, 4 },
+		{ 0, 0, 0 },
+	};
+	struct kp_kernel *k = sys_open(SK_SYS_NEW, edit);
+	if (!k)
+		return;
+	struct kp_irq_iter *it;
+	const struct kp_irq *q;
+	uint32_t shown = 0, hidden = 0, chained = 0;
+	CHECK_OK(kp_symbol_by_name(k, "ioapic_chip", &print));
+	CHECK_OK(kp_irq_iter_create(k, &it));
+	while (it && kp_ok(kp_irq_iter_next(it, &q)) && q) {
+		shown |= kp_irq_shown(q) << q->irq;
+		hidden |= q->hidden << q->irq;
+		chained |= q->chained << q->irq;
+		CHECK(!q->chip_print);	// none of the chips prints itself
+	}
+	kp_irq_iter_destroy(it);
+	CHECK_U64(shown, 0x200);
+	CHECK_U64(hidden, 0x2);
+	CHECK_U64(chained, 0x1);
+	kp_kernel_destroy(k);
+	// IRQ 9's chip (no name) prints itself with the function at
+	// ioapic_chip's address (any symbol will do): named, chip still "-".
+	const struct sks_word printer[] = {
+		{ SKS_CHIP(1) + SKS_CHIP_PRINT, print.address, 8 }, { 0, 0, 0 }
+	};
+	if (!(k = sys_open(SK_SYS_NEW, printer)))
+		return;
+	CHECK_OK(kp_irq_iter_create(k, &it));
+	while (it && kp_ok(kp_irq_iter_next(it, &q)) && q)
+		if (q->irq == 9) {
+			CHECK_STR(q->chip, "-");
+			CHECK_STR(q->chip_print, "ioapic_chip");
+		}
+	kp_irq_iter_destroy(it);
+	kp_kernel_destroy(k);
+}
+
 // Counts beyond the kernel's own bound, and kernels without descriptors.
 TEST(bounds_and_missing_descriptors)
 {
@@ -163,6 +212,7 @@ int main(void)
 {
 	RUN(irqs_of_both_generations);
 	RUN(hostile_descriptors);
+	RUN(hidden_chained_and_printed_chips);
 	RUN(bounds_and_missing_descriptors);
 	return TEST_SUMMARY();
 }

@@ -207,7 +207,7 @@ TEST(a_kernel_without_counters_says_so)
 	CHECK_OK(sk_open(&o, &k));
 	if (!k)
 		return;
-	CHECK_ERR(kp_meminfo_create(k, &mi), KP_ERR_NOT_FOUND, "no vm_node_stat/vm_zone_stat symbols");
+	CHECK_ERR(kp_meminfo_create(k, &mi), KP_ERR_NOT_FOUND, "no symbols 'vm_node_stat' and 'vm_zone_stat'");
 	CHECK(mi == NULL);
 	kp_kernel_destroy(k);
 }

@@ -116,7 +116,7 @@ TEST(absurd_node_counts_and_missing_caches_are_errors)
 	kp_kernel_destroy(k);
 	if (!(k = sys_open(SK_SYS_NONE, NULL)))
 		return;
-	CHECK_ERR(kp_slab_iter_create(k, &it), KP_ERR_NOT_FOUND, "no slab_caches symbol");
+	CHECK_ERR(kp_slab_iter_create(k, &it), KP_ERR_NOT_FOUND, "no symbol 'slab_caches'");
 	CHECK(it == NULL);
 	kp_kernel_destroy(k);
 }

@@ -19,6 +19,22 @@
 //                         then /proc/PID/fdinfo/FD), and
 //                         DIR/proc.TAG.cmdlines: "PID COMM CMDLINE" of every
 //                         process, comm and cmdline in hex.
+//   kp_proc sys DIR TAG [NSPID...]
+//                         the guest's own view of the system (issue 28):
+//                         DIR/sys.TAG.{meminfo,slabinfo,interrupts} and
+//                         sys.TAG.net-NAME (/proc/net/NAME: tcp, tcp6, udp,
+//                         udp6, raw, raw6, unix) byte for byte,
+//                         sys.TAG.sockfds ("PID INODE" of every socket in
+//                         every process's fd table) and sys.TAG.ifaces: the
+//                         network interfaces of this process's namespace and
+//                         of each NSPID's, as the namespace itself answers
+//                         (ioctl, getifaddrs, /proc/self/net/dev): "netns
+//                         INODE", then per interface "if INDEX NAME FLAGS
+//                         MTU MAC", "stats NAME RX_BYTES RX_PACKETS TX_BYTES
+//                         TX_PACKETS" and "addr NAME ADDRESS/PREFIX" lines.
+//                         The counters and the meminfo, slabinfo and
+//                         interrupts copies come last, as close as can be
+//                         to what comes after the reading (a dump).
 //
 // The roles (comm in brackets):
 //   args    [kp_args]    arguments with blanks, an empty one, a tab, a
@@ -48,6 +64,16 @@
 //   nschild [kp_nschild] kp_ns's child: PID 1 of the new PID namespace
 //   cgroup  [kp_cgroup]  in cgroup v2 group /kp.slice/kp-proc.scope
 //   userns  [kp_userns]  in a user namespace of its own
+//   net     [kp_net]     sockets of every kind kpeek sockets lists (issue 28):
+//                        TCP listening on 10.77.0.1:7100 (the dummy interface
+//                        kp0 tests/vm/init sets up) and on [::]:7101, an
+//                        established TCP pair over 127.0.0.1:7102, UDP bound
+//                        to 10.77.0.1:7103, a UDP socket connected to it
+//                        from 127.0.0.1, UDP bound to [fd77::1]:7104, raw
+//                        ICMP and ICMPv6 sockets, a unix datagram socket
+//                        bound to a path, a listening unix stream socket on
+//                        an abstract name; its child [kp_netchild] holds the
+//                        UDP socket of 7103 too (a socket of two processes)
 // start mounts cgroup2 on /sys/fs/cgroup and makes /tmp a shared mount first.
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -57,15 +83,21 @@
 #include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
@@ -438,6 +470,134 @@ static void role_args(void)
 	sleep_forever();
 }
 
+// inet_sock(FAMILY, TYPE, PROTO, ADDR, PORT, WANT): a socket at fd WANT,
+// bound to ADDR:PORT unless ADDR is NULL.
+static int inet_sock(int family, int type, int proto, const char *addr, int port, int want)
+{
+	struct sockaddr_storage ss = {0};
+	socklen_t len;
+	int fd = socket(family, type, proto), one = 1;
+
+	if (fd < 0)
+		fail("net", "socket");
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (family == AF_INET6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	if (addr) {
+		if (family == AF_INET) {
+			struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+
+			sin->sin_family = AF_INET;
+			sin->sin_port = htons((uint16_t)port);
+			len = sizeof(*sin);
+			if (inet_pton(AF_INET, addr, &sin->sin_addr) != 1)
+				fail("net", addr);
+		} else {
+			struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
+
+			sin6->sin6_family = AF_INET6;
+			sin6->sin6_port = htons((uint16_t)port);
+			len = sizeof(*sin6);
+			if (inet_pton(AF_INET6, addr, &sin6->sin6_addr) != 1)
+				fail("net", addr);
+		}
+		// An IPv6 address is tentative until the kernel's duplicate
+		// address detection work has run (at once on NOARP kp0).
+		for (int i = 0; bind(fd, (struct sockaddr *)&ss, len) < 0; i++) {
+			if (errno != EADDRNOTAVAIL || i == 50)
+				fail("net", addr);
+			usleep(100000);
+		}
+	}
+	if (fd != want) {
+		if (dup3(fd, want, 0) < 0)
+			fail("net", "dup3");
+		close(fd);
+	}
+	return want;
+}
+
+static void connect_to(int fd, const char *addr, int port)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+
+	if (inet_pton(AF_INET, addr, &sin.sin_addr) != 1 || connect(fd, (struct sockaddr *)&sin, sizeof(sin)) < 0)
+		fail("net", "connect");
+}
+
+static int unix_sock(int type, const char *path, bool abstract, int want)
+{
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
+	socklen_t len = offsetof(struct sockaddr_un, sun_path) + strlen(path) + (abstract ? 1 : 0);
+	int fd = socket(AF_UNIX, type, 0);
+
+	if (fd < 0)
+		fail("net", "unix socket");
+	// An abstract name starts with a NUL ("@name" in /proc/net/unix).
+	strcpy(sun.sun_path + (abstract ? 1 : 0), path);
+	if (!abstract)
+		unlink(path);
+	if (bind(fd, (struct sockaddr *)&sun, len) < 0)
+		fail("net", path);
+	if (fd != want) {
+		if (dup3(fd, want, 0) < 0)
+			fail("net", "dup3");
+		close(fd);
+	}
+	return want;
+}
+
+static void role_net(void)
+{
+	int p[2], fd;
+	pid_t child;
+	char c;
+
+	prctl(PR_SET_NAME, "kp_net", 0, 0, 0);
+	mkdir(WORK, 0755);
+	// fds 3-15, in the order of the header
+	if (listen(inet_sock(AF_INET, SOCK_STREAM, 0, "10.77.0.1", 7100, 3), 4) < 0 ||
+	    listen(inet_sock(AF_INET6, SOCK_STREAM, 0, "::", 7101, 4), 4) < 0 ||
+	    listen(inet_sock(AF_INET, SOCK_STREAM, 0, "127.0.0.1", 7102, 5), 4) < 0)
+		fail("net", "listen");
+	connect_to(inet_sock(AF_INET, SOCK_STREAM, 0, NULL, 0, 6), "127.0.0.1", 7102);
+	fd = accept(5, NULL, NULL);
+	if (fd < 0 || (fd != 7 && (dup3(fd, 7, 0) < 0 || close(fd) < 0)))
+		fail("net", "accept");
+	inet_sock(AF_INET, SOCK_DGRAM, 0, "10.77.0.1", 7103, 8);
+	connect_to(inet_sock(AF_INET, SOCK_DGRAM, 0, "127.0.0.1", 0, 9), "10.77.0.1", 7103);
+	inet_sock(AF_INET6, SOCK_DGRAM, 0, "fd77::1", 7104, 10);
+	inet_sock(AF_INET, SOCK_RAW, IPPROTO_ICMP, NULL, 0, 11);
+	inet_sock(AF_INET6, SOCK_RAW, IPPROTO_ICMPV6, NULL, 0, 12);
+	unix_sock(SOCK_DGRAM, WORK "/dgram", false, 13);
+	if (listen(unix_sock(SOCK_STREAM, "kp_abstract", true, 14), 4) < 0)
+		fail("net", "listen unix");
+	if (pipe(p) < 0)
+		fail("net", "pipe");
+	child = fork();
+	if (child < 0)
+		fail("net", "fork");
+	if (child == 0) {
+		// Keeps the UDP socket of 7103 (fd 8) only.
+		prctl(PR_SET_NAME, "kp_netchild", 0, 0, 0);
+		close(READY_FD);
+		close(p[0]);
+		for (int i = 3; i <= 14; i++)
+			if (i != 8)
+				close(i);
+		if (write(p[1], "r", 1) != 1)
+			_exit(1);
+		close(p[1]);
+		sleep_forever();
+	}
+	close(p[1]);
+	if (read(p[0], &c, 1) != 1)
+		fail("net", "child not ready");
+	close(p[0]);
+	ready("net %d\nnetchild %d\n", getpid(), child);
+	sleep_forever();
+}
+
 // ---------------------------------------------------------------- start
 
 static char **env_of(const char *role)
@@ -501,9 +661,10 @@ static int start(const char *out)
 		{"kp_proc", "ns", NULL},
 		{"kp_proc", "cgroup", NULL},
 		{"kp_proc", "userns", NULL},
+		{"kp_proc", "net", NULL},
 	};
 	const int nroles = (int)(sizeof(roles) / sizeof(roles[0]));
-	int p[2], lines = 0, want = nroles + 1; // ns also reports nschild
+	int p[2], lines = 0, want = nroles + 2; // ns and net also report their children
 	char buf[4096];
 	size_t len = 0;
 	FILE *f;
@@ -706,6 +867,192 @@ static int truth(const char *dir, const char *tag, int npids, char **pids)
 	return 0;
 }
 
+// ---------------------------------------------------------------- the system (issue 28)
+
+static FILE *out_file(const char *dir, const char *tag, const char *name)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/sys.%s.%s", dir, tag, name);
+	return fopen(path, "w");
+}
+
+// "PID INODE" of every socket in every process's fd table.
+static void sys_sockfds(FILE *f)
+{
+	struct dirent **procs;
+	int n = scandir("/proc", &procs, numeric, by_number);
+
+	for (int i = 0; i < n; i++) {
+		char path[600], target[64];
+		struct dirent **fds;
+		int m;
+
+		snprintf(path, sizeof(path), "/proc/%s/fd", procs[i]->d_name);
+		m = scandir(path, &fds, numeric, by_number);
+		for (int j = 0; j < m; j++) {
+			ssize_t len;
+			unsigned long ino;
+
+			snprintf(path, sizeof(path), "/proc/%s/fd/%s", procs[i]->d_name, fds[j]->d_name);
+			len = readlink(path, target, sizeof(target) - 1);
+			target[len < 0 ? 0 : len] = 0;
+			if (sscanf(target, "socket:[%lu]", &ino) == 1)
+				fprintf(f, "%s %lu\n", procs[i]->d_name, ino);
+			free(fds[j]);
+		}
+		if (m >= 0)
+			free(fds);
+		free(procs[i]);
+	}
+	if (n >= 0)
+		free(procs);
+}
+
+static int prefix_len(const struct sockaddr *mask)
+{
+	const unsigned char *b;
+	size_t len;
+	int bits = 0;
+
+	if (!mask)
+		return -1;
+	if (mask->sa_family == AF_INET) {
+		b = (const unsigned char *)&((const struct sockaddr_in *)mask)->sin_addr;
+		len = 4;
+	} else {
+		b = (const unsigned char *)&((const struct sockaddr_in6 *)mask)->sin6_addr;
+		len = 16;
+	}
+	for (size_t i = 0; i < len; i++)
+		bits += __builtin_popcount(b[i]);
+	return bits;
+}
+
+// The interfaces of the calling process's network namespace (see the
+// header), as that namespace answers: if_nameindex, SIOCGIF* ioctls on a
+// socket of it, getifaddrs (netlink) and /proc/self/net/dev.
+static void sys_ifaces_here(FILE *f)
+{
+	struct if_nameindex *ifs = if_nameindex();
+	struct ifaddrs *addrs = NULL;
+	struct stat st;
+	char line[512];
+	int s = socket(AF_INET, SOCK_DGRAM, 0);
+	FILE *dev;
+
+	if (stat("/proc/self/ns/net", &st) == 0)
+		fprintf(f, "netns %lu\n", (unsigned long)st.st_ino);
+	for (struct if_nameindex *i = ifs; i && i->if_index; i++) {
+		struct ifreq r;
+		unsigned flags = 0, mtu = 0;
+		const unsigned char *mac;
+
+		memset(&r, 0, sizeof(r));
+		snprintf(r.ifr_name, sizeof(r.ifr_name), "%s", i->if_name);
+		if (ioctl(s, SIOCGIFFLAGS, &r) == 0)
+			flags = (unsigned short)r.ifr_flags;
+		if (ioctl(s, SIOCGIFMTU, &r) == 0)
+			mtu = (unsigned)r.ifr_mtu;
+		if (ioctl(s, SIOCGIFHWADDR, &r) < 0)
+			memset(&r.ifr_hwaddr, 0, sizeof(r.ifr_hwaddr));
+		mac = (const unsigned char *)r.ifr_hwaddr.sa_data;
+		fprintf(f, "if %u %s 0x%x %u %02x:%02x:%02x:%02x:%02x:%02x\n", i->if_index, i->if_name, flags, mtu,
+			mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
+	}
+	if (getifaddrs(&addrs) == 0)
+		for (struct ifaddrs *a = addrs; a; a = a->ifa_next) {
+			char buf[INET6_ADDRSTRLEN];
+			const void *at;
+
+			if (!a->ifa_addr || (a->ifa_addr->sa_family != AF_INET && a->ifa_addr->sa_family != AF_INET6))
+				continue;
+			at = a->ifa_addr->sa_family == AF_INET
+				     ? (const void *)&((struct sockaddr_in *)a->ifa_addr)->sin_addr
+				     : (const void *)&((struct sockaddr_in6 *)a->ifa_addr)->sin6_addr;
+			if (inet_ntop(a->ifa_addr->sa_family, at, buf, sizeof(buf)))
+				fprintf(f, "addr %s %s/%d\n", a->ifa_name, buf, prefix_len(a->ifa_netmask));
+		}
+	if (addrs)
+		freeifaddrs(addrs);
+	// "  NAME: RX_BYTES RX_PACKETS errs drop fifo frame compressed
+	// multicast TX_BYTES TX_PACKETS ..." (net/core/net-procfs.c)
+	if ((dev = fopen("/proc/self/net/dev", "r"))) {
+		while (fgets(line, sizeof(line), dev)) {
+			char name[64];
+			unsigned long long v[10];
+
+			if (sscanf(line, " %63[^:]: %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu", name, &v[0],
+				   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]) == 11)
+				fprintf(f, "stats %s %llu %llu %llu %llu\n", name, v[0], v[1], v[8], v[9]);
+		}
+		fclose(dev);
+	}
+	if (ifs)
+		if_freenameindex(ifs);
+	if (s >= 0)
+		close(s);
+}
+
+// The same for the network namespace of pid (0: this process's), in a
+// child that enters it.
+static void sys_ifaces(FILE *f, int pid)
+{
+	char path[64];
+	pid_t child;
+	int fd;
+
+	fflush(f);
+	if (!pid) {
+		sys_ifaces_here(f);
+		return;
+	}
+	child = fork();
+	if (child == 0) {
+		snprintf(path, sizeof(path), "/proc/%d/ns/net", pid);
+		fd = open(path, O_RDONLY);
+		if (fd < 0 || setns(fd, CLONE_NEWNET) < 0) {
+			fprintf(f, "error %s: %s\n", path, strerror(errno));
+			_exit(1);
+		}
+		sys_ifaces_here(f);
+		fflush(f);
+		_exit(0);
+	}
+	if (child > 0)
+		waitpid(child, NULL, 0);
+}
+
+static int sys(const char *dir, const char *tag, int npids, char **pids)
+{
+	static const char *const net[] = {"tcp", "tcp6", "udp", "udp6", "raw", "raw6", "unix"};
+	char from[64], to[4096];
+	FILE *f;
+
+	for (size_t i = 0; i < sizeof(net) / sizeof(net[0]); i++) {
+		snprintf(from, sizeof(from), "/proc/net/%s", net[i]);
+		snprintf(to, sizeof(to), "%s/sys.%s.net-%s", dir, tag, net[i]);
+		copy_file(from, to);
+	}
+	if ((f = out_file(dir, tag, "sockfds"))) {
+		sys_sockfds(f);
+		fclose(f);
+	}
+	if ((f = out_file(dir, tag, "ifaces"))) {
+		sys_ifaces(f, 0);
+		for (int i = 0; i < npids; i++)
+			sys_ifaces(f, atoi(pids[i]));
+		fclose(f);
+	}
+	snprintf(to, sizeof(to), "%s/sys.%s.interrupts", dir, tag);
+	copy_file("/proc/interrupts", to);
+	snprintf(to, sizeof(to), "%s/sys.%s.slabinfo", dir, tag);
+	copy_file("/proc/slabinfo", to);
+	snprintf(to, sizeof(to), "%s/sys.%s.meminfo", dir, tag);
+	copy_file("/proc/meminfo", to);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *role = argc > 1 ? argv[1] : "";
@@ -714,8 +1061,10 @@ int main(int argc, char **argv)
 		return start(argv[2]);
 	if (!strcmp(role, "truth") && argc >= 4)
 		return truth(argv[2], argv[3], argc - 4, argv + 4);
+	if (!strcmp(role, "sys") && argc >= 4)
+		return sys(argv[2], argv[3], argc - 4, argv + 4);
 	if (fcntl(READY_FD, F_GETFD) < 0) {
-		fprintf(stderr, "usage: kp_proc start OUT | kp_proc truth DIR TAG PID...\n");
+		fprintf(stderr, "usage: kp_proc start OUT | kp_proc truth DIR TAG PID... | kp_proc sys DIR TAG [NSPID...]\n");
 		return 2;
 	}
 	if (!strcmp(role, "args"))
@@ -736,6 +1085,8 @@ int main(int argc, char **argv)
 		role_cgroup();
 	else if (!strcmp(role, "userns"))
 		role_userns();
+	else if (!strcmp(role, "net"))
+		role_net();
 	errno = EINVAL;
 	fail(role, "unknown role");
 	return 1;

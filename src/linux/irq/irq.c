@@ -11,7 +11,15 @@
 // Per-CPU counts: desc->kstat_irqs, an unsigned int per CPU until 6.9, a
 // struct irqstat (its cnt) from 6.10 (86d2a2f51fba, "genirq: Avoid
 // summation loops for /proc/interrupts").
+// What /proc/interrupts hides: a descriptor without a handler, or whose
+// handler is the chained_action placeholder (irq_desc_is_chained()), and
+// no count; and since 5.11 ("genirq: Allow interrupts to be excluded from
+// /proc/interrupts", used by arm64 for its IPIs, which it prints as IPI0..)
+// every descriptor with IRQ_HIDDEN in its settings (irq_settings_is_hidden()).
+// A chip may print its own name (irq_print_chip(), GICv2's "GIC-0" since
+// 6.0): kpeek names the function, it cannot run it.
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,7 +36,7 @@
 #define MAX_CPUS 8192		// CONFIG_NR_CPUS of MAXSMP
 #define NAME_MAX 64
 
-enum { D_IRQ, D_HWIRQ, D_CHIP, D_DOMAIN, D_KSTAT, D_ACTION, D_NAME, D_N };
+enum { D_IRQ, D_HWIRQ, D_CHIP, D_DOMAIN, D_KSTAT, D_ACTION, D_NAME, D_STATUS, D_N };
 static const struct kp_member_spec desc_members[D_N] = {
 	[D_IRQ] = { .name = "irq_data.irq" },
 	[D_HWIRQ] = { .name = "irq_data.hwirq" },
@@ -37,9 +45,14 @@ static const struct kp_member_spec desc_members[D_N] = {
 	[D_KSTAT] = { .name = "kstat_irqs" },
 	[D_ACTION] = { .name = "action" },
 	[D_NAME] = { .name = "name" },
+	[D_STATUS] = { .name = "status_use_accessors" },
 };
 static const struct kp_struct_spec desc_spec = KP_STRUCT_SPEC("struct irq_desc", desc_members);
-static const struct kp_member_spec chip_members[] = { { .name = "name" } };
+enum { C_NAME, C_PRINT, C_N };
+static const struct kp_member_spec chip_members[C_N] = {
+	[C_NAME] = { .name = "name" },
+	[C_PRINT] = { .name = "irq_print_chip" },
+};
 static const struct kp_struct_spec chip_spec = KP_STRUCT_SPEC("struct irq_chip", chip_members);
 enum { A_NEXT, A_NAME, A_N };
 static const struct kp_member_spec action_members[A_N] = {
@@ -59,12 +72,14 @@ struct kp_irq_iter {
 	const struct kp_struct_layout *dl, *cl, *al;
 	uint64_t cnt_off;		// of the count in a CPU's kstat_irqs entry
 	uint32_t ncpus, nr_irqs;
+	uint64_t hidden_bit;		// IRQ_HIDDEN (5.11+); 0 before
+	uint64_t chained_action;	// &chained_action; 0 if unknown
 	struct entry *e;		// the descriptors, in IRQ order
 	size_t n, cap, next;
 	struct kp_irq irq;
 	uint64_t *counts;
 	bool *possible;			// per CPU below nr_cpu_ids
-	char chip[NAME_MAX], handler[NAME_MAX];
+	char chip[NAME_MAX], handler[NAME_MAX], chip_print[NAME_MAX];
 	char (*names)[NAME_MAX];
 	const char **actions;
 	struct kp_lx_walk walk;
@@ -138,12 +153,16 @@ static struct kp_error *setup(struct kp_irq_iter *it)
 	uint32_t nr;
 	// total_nr_irqs since 6.13 (irq_get_nr_irqs() reads it).
 	if (!kp_symbol_find(it->k, "nr_irqs", &s) && !kp_symbol_find(it->k, "total_nr_irqs", &s))
-		return kp_error_create(KP_ERR_NOT_FOUND, "no symbol 'nr_irqs' (or 'total_nr_irqs')");
+		return kp_kernel_no_symbol(it->k, "no symbol 'nr_irqs' (or 'total_nr_irqs')");
 	if ((err = kp_read_u32(it->k, s.address, &nr)))
 		return kp_error_prefix(err, "nr_irqs");
 	if (nr > MAX_IRQS)
 		return kp_error_create(KP_ERR_FORMAT, "nr_irqs is %u, above %u (corrupt?)", nr, MAX_IRQS);
 	it->nr_irqs = nr;
+	if (kp_kernel_enum_value(it->k, "IRQ_HIDDEN", &it->hidden_bit) && !it->hidden_bit)
+		return kp_error_create(KP_ERR_FORMAT, "IRQ_HIDDEN is 0 in the kernel's BTF");
+	if (kp_symbol_find(it->k, "chained_action", &s))
+		it->chained_action = s.address;
 	it->ncpus = kp_kernel_nr_cpu_ids(it->k);
 	if (!it->ncpus || it->ncpus > MAX_CPUS)
 		return kp_error_create(KP_ERR_FORMAT, "nr_cpu_ids is %u (unreadable or corrupt)", it->ncpus);
@@ -223,6 +242,34 @@ static struct kp_error *read_counts(struct kp_irq_iter *it, uint64_t kstat)
 	return NULL;
 }
 
+// The chip's name and the function that prints it instead, if any.
+static struct kp_error *read_chip(struct kp_irq_iter *it, uint64_t chip)
+{
+	struct kp_irq *q = &it->irq;
+	uint8_t buf[512];
+	it->chip[0] = it->handler[0] = it->chip_print[0] = '\0';
+	q->chip = NULL;
+	q->chip_print = NULL;
+	if (!chip)
+		return NULL;
+	struct kp_error *err = kp_kernel_read_struct(it->k, it->cl, chip, buf, sizeof(buf));
+	if (err)
+		return kp_error_prefix(err, "irq_chip");
+	uint64_t cname = kp_layout_u64(it->cl, buf, C_NAME), print = kp_layout_u64(it->cl, buf, C_PRINT);
+	if (cname && (err = rdname(it->k, cname, it->chip, "irq_chip name")))
+		return err;
+	q->chip = cname ? it->chip : "-";
+	struct kp_symbol s;
+	if (print) {
+		if (!kp_ok(kp_symbol_by_address(it->k, print, &s)) || s.address != print)
+			snprintf(it->chip_print, sizeof(it->chip_print), "0x%" PRIx64, print);
+		else
+			snprintf(it->chip_print, sizeof(it->chip_print), "%s", s.name);
+		q->chip_print = it->chip_print;
+	}
+	return NULL;
+}
+
 static struct kp_error *decode(struct kp_irq_iter *it, const struct entry *e)
 {
 	const struct kp_struct_layout *l = it->dl;
@@ -239,19 +286,18 @@ static struct kp_error *decode(struct kp_irq_iter *it, const struct entry *e)
 				       ", found at %" PRIu64 " (corrupt?)", e->desc, irq, e->irq);
 	q->hwirq = kp_layout_u64(l, buf, D_HWIRQ);
 	q->has_hwirq = kp_layout_u64(l, buf, D_DOMAIN) != 0;	// printed only with a domain
-	uint64_t chip = kp_layout_u64(l, buf, D_CHIP), name = kp_layout_u64(l, buf, D_NAME), cname = 0;
-	if (chip && (err = kp_read_u64(it->k, chip + kp_layout_off(it->cl, 0), &cname)))
-		return kp_error_prefix(err, "irq_chip at 0x%" PRIx64, chip);
-	it->chip[0] = it->handler[0] = '\0';
-	if (cname && (err = rdname(it->k, cname, it->chip, "irq_chip name")))
+	uint64_t action = kp_layout_u64(l, buf, D_ACTION), status = kp_layout_u64(l, buf, D_STATUS);
+	q->hidden = (status & it->hidden_bit) != 0;
+	q->chained = action && action == it->chained_action;
+	uint64_t name = kp_layout_u64(l, buf, D_NAME);
+	if ((err = read_chip(it, kp_layout_u64(l, buf, D_CHIP))))
 		return err;
-	q->chip = !chip ? NULL : cname ? it->chip : "-";
 	if (name && (err = rdname(it->k, name, it->handler, "irq_desc name")))
 		return err;
 	q->handler = name ? it->handler : NULL;
 	if ((err = read_counts(it, kp_layout_u64(l, buf, D_KSTAT))))
 		return err;
-	return read_actions(it, kp_layout_u64(l, buf, D_ACTION));
+	return read_actions(it, action);
 }
 
 struct kp_error *kp_irq_iter_next(struct kp_irq_iter *it, const struct kp_irq **ret)
@@ -286,4 +332,9 @@ void kp_irq_iter_destroy(struct kp_irq_iter *it)
 	free(it->names);
 	free(it->actions);
 	free(it);
+}
+
+bool kp_irq_shown(const struct kp_irq *q)
+{
+	return !q->hidden && ((q->nactions && !q->chained) || q->total);
 }

@@ -348,8 +348,7 @@ struct kp_error *kp_meminfo_create(struct kp_kernel *k, struct kp_meminfo **ret)
 {
 	struct kp_symbol ns, zs;
 	if (!kp_symbol_find(k, "vm_node_stat", &ns) || !kp_symbol_find(k, "vm_zone_stat", &zs))
-		return kp_error_create(KP_ERR_NOT_FOUND, "no vm_node_stat/vm_zone_stat symbols (kallsyms "
-				       "without variables?): the memory counters are unknown");
+		return kp_kernel_no_symbol(k, "no symbols 'vm_node_stat' and 'vm_zone_stat' (the memory counters)");
 	struct kp_meminfo *o = calloc(1, sizeof(*o) + MAX_ITEMS * sizeof(o->items[0]));
 	if (!o)
 		return &kp_enomem;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/kernel.h"
 #include "core/layout.h"
 #include "linux/lib/list.h"
 #include "linux/lib/walk.h"
@@ -144,7 +145,7 @@ struct kp_error *kp_slab_iter_create(struct kp_kernel *k, struct kp_slab_iter **
 	uint32_t nodes = 1;
 	struct kp_error *err = NULL;
 	if (!kp_symbol_find(k, "slab_caches", &sym))
-		err = kp_error_create(KP_ERR_NOT_FOUND, "no slab_caches symbol (kallsyms without variables?)");
+		err = kp_kernel_no_symbol(k, "no symbol 'slab_caches'");
 	if (!err && !(err = kp_kernel_layout(k, &cache_spec, &it->cl)) &&
 	    !(err = kp_kernel_layout(k, &node_spec, &it->nl)) && !(err = kp_kernel_layout(k, &slab_spec, &it->sl)) &&
 	    !it->sl->present)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/kernel.h"
 #include "core/layout.h"
 #include "linux/lib/list.h"
 #include "linux/lib/walk.h"
@@ -81,7 +82,7 @@ static struct kp_error *collect(struct kp_netdev_iter *it)
 	uint64_t node;
 	bool done;
 	if (!kp_symbol_find(it->k, "net_namespace_list", &sym))
-		return kp_error_create(KP_ERR_NOT_FOUND, "no net_namespace_list symbol (kallsyms without variables?)");
+		return kp_kernel_no_symbol(it->k, "no symbol 'net_namespace_list'");
 	struct kp_error *err = kp_lx_list_iter_create(it->k, sym.address, 0, "net_namespace_list", &list);
 	if (err)
 		return err;

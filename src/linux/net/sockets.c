@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/kernel.h"
 #include "core/layout.h"
 #include "linux/lib/hlist.h"
 #include "linux/lib/list.h"
@@ -123,7 +124,7 @@ static struct kp_error *tcp(struct kp_socket_iter *it)
 	uint8_t buf[128];
 	struct kp_error *err;
 	if (!kp_symbol_find(it->k, "tcp_hashinfo", &sym))
-		return kp_error_create(KP_ERR_NOT_FOUND, "no tcp_hashinfo symbol (kallsyms without variables?)");
+		return kp_kernel_no_symbol(it->k, "no symbol 'tcp_hashinfo'");
 	if ((err = kp_kernel_layouts(it->k, specs, 3, l)) ||
 	    (err = kp_kernel_read_struct(it->k, l[0], sym.address, buf, sizeof(buf))))
 		return err;

@@ -280,7 +280,7 @@ struct kp_error *kp_runq_iter_create(struct kp_kernel *k, struct kp_runq_iter **
 	}
 	if (!(it->ncpus = kp_kernel_nr_cpu_ids(k))) {
 		kp_runq_iter_destroy(it);
-		return kp_error_create(KP_ERR_NOT_FOUND, "nr_cpu_ids cannot be read: which CPUs exist is unknown");
+		return kp_kernel_no_symbol(k, "nr_cpu_ids cannot be read: which CPUs exist is unknown");
 	}
 	*ret = it;
 	return NULL;

@@ -37,5 +37,6 @@
 # page checks), sources (the command list, a guest's jobs), and one module
 # of checks per area: symbols, tasks, modules, dmesg, bt, console (the
 # console's crash output), panic, checks (kpeek check), process (one process
-# in depth: the processes of ../kp_proc.c), errors. The rig
+# in depth: the processes of ../kp_proc.c), system (memory, slab caches,
+# network, sockets, run queues, IRQs), errors. The rig
 # (../rig.py) boots the guests; the guest's own view is parsed by ../truth.py.

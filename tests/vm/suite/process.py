@@ -84,7 +84,8 @@ class Workload:
                 self.roles[p[0]] = int(p[1])
             else:
                 self.why = "kp_proc start: %s" % line
-        want = {"args", "title", "retitle", "files", "cred", "caps", "ns", "nschild", "cgroup", "userns"}
+        want = {"args", "title", "retitle", "files", "cred", "caps", "ns", "nschild", "cgroup", "userns",
+                "net", "netchild"}
         if not self.why and set(self.roles) != want:
             self.why = "kp_proc start reported %s, not %s" % (sorted(self.roles), sorted(want))
         # Every PID the guest's readings cover (PID 1, the roles, kp_threads),

@@ -14,6 +14,7 @@ from .modules import ck_list_modules, ck_lsmod
 from .panic import ck_no_panic, ck_panic
 from .process import process_checks
 from .symbols import ck_diff_jiffies, ck_info_format, ck_info_levels, ck_info_value, ck_print_jiffies, ck_print_nr_cpu_ids, ck_print_string, ck_rd_banner, ck_sym, ck_sym_list, ck_sym_module, ck_vtop, ck_watch, module_function
+from .system import system_checks
 from .tasks import ck_loadavg, ck_ps
 
 
@@ -64,6 +65,8 @@ def command_checks(run, source):
         c.append(("info-format", ["info"], ck_info_format(source)))
     # One process in depth: the workload of tests/vm/kp_proc.c.
     c += process_checks(run, source)
+    # The system: the workload of tests/vm/init net_workload and kp_proc's net role.
+    c += system_checks(run, source)
     return c
 
 
