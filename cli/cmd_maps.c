@@ -49,13 +49,14 @@ static void line(struct out *o, const struct kp_vma *v, bool json)
 		out_end_object(o);
 		return;
 	}
-	// show_vma_header_prefix(), then the name padded to column 73
-	// (seq_setwidth(25 + sizeof(void *) * 6 - 1) and seq_pad(' ')).
+	// show_vma_header_prefix(), then the name at column 73: seq_setwidth(25
+	// + sizeof(void *) * 6 - 1) pads the line to 72 characters and
+	// seq_pad(m, ' ') adds the ' ' after the padding, always.
 	char head[128];
 	int n = snprintf(head, sizeof(head), "%08" PRIx64 "-%08" PRIx64 " %s %08" PRIx64 " %s %" PRIu64 " ",
 			 v->start, v->end, v->perms, v->offset, dev, v->inode);
 	if (v->path[0])
-		out_text(o, "%s%*s%s\n", head, n < 72 ? 72 - n : 0, "", v->path);
+		out_text(o, "%s%*s %s\n", head, n < 72 ? 72 - n : 0, "", v->path);
 	else
 		out_text(o, "%s\n", head);
 }

@@ -96,6 +96,7 @@ struct elf_state {
 	Elf64_Phdr *ph;
 	uint64_t phnum;
 	bool has_virt;
+	bool live;		// /proc/kcore
 };
 
 static struct kp_error *read_notes(struct elf_state *st, struct kp_source *src)
@@ -187,6 +188,27 @@ static struct kp_error *add_load(struct elf_state *st, uint64_t i, bool use_padd
 	return NULL;
 }
 
+// Whether load i's physical range is an alias inside another load's:
+// /proc/kcore's KCORE_TEXT segment (the kernel image, _text.._end) maps
+// physical memory that a KCORE_RAM segment (the linear map) maps too, and
+// arm64 unmaps the image's __init part once it is freed (free_initmem()),
+// after which kcore reads zeros there while the linear map shows what the
+// pages hold now (user pages, slabs). Physical reads go through the RAM one.
+static bool physical_alias(const struct elf_state *st, uint64_t i)
+{
+	const Elf64_Phdr *p = &st->ph[i];
+	for (uint64_t j = 0; j < st->phnum; j++) {
+		const Elf64_Phdr *q = &st->ph[j];
+		if (j == i || q->p_type != PT_LOAD || q->p_paddr == UINT64_MAX ||
+		    q->p_paddr + q->p_filesz < q->p_paddr)
+			continue;
+		if (q->p_paddr <= p->p_paddr && p->p_paddr + p->p_filesz <= q->p_paddr + q->p_filesz &&
+		    (q->p_filesz > p->p_filesz || j < i))
+			return true;
+	}
+	return false;
+}
+
 static struct kp_error *add_loads(struct elf_state *st)
 {
 	// Physical addresses: kcore writes (u64)-1 where there is none (vmalloc,
@@ -204,7 +226,8 @@ static struct kp_error *add_loads(struct elf_state *st)
 			continue;
 		bool use_paddr = p->p_paddr != UINT64_MAX &&
 				 !(p->p_paddr == 0 && is_kernel_vaddr(p->p_vaddr) &&
-				   zero_paddr_virt > 1);
+				   zero_paddr_virt > 1) &&
+				 !(st->live && p->p_paddr + p->p_filesz >= p->p_paddr && physical_alias(st, i));
 		struct kp_error *err = add_load(st, i, use_paddr);
 		if (err)
 			return err;
@@ -293,6 +316,7 @@ static struct kp_error *elf_open(struct kp_file *file, struct kp_memory *mem,
 
 	struct kp_source tmp = {0};
 	tmp.live = strcmp(path, KCORE_PATH) == 0;
+	st.live = tmp.live;
 	err = read_notes(&st, &tmp);
 	if (!err)
 		err = add_lost(&st, &tmp);

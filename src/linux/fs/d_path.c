@@ -7,7 +7,10 @@
 // not a root is a file unlinked while open: " (deleted)". Dentries of
 // pipefs, sockfs and the anonymous-inode file system have no path: their
 // d_dname() names them ("pipe:[INO]", "socket:[INO]", "anon_inode:NAME");
-// kpeek tells them by their superblock's magic.
+// kpeek tells them by their superblock's magic. A file of alloc_file_pseudo()
+// (memfd_create(), shmem_file_setup()) has a dentry that is its own parent
+// and not its mount's root, named by simple_dname(): "/NAME (deleted)";
+// kpeek tells it by its d_op->d_dname.
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,7 +26,7 @@
 #define NAME_MAX 255
 #define MAX_DEPTH (KP_LX_PATH_MAX / 2)	// components of a path: "/a" each
 
-enum { D_PARENT, D_NAME_LEN, D_NAME, D_HASH_PPREV, D_INODE, D_SB, D_N };
+enum { D_PARENT, D_NAME_LEN, D_NAME, D_HASH_PPREV, D_INODE, D_SB, D_OP, D_N };
 static const struct kp_member_spec dentry_members[D_N] = {
 	[D_PARENT] = { .name = "d_parent" },
 	[D_NAME_LEN] = { .name = "d_name.len" },
@@ -31,6 +34,8 @@ static const struct kp_member_spec dentry_members[D_N] = {
 	[D_HASH_PPREV] = { .name = "d_hash.pprev" },
 	[D_INODE] = { .name = "d_inode" },
 	[D_SB] = { .name = "d_sb" },
+	// Every kernel has it; the synthetic kernel of the unit tests does not.
+	[D_OP] = { .name = "d_op", .flags = KP_MEMBER_OPTIONAL },
 };
 static const struct kp_struct_spec dentry_spec = KP_STRUCT_SPEC("struct dentry", dentry_members);
 enum { M_MNT, M_PARENT, M_MOUNTPOINT, M_N };
@@ -47,6 +52,8 @@ static const struct kp_member_spec sb_members[SB_N] = {
 	[SB_MAGIC] = { .name = "s_magic" }, [SB_DEV] = { .name = "s_dev" },
 };
 static const struct kp_struct_spec sb_spec = KP_STRUCT_SPEC("struct super_block", sb_members);
+static const struct kp_member_spec dops_members[] = { { .name = "d_dname" } };
+static const struct kp_struct_spec dops_spec = KP_STRUCT_SPEC("struct dentry_operations", dops_members);
 static const struct kp_member_spec inode_members[] = { { .name = "i_ino" } };
 static const struct kp_struct_spec inode_spec = KP_STRUCT_SPEC("struct inode", inode_members);
 enum { T_FS, T_N };
@@ -126,7 +133,7 @@ struct kp_error *kp_lx_dentry_inode(struct kp_kernel *k, uint64_t dentry, uint32
 
 // One dentry's name and links.
 struct dentry {
-	uint64_t parent, name, inode, sb;
+	uint64_t parent, name, inode, sb, op;
 	uint32_t len;
 	bool unhashed;
 };
@@ -146,6 +153,7 @@ static struct kp_error *read_dentry(struct kp_kernel *k, const struct layouts *l
 	ret->len = (uint32_t)kp_layout_u64(d, buf, D_NAME_LEN);
 	ret->inode = kp_layout_u64(d, buf, D_INODE);
 	ret->sb = kp_layout_u64(d, buf, D_SB);
+	ret->op = kp_layout_u64(d, buf, D_OP);
 	ret->unhashed = !kp_layout_u64(d, buf, D_HASH_PPREV);
 	if (ret->len > NAME_MAX)
 		return kp_error_create(KP_ERR_FORMAT, "dentry at 0x%" PRIx64 ": a name of %u bytes (corrupt?)",
@@ -179,6 +187,28 @@ static bool pseudo_name(struct kp_kernel *k, const struct layouts *l, const stru
 	return false;
 }
 
+// "/NAME (deleted)" for the dentry at at of alloc_file_pseudo(): its own
+// parent, not the root of its mount vfsmnt, and its d_op->d_dname is
+// simple_dname() (fs/d_path.c d_path() asks d_dname then); false otherwise.
+static bool simple_dname(struct kp_kernel *k, const struct layouts *l, uint64_t vfsmnt, uint64_t at,
+			 const struct dentry *d, char *buf, size_t size)
+{
+	static const struct kp_struct_spec *const specs[] = { &dops_spec };
+	const struct kp_struct_layout *ops;
+	struct kp_symbol sym;
+	uint64_t mnt_root, dname;
+	char name[NAME_MAX + 1];
+	if (d->parent != at || !d->op || !kp_ok(kp_kernel_layouts(k, specs, 1, &ops)) ||
+	    !kp_ok(kp_read_u64(k, vfsmnt + kp_layout_off(l->vfsmount, 0), &mnt_root)) || mnt_root == at ||
+	    !kp_ok(kp_read_u64(k, d->op + kp_layout_off(ops, 0), &dname)) || !dname ||
+	    !kp_symbol_find(k, "simple_dname", &sym) || sym.address != dname ||
+	    (d->len && !kp_ok(kp_read(k, KP_VIRT, d->name, name, d->len))))
+		return false;
+	name[d->len] = '\0';
+	snprintf(buf, size, "/%s (deleted)", name);
+	return true;
+}
+
 // Prepends "/" and name (len bytes at address name) to the path that ends
 // at buf + size, *at its start.
 static struct kp_error *prepend(struct kp_kernel *k, char *buf, size_t *at, uint64_t name,
@@ -205,7 +235,7 @@ static struct kp_error *path_from(struct kp_kernel *k, const struct kp_lx_root *
 	struct kp_error *err = layouts(k, &l);
 	if (err || (err = read_dentry(k, &l, dentry, &first)))
 		return err;
-	if (pseudo_name(k, &l, &first, ret, size)) {
+	if (pseudo_name(k, &l, &first, ret, size) || simple_dname(k, &l, vfsmnt, dentry, &first, ret, size)) {
 		*reached_ret = true;
 		return NULL;
 	}

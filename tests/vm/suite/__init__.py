@@ -41,6 +41,7 @@
 # helpers, Ctx), guest, rootkit, kdump (the guests), dumps (host-made dumps,
 # page checks), sources (the command list, a guest's jobs), and one module
 # of checks per area: symbols, tasks, modules, dmesg, bt, console (the
-# console's crash output), panic, checks (kpeek check), errors, taints
-# (the taint mask), corrupt (damaged dumps), churn (live churn). The rig
+# console's crash output), panic, checks (kpeek check), process (one process
+# in depth: the processes of ../kp_proc.c), errors, taints (the taint mask),
+# corrupt (damaged dumps), churn (live churn). The rig
 # (../rig.py) boots the guests; the guest's own view is parsed by ../truth.py.
