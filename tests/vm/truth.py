@@ -107,7 +107,7 @@ def stacks(files, name):
 
 
 class Stamp:
-    """/proc/loadavg and jiffies at one moment."""
+    """/proc/loadavg, jiffies and the kernel's taint mask at one moment."""
 
     def __init__(self, files, name):
         v = {}
@@ -124,6 +124,8 @@ class Stamp:
             self.jiffies = int(v.get("jiffies", ""))
         except ValueError:
             raise TruthError("%s: no jiffies (%r)" % (name, v))
+        # /proc/sys/kernel/tainted (None in files written before it was kept)
+        self.tainted = int(v["tainted"]) if v.get("tainted", "").isdigit() else None
 
 
 def cpu_count(files):

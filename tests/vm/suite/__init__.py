@@ -23,6 +23,11 @@
 #                 syscall hook written by the rig: check syscalls must flag it
 #   panic         the ELF dump of the first guest after sysrq c
 #   elf-novmci+elf  kpeek diff of the two ELF dumps
+# and on the first guest of some kernels:
+#   elf-damaged   copies of the elf dump, each damaged once (corrupt.py:
+#                 5.10, 6.1, 7.2, 7.2-arm64); kdump-d31:snapshot-* there too
+#   live-churn    kpeek live while tasks, threads and a module come and go
+#                 (churn.py: 6.1, 7.2-arm64)
 # and in guests of their own (KERNEL:rootkit:SOURCE, KERNEL:kdump:SOURCE):
 #   rootkit live/elf/kdump-flat/panic   the test rootkit (tests/vm/modules),
 #                 where it can be built (6.1)
@@ -38,5 +43,6 @@
 # of checks per area: symbols, tasks, modules, dmesg, bt, console (the
 # console's crash output), panic, checks (kpeek check), process (one process
 # in depth: the processes of ../kp_proc.c), system (memory, slab caches,
-# network, sockets, run queues, IRQs), errors. The rig
+# network, sockets, run queues, IRQs), errors, taints (the taint mask),
+# corrupt (damaged dumps), churn (live churn). The rig
 # (../rig.py) boots the guests; the guest's own view is parsed by ../truth.py.

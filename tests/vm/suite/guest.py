@@ -11,6 +11,7 @@ import time
 import rig
 import truth as T
 
+from . import churn
 from .common import Ctx, PAGING, READY_TIMEOUT, notes, timed, timings
 from .dumps import reassemble
 
@@ -91,6 +92,7 @@ class GuestRun:
             timed("%s live kpeek commands in the guest" % self.name, t1)
             if not self.check("boot", ok, g.dead or ""):
                 return
+            churn.start(self, g)  # kpeek live while tasks come and go (some kernels)
             t1 = time.monotonic()
             # Before qemu_fw_cfg is loaded QEMU has no VMCOREINFO to write.
             self.dump_set(g, "s0", [("elf-novmci", None)])

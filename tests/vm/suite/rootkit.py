@@ -9,6 +9,7 @@ import time
 
 import rig
 
+from . import churn
 from .bt import ck_module_frames, ck_panic_bt
 from .checks import check_doc, findings, num
 from .common import CHECKS, READY_TIMEOUT, timed
@@ -57,6 +58,7 @@ class RootkitRun:
             if not self.check("load", ok and "rc=0" in g.vals().get("rootkit:insmod", ""),
                               "insmod: %s %s" % (g.vals().get("rootkit:insmod"), g.dead or "")):
                 return
+            churn.start_rootkit(self, g)  # check live while tasks come and go
             g.hmp("stop")
             for source, flag in (("elf", None), ("kdump-flat", "-z")):
                 path = os.path.join(rig.BUILD, "%s.%s.core" % (self.name, source))
@@ -131,7 +133,7 @@ class RootkitRun:
             why = (None, "", "no dump of kp_crash's panic (see the rig checks)")
             jobs.append((name + ":panic-summary", None, lambda res, c: (False, res[2]), None, why))
             jobs.append((name + ":bt-panic", None, lambda res, c: (False, res[2]), None, why))
-        return jobs
+        return jobs + churn.rootkit_jobs(self)
 
 
 def ck_rootkit(run, name):

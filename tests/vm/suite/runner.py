@@ -13,7 +13,9 @@ import rig
 import truth as T
 
 from .checks import patch_syscalls
+from .churn import churn_jobs
 from .common import HERE, notes, timed, timings
+from .corrupt import corrupt_jobs
 from .dumps import derive, makedumpfile_compressors
 from .errors import error_jobs
 from .guest import GuestRun
@@ -108,6 +110,7 @@ def main():
                     results.report(name, (ok, detail))
                 t0 = time.monotonic()
                 jobs = guest_jobs(r, kpeek, pool, compressors)
+                jobs += churn_jobs(r) + corrupt_jobs(r, kpeek, pool)
                 if i == 0:
                     jobs += error_jobs(r, kpeek, pool)
                 finish(jobs, results)

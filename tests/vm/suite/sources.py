@@ -15,6 +15,7 @@ from .panic import ck_no_panic, ck_panic
 from .process import process_checks
 from .symbols import ck_diff_jiffies, ck_info_format, ck_info_levels, ck_info_value, ck_print_jiffies, ck_print_nr_cpu_ids, ck_print_string, ck_rd_banner, ck_sym, ck_sym_list, ck_sym_module, ck_vtop, ck_watch, module_function
 from .system import system_checks
+from .taints import ck_taint
 from .tasks import ck_loadavg, ck_ps
 
 
@@ -55,6 +56,7 @@ def command_checks(run, source):
           ("dmesg", ["dmesg", "-r"], ck_dmesg),
           ("check", ["check", "--json"], ck_check_clean(run)),
           ("panic-none", ["panic", "--json"], ck_no_panic),
+          ("taint", ["panic", "--json"], ck_taint),
           ("bt-all", ["bt", "--all", "--json"], ck_bt_all)]
     if live:
         c += [("watch-jiffies", None, ck_watch),
@@ -83,7 +85,7 @@ def guest_jobs(r, kpeek, pool, compressors):
         fail_all("live", "the guest wrote no files (see the rig checks)")
     else:
         for tag, args, ck in command_checks(r, "live"):
-            block = "info" if tag.startswith("info") else tag
+            block = "info" if tag.startswith("info") else "panic-none" if tag == "taint" else tag
             try:
                 ctx = r.live_ctx(block)
             except T.TruthError as e:
