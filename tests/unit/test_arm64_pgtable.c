@@ -204,6 +204,26 @@ static void check_user(const struct config *c)
 	CHECK_ERR(kp_arm64_pgtable_walk(t.pt, va | (1ULL << 63), &v), KP_ERR_INVALID, "TTBR0 range");
 	// And a kernel walker refuses the user address.
 	CHECK_ERR(walk(&t, va, &v), KP_ERR_INVALID, "is not a kernel address");
+	// A top table smaller than a page comes from pgd_cache (PGD_SIZE:
+	// 128 bytes with 4K/52-bit LPA2, 16 with 16K/48-bit): mm->pgd is
+	// aligned to its size only. Moved to the second such slot of a page
+	// that holds nothing else, the walk must start there, not at the page.
+	unsigned bits = c->page_shift - 3;
+	uint64_t top_bytes = 8ULL << ((c->va_bits - c->page_shift - 1) % bits + 1);
+	if (top_bytes < page) {
+		uint64_t root = 5 * TABLE_STRIDE + top_bytes;
+		memcpy(t.mem + root, t.mem, top_bytes);
+		memset(t.mem, 0, top_bytes);
+		struct arm64_pgtable *pt;
+		CHECK_OK(kp_arm64_pgtable_create(t.m, root, c->page_shift, c->va_bits, &pt));
+		kp_arm64_pgtable_set_user(pt);
+		CHECK_OK(kp_arm64_pgtable_walk(pt, va + 0x28, &v));
+		if (!v.present || v.paddr != pa + 0x28)
+			FAILF("%s: user page through a %" PRIu64 "-byte root at 0x%" PRIx64 ": present %d, 0x%"
+			      PRIx64, c->what, top_bytes, root, v.present, v.paddr);
+		CHECK_U64(v.step[0].table, root);
+		kp_arm64_pgtable_destroy(pt);
+	}
 out:
 	teardown(&t);
 }

@@ -65,7 +65,12 @@ struct kp_error *kp_arm64_pgtable_create(struct kp_memory *mem, uint64_t root_pa
 		pt->high_mask = 0x300;
 		pt->high_shift = 42;
 	}
-	pt->root = root_pa & pt->low_mask;
+	// A top table smaller than a page is aligned to its size only: a
+	// process's mm->pgd then comes from pgd_cache (arch/arm64/mm/pgd.c,
+	// PGD_SIZE < PAGE_SIZE: 128 bytes with 4K/52-bit LPA2, found on 7.2
+	// arm64 at 0x...800 in its page), not from a page of its own.
+	uint64_t top_bytes = (uint64_t)pt->top_entries * 8;
+	pt->root = root_pa & 0x000fffffffffffffULL & ~(top_bytes - 1);
 	*ret = pt;
 	return NULL;
 }
