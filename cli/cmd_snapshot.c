@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// kpeek snapshot: copies the source's physical memory into a new ELF vmcore
-// (kp_snapshot_write), with a progress bar and clean Ctrl-C handling.
+// kpeek snapshot: copies the source's physical memory into a new dump (ELF,
+// kdump or a flattened stream: kp_snapshot_write, kp_snapshot_write_fd),
+// with a progress bar and clean Ctrl-C handling.
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -20,38 +21,49 @@ static void on_signal(int sig)
 
 static void usage(void)
 {
-	printf("Usage: kpeek [-c CORE] snapshot -o FILE [--quiet] [--allow-holes] [--format elf] [--json]\n"
+	printf("Usage: kpeek [-c CORE] snapshot -o FILE|- [--format elf|kdump|flattened]\n"
+	       "                        [--compress zlib|zstd|none] [--quiet] [--allow-holes] [--json]\n"
 	       "Copies the physical memory of the source (the live kernel's System RAM\n"
-	       "from /proc/kcore by default, or any dump opened with -c) into a new ELF\n"
-	       "vmcore that kpeek -c, crash and drgn can read: one PT_LOAD per RAM range\n"
-	       "(p_paddr physical, p_vaddr the direct-map address), and a PT_NOTE with\n"
-	       "VMCOREINFO and the CPU notes. All-zero pages are not written: the file is\n"
-	       "sparse. FILE must not exist; it is created with mode 0600 and appears only\n"
+	       "from /proc/kcore by default, or any dump opened with -c) into a new dump\n"
+	       "that kpeek -c, crash and drgn can read. The ELF vmcore (the default) has\n"
+	       "one PT_LOAD per RAM range (p_paddr physical, p_vaddr the direct-map\n"
+	       "address) and a PT_NOTE with VMCOREINFO and the CPU notes; its all-zero\n"
+	       "pages are not written: the file is sparse. The kdump format is\n"
+	       "makedumpfile's (each page compressed, zero pages shared); flattened is\n"
+	       "the same as a stream of records that never seeks, what `-o -` writes to\n"
+	       "standard output (never a terminal): `| ssh host 'cat > live.flat'`, or\n"
+	       "`| makedumpfile -R live.kdump` to make it a standard kdump file.\n"
+	       "FILE must not exist; it is created with mode 0600 and appears only\n"
 	       "when complete (the data goes to FILE.tmp-XXXXXX, removed on error or Ctrl-C).\n"
 	       "Pages the source cannot give (a filtered dump's excluded pages, a damaged\n"
-	       "one's) are never copied as data: FILE lists them as lost (a note kpeek reads\n"
-	       "back: reading them later fails and names them), and without --allow-holes\n"
-	       "the command says how many and exits 1.\n"
+	       "one's) are never copied as data: the snapshot lists them as lost (a note\n"
+	       "kpeek reads back: reading them later fails and names them), and without\n"
+	       "--allow-holes the command says how many and exits 1.\n"
 	       "\n"
-	       "Exit status: 0 success, 1 an error (FILE is not created) or pages lost\n"
-	       "without --allow-holes (FILE is created, the lost pages listed in it), 2 a\n"
-	       "usage error or output that could not be written, 128+N stopped by signal N\n"
-	       "(Ctrl-C, SIGTERM, SIGHUP...; FILE is not created).\n"
+	       "Exit status: 0 success, 1 an error (FILE is not created; a stream is cut\n"
+	       "short, without its end marker) or pages lost without --allow-holes (the\n"
+	       "snapshot is complete, the lost pages listed in it), 2 a usage error or\n"
+	       "output that could not be written, 128+N stopped by signal N (Ctrl-C,\n"
+	       "SIGTERM, SIGHUP...; FILE is not created).\n"
 	       "\n"
 	       "Options:\n"
-	       "  -o, --output FILE   the dump to create (required)\n"
+	       "  -o, --output FILE   the dump to create (required); - for standard output\n"
+	       "                      (the flattened format)\n"
+	       "  -f, --format FMT    elf (default for a FILE), kdump or flattened\n"
+	       "      --compress ALG  the kdump formats' pages: zlib (default), zstd or none\n"
 	       "  -q, --quiet         no progress bar and no summary\n"
 	       "      --allow-holes   pages the source cannot give are not an error\n"
-	       "  -f, --format FMT    elf (default); kdump is not implemented yet\n"
-	       "  -j, --json          print the summary as JSON: {\"file\", \"ranges\",\n"
-	       "                      \"bytes\", \"data_bytes\", \"zero_bytes\",\n"
+	       "  -j, --json          print the summary as JSON: {\"file\", \"format\",\n"
+	       "                      \"ranges\", \"bytes\", \"data_bytes\", \"zero_bytes\",\n"
 	       "                      \"unreadable_bytes\", \"lost_ranges\", \"file_size\",\n"
-	       "                      \"disk_bytes\", \"seconds\"}\n"
+	       "                      \"disk_bytes\", \"seconds\"} (to standard error with -o -)\n"
 	       "  -h, --help          show this help\n"
 	       "\n"
 	       "Examples:\n"
 	       "  kpeek snapshot -o /var/tmp/live.vmcore\n"
-	       "  kpeek -c vmcore.kdump snapshot -q -o vmcore.elf\n");
+	       "  kpeek -c vmcore.kdump snapshot -q -o vmcore.elf\n"
+	       "  kpeek snapshot -q -o - | zstd > live.flat.zst\n"
+	       "  kpeek snapshot -o - | makedumpfile -R live.kdump\n");
 }
 
 struct progress {
@@ -87,6 +99,18 @@ static void show_progress(uint64_t done, uint64_t total, void *arg)
 	p->shown = true;
 }
 
+// The names of the formats and compressions, by their enum values.
+static const char *const formats[] = { "elf", "kdump", "flattened", NULL };
+static const char *const compressions[] = { "zlib", "zstd", "none", NULL };
+
+static int lookup(const char *const *names, const char *name)
+{
+	for (int i = 0; names[i]; i++)
+		if (strcmp(names[i], name) == 0)
+			return i;
+	return -1;
+}
+
 // -1 to go on, else the exit status.
 static int parse_options(struct cli *cli, int argc, char **argv, struct kp_snapshot_options *so,
 			 const char **output, bool *quiet, bool *allow_holes)
@@ -96,11 +120,13 @@ static int parse_options(struct cli *cli, int argc, char **argv, struct kp_snaps
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "allow-holes", no_argument, NULL, 'H' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "compress", required_argument, NULL, 'C' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	int c, f;
+	bool format = false;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:qf:jh", opts, NULL)) != -1) {
 		switch (c) {
@@ -108,13 +134,17 @@ static int parse_options(struct cli *cli, int argc, char **argv, struct kp_snaps
 		case 'q': *quiet = true; break;
 		case 'H': *allow_holes = true; break;
 		case 'f':
-			if (strcmp(optarg, "elf") == 0)
-				so->format = KP_SNAPSHOT_ELF;
-			else if (strcmp(optarg, "kdump") == 0)
-				so->format = KP_SNAPSHOT_KDUMP;
-			else
-				return cli_usage_error("snapshot", "unknown format '%s' (elf or kdump)",
+			if ((f = lookup(formats, optarg)) < 0)
+				return cli_usage_error("snapshot", "unknown format '%s' (elf, kdump or flattened)",
 						       optarg);
+			so->format = (enum kp_snapshot_format)f;
+			format = true;
+			break;
+		case 'C':
+			if ((f = lookup(compressions, optarg)) < 0)
+				return cli_usage_error("snapshot", "unknown compression '%s' (zlib, zstd or none)",
+						       optarg);
+			so->compression = (enum kp_snapshot_compression)f;
 			break;
 		case 'j': cli->json = true; break;
 		case 'h': usage(); return 0;
@@ -125,6 +155,14 @@ static int parse_options(struct cli *cli, int argc, char **argv, struct kp_snaps
 		return cli_usage_error("snapshot", "unexpected argument '%s'", argv[optind]);
 	if (!*output)
 		return cli_usage_error("snapshot", "no output file (-o FILE)");
+	if (strcmp(*output, "-") == 0) {
+		if (format && so->format != KP_SNAPSHOT_FLATTENED)
+			return cli_usage_error("snapshot", "-o - writes the flattened format only "
+					       "(the others seek)");
+		so->format = KP_SNAPSHOT_FLATTENED;
+		if (isatty(STDOUT_FILENO))
+			return cli_usage_error("snapshot", "-o -: standard output is a terminal");
+	}
 	return -1;
 }
 
@@ -160,13 +198,15 @@ static void restore_signals(const struct saved_signals *saved)
 	sigaction(SIGXFSZ, &saved->xfsz, NULL);
 }
 
-static void print_summary(struct out *o, const char *output, const struct kp_snapshot_stats *st,
-			  double seconds)
+static void print_summary(struct out *o, const char *output, enum kp_snapshot_format format,
+			  const struct kp_snapshot_stats *st, double seconds)
 {
 	struct stat sb;
-	uint64_t disk = stat(output, &sb) == 0 ? (uint64_t)sb.st_blocks * 512 : 0;
+	bool stream = strcmp(output, "-") == 0;
+	uint64_t disk = !stream && stat(output, &sb) == 0 ? (uint64_t)sb.st_blocks * 512 : 0;
 	if (out_is_json(o)) {
 		out_kv_str(o, "file", output);
+		out_kv_str(o, "format", formats[format]);
 		out_kv_uint(o, "ranges", st->ranges);
 		out_kv_uint(o, "bytes", st->bytes);
 		out_kv_uint(o, "data_bytes", st->data_bytes);
@@ -185,9 +225,17 @@ static void print_summary(struct out *o, const char *output, const struct kp_sna
 	cli_human_size(st->data_bytes, d, sizeof(d));
 	cli_human_size(st->zero_bytes, z, sizeof(z));
 	cli_human_size(disk, du, sizeof(du));
-	out_text(o, "%s: %s of memory in %" PRIu64 " range%s, %s written, %s of zero "
-		 "pages left as holes (%s on disk), %.1f s\n", output, b, st->ranges,
-		 st->ranges == 1 ? "" : "s", d, z, du, seconds);
+	if (format == KP_SNAPSHOT_ELF)
+		out_text(o, "%s: %s of memory in %" PRIu64 " range%s, %s written, %s of zero "
+			 "pages left as holes (%s on disk), %.1f s\n", output, b, st->ranges,
+			 st->ranges == 1 ? "" : "s", d, z, du, seconds);
+	else {
+		char fs[32];
+		cli_human_size(st->file_size, fs, sizeof(fs));
+		out_text(o, "%s: %s of memory in %" PRIu64 " range%s (%s), %s of data and %s of zero "
+			 "pages in %s, %.1f s\n", stream ? "standard output" : output, b, st->ranges,
+			 st->ranges == 1 ? "" : "s", formats[format], d, z, fs, seconds);
+	}
 	if (st->unreadable_bytes) {
 		char u[32];
 		cli_human_size(st->unreadable_bytes, u, sizeof(u));
@@ -218,7 +266,9 @@ int cmd_snapshot(struct cli *cli, int argc, char **argv)
 	struct saved_signals saved;
 	catch_signals(&saved);
 	KP_INIT(kp_snapshot_stats, st);
-	struct kp_error *err = kp_snapshot_write(k, output, &so, &st);
+	bool stream = strcmp(output, "-") == 0;
+	struct kp_error *err = stream ? kp_snapshot_write_fd(k, STDOUT_FILENO, "standard output", &so, &st)
+				      : kp_snapshot_write(k, output, &so, &st);
 	restore_signals(&saved);
 	double seconds = cli_monotonic() - prog.start;
 	if (prog.shown) {
@@ -231,13 +281,15 @@ int cmd_snapshot(struct cli *cli, int argc, char **argv)
 		return sig ? 128 + sig : status;
 	}
 	if (!quiet || cli->json) {
-		struct out *o = out_create(cli->json);
-		print_summary(o, output, &st, seconds);
+		// The summary of a stream goes where the progress bar went.
+		struct out *o = stream ? out_create_file(cli->json, stderr) : out_create(cli->json);
+		print_summary(o, output, so.format, &st, seconds);
 		out_destroy(o);
 	}
 	if (st.lost_ranges && !allow_holes)
 		return cli_fail("snapshot: %" PRIu64 " bytes in %" PRIu64 " range%s of the source could not be read "
 				"(listed in %s as lost; --allow-holes accepts that)", st.unreadable_bytes,
-				st.lost_ranges, st.lost_ranges == 1 ? "" : "s", output);
+				st.lost_ranges, st.lost_ranges == 1 ? "" : "s",
+				stream ? "the stream" : output);
 	return 0;
 }

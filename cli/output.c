@@ -191,11 +191,16 @@ static bool in_table(struct out *o)
 
 struct out *out_create(bool json)
 {
+	return out_create_file(json, stdout);
+}
+
+struct out *out_create_file(bool json, FILE *f)
+{
 	struct out *o = calloc(1, sizeof(*o));
 	if (!o)
 		die_nomem();
 	o->json = json;
-	o->f = stdout;
+	o->f = f;
 	o->stack[0].kind = L_OBJ;
 	if (json)
 		putc('{', o->f);

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct out;
 
@@ -25,6 +26,8 @@ struct column {
 
 // json: JSON instead of text. Output goes to stdout.
 struct out *out_create(bool json);
+// The same to f (stderr: a summary beside data on stdout).
+struct out *out_create_file(bool json, FILE *f);
 // Finishes the document (closes JSON) and frees.
 void out_destroy(struct out *o);
 

@@ -1171,7 +1171,16 @@ KP_API void kp_check_destroy(struct kp_check *check);
 
 enum kp_snapshot_format {
 	KP_SNAPSHOT_ELF = 0,	// ELF vmcore: ET_CORE, one PT_LOAD per physical range
-	KP_SNAPSHOT_KDUMP,	// kdump-compressed (not implemented yet: KP_ERR_UNSUPPORTED)
+	KP_SNAPSHOT_KDUMP,	// kdump-compressed, standard layout (makedumpfile's)
+	KP_SNAPSHOT_FLATTENED,	// kdump-compressed as a flattened stream (0.6)
+};
+
+// How the kdump formats store a page (0.6): zlib by default; a page that
+// does not get smaller is stored as it is.
+enum kp_snapshot_compression {
+	KP_SNAPSHOT_ZLIB = 0,
+	KP_SNAPSHOT_ZSTD,
+	KP_SNAPSHOT_UNCOMPRESSED,
 };
 
 // done/total in bytes of memory; called after every chunk read (often: the
@@ -1186,6 +1195,7 @@ struct kp_snapshot_options {
 	// Polled between chunks; nonzero stops the snapshot with KP_ERR_INTERRUPTED.
 	// A signal handler's volatile sig_atomic_t flag (an int on Linux).
 	const volatile int *cancel;	// may be NULL
+	enum kp_snapshot_compression compression;	// the kdump formats (0.6)
 };
 
 struct kp_snapshot_stats {
@@ -1213,6 +1223,18 @@ struct kp_snapshot_stats {
 KP_API struct kp_error *kp_snapshot_write(struct kp_kernel *kernel, const char *path,
 					  const struct kp_snapshot_options *opts,
 					  struct kp_snapshot_stats *ret);
+// The kdump formats: a header, bitmaps, one descriptor per page and the
+// pages (zero pages share one), as makedumpfile writes them; the pages the
+// source could not give are RAM not dumped, listed in a "KPEEK" note.
+// Ranges must be whole pages of the kernel's page size.
+//
+// The flattened format (KP_SNAPSHOT_FLATTENED, the only one) to fd, a pipe
+// or any file open for writing, never sought (0.6): `snapshot -o - | ssh`.
+// name is what messages call the output ("-"). On failure the stream is
+// cut short: its reader finds no end marker.
+KP_API struct kp_error *kp_snapshot_write_fd(struct kp_kernel *kernel, int fd, const char *name,
+					     const struct kp_snapshot_options *opts,
+					     struct kp_snapshot_stats *ret);
 
 #ifdef __cplusplus
 }

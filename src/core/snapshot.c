@@ -22,170 +22,25 @@
 
 #include "arch/arch.h"
 #include "core/kernel.h"
+#include "core/snapshot.h"
 #include "format/source.h"
 #include "io/memory.h"
 #include "util/error.h"
 #include "util/vec.h"
 #include "util/opts.h"
 
-#define PAGE 4096ULL	// file alignment of the loads (every page size is a multiple)
-#define CHUNK (4U << 20)	// bytes read from the source at a time
-#define NT_QEMU_STATE 0		// "QEMU" notes have type 0 (QEMU dump/dump.c)
-
-struct out {
-	int fd;
-	const char *path;	// the final name, for messages
-};
-
-static struct kp_error *write_at(struct out *o, const void *buf, size_t len, uint64_t off)
-{
-	const uint8_t *p = buf;
-	while (len) {
-		ssize_t n = pwrite(o->fd, p, len, (off_t)off);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return kp_error_os(errno, "%s: write of %zu bytes at offset 0x%" PRIx64,
-					   o->path, len, off);
-		}
-		p += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
-	}
-	return NULL;
-}
-
-// ---------------------------------------------------------------- notes
-
-struct notes {
-	uint8_t *buf;
-	size_t len, cap;
-};
-
-static bool note_add(struct notes *nb, const char *name, uint32_t type, const void *desc,
-		     size_t descsz)
-{
-	size_t namesz = strlen(name) + 1;
-	size_t need = 12 + ((namesz + 3) & ~3UL) + ((descsz + 3) & ~3UL);
-	if (descsz > UINT32_MAX)
-		return false;
-	if (!KP_VEC_RESERVE(nb->buf, nb->cap, nb->len + need))
-		return false;
-	uint8_t *p = nb->buf + nb->len;
-	memset(p, 0, need);
-	uint32_t hdr[3] = {(uint32_t)namesz, (uint32_t)descsz, type};
-	memcpy(p, hdr, 12);
-	memcpy(p + 12, name, namesz);
-	memcpy(p + 12 + ((namesz + 3) & ~3UL), desc, descsz);
-	nb->len += need;
-	return true;
-}
-
-// The notes the source had, as it had them: VMCOREINFO text and every
-// CPU's PRSTATUS and QEMU state notes (their layouts are the
-// architecture's; the bytes are copied whole).
-static struct kp_error *build_notes(const struct kp_source *src, struct notes *nb)
-{
-	if (src->vmcoreinfo &&
-	    !note_add(nb, "VMCOREINFO", 0, src->vmcoreinfo, src->vmcoreinfo_size))
-		return &kp_enomem;
-	for (size_t i = 0; i < src->ncpus; i++) {
-		const struct kp_cpu_notes *c = &src->cpus[i];
-		if (c->prstatus && !note_add(nb, "CORE", NT_PRSTATUS, c->prstatus, c->prstatus_len))
-			return &kp_enomem;
-		if (c->qemu && !note_add(nb, "QEMU", NT_QEMU_STATE, c->qemu, c->qemu_len))
-			return &kp_enomem;
-	}
-	return NULL;
-}
-
-// ---------------------------------------------------------------- data
-
-static bool page_is_zero(const uint8_t *p, size_t len)
-{
-	// p is 8-byte aligned (a CHUNK buffer at a multiple of PAGE).
-	const uint64_t *w = (const uint64_t *)p;
-	size_t i = 0;
-	for (; i < len / 8; i++)
-		if (w[i])
-			return false;
-	for (i *= 8; i < len; i++)
-		if (p[i])
-			return false;
-	return true;
-}
-
-struct copy {
-	struct kp_memory *mem;
-	struct out *out;
-	const struct kp_snapshot_options *opts;
-	uint8_t *buf;
-	uint64_t done, total;
-	struct kp_snapshot_stats st;
-	struct kp_range *lost;	// pages the source could not give, merged
-	size_t nlost, lost_cap;
-};
-
-// [pa, pa + n) could not be read: a lost range (merged with the last).
-static bool lose(struct copy *c, uint64_t pa, uint64_t n)
-{
-	c->st.unreadable_bytes += n;
-	if (c->nlost && c->lost[c->nlost - 1].end == pa) {
-		c->lost[c->nlost - 1].end = pa + n;
-		return true;
-	}
-	if (c->nlost >= KP_MAX_LOST || !KP_VEC_RESERVE(c->lost, c->lost_cap, c->nlost + 1))
-		return false;
-	c->lost[c->nlost++] = (struct kp_range){ pa, pa + n };
-	return true;
-}
-
-// Dumps of damaged or filtered memory have pages that cannot be read (kdump
-// excluded pages, corrupt compressed pages): the copy has zeros there.
-static bool unreadable(const struct kp_error *err)
-{
-	return err->code == KP_ERR_FAULT || err->code == KP_ERR_FORMAT;
-}
-
-static struct kp_error *read_chunk(struct copy *c, uint64_t pa, size_t len)
-{
-	struct kp_error *err = kp_memory_read(c->mem, KP_PHYS, pa, c->buf, len);
-	if (!err)
-		return NULL;
-	if (!unreadable(err))
-		return err;
-	kp_error_destroy(err);
-	// Page by page, so one bad page costs only itself.
-	for (size_t off = 0; off < len;) {
-		size_t n = PAGE - ((pa + off) & (PAGE - 1));
-		if (n > len - off)
-			n = len - off;
-		err = kp_memory_read(c->mem, KP_PHYS, pa + off, c->buf + off, n);
-		if (err) {
-			if (!unreadable(err))
-				return err;
-			kp_error_destroy(err);
-			memset(c->buf + off, 0, n);
-			if (!lose(c, pa + off, n))
-				return c->nlost >= KP_MAX_LOST ?
-				       kp_error_create(KP_ERR_UNSUPPORTED, "more than %u unreadable ranges in the source",
-						       KP_MAX_LOST) : &kp_enomem;
-		}
-		off += n;
-	}
-	return NULL;
-}
+#define PAGE SNAP_PAGE
 
 // Writes [pa, pa + size) at file offset foff (page-aligned), skipping zero pages.
-static struct kp_error *copy_range(struct copy *c, uint64_t pa, uint64_t size, uint64_t foff)
+static struct kp_error *copy_range(struct snap_copy *c, uint64_t pa, uint64_t size, uint64_t foff)
 {
 	for (uint64_t at = 0; at < size;) {
 		if (c->opts->cancel && *c->opts->cancel)
 			return kp_error_create(KP_ERR_INTERRUPTED,
 					       "%s: snapshot interrupted at physical 0x%" PRIx64,
 					       c->out->path, pa + at);
-		size_t len = size - at < CHUNK ? (size_t)(size - at) : CHUNK;
-		struct kp_error *err = read_chunk(c, pa + at, len);
+		size_t len = size - at < SNAP_CHUNK ? (size_t)(size - at) : SNAP_CHUNK;
+		struct kp_error *err = snap_read_chunk(c, pa + at, len);
 		if (err)
 			return kp_error_prefix(err, "snapshot: reading physical 0x%" PRIx64,
 					       pa + at);
@@ -194,12 +49,12 @@ static struct kp_error *copy_range(struct copy *c, uint64_t pa, uint64_t size, u
 		size_t run = 0, off = 0;
 		while (off < len) {
 			size_t n = len - off < PAGE ? len - off : PAGE;
-			bool zero = page_is_zero(c->buf + off, n);
+			bool zero = snap_page_is_zero(c->buf + off, n);
 			if (zero) {
 				c->st.zero_bytes += n;
 				if (off > run) {
-					err = write_at(c->out, c->buf + run, off - run,
-						       foff + at + run);
+					err = snap_write_at(c->out, c->buf + run, off - run,
+							    foff + at + run);
 					if (err)
 						return err;
 				}
@@ -210,7 +65,7 @@ static struct kp_error *copy_range(struct copy *c, uint64_t pa, uint64_t size, u
 			off += n;
 		}
 		if (len > run) {
-			err = write_at(c->out, c->buf + run, len - run, foff + at + run);
+			err = snap_write_at(c->out, c->buf + run, len - run, foff + at + run);
 			if (err)
 				return err;
 		}
@@ -352,8 +207,8 @@ static struct kp_error *lay_out(struct kp_kernel *k, const struct kp_range *rang
 
 // Sizes the file (the zero pages it will not write stay holes) and writes
 // everything but the memory.
-static struct kp_error *write_headers(struct out *out, const struct elf_layout *l,
-				      const struct notes *nb)
+static struct kp_error *write_headers(struct snap_out *out, const struct elf_layout *l,
+				      const struct snap_notes *nb)
 {
 	struct kp_error *err = NULL;
 	if (l->file_size > INT64_MAX)
@@ -364,20 +219,20 @@ static struct kp_error *write_headers(struct out *out, const struct elf_layout *
 		err = kp_error_os(errno, "%s: cannot size the output to %" PRIu64 " bytes",
 				  out->path, l->file_size);
 	if (!err)
-		err = write_at(out, &l->eh, sizeof(l->eh), 0);
+		err = snap_write_at(out, &l->eh, sizeof(l->eh), 0);
 	if (!err)
-		err = write_at(out, l->ph, l->phnum * sizeof(*l->ph), l->eh.e_phoff);
+		err = snap_write_at(out, l->ph, l->phnum * sizeof(*l->ph), l->eh.e_phoff);
 	if (!err && l->xnum)
-		err = write_at(out, &l->sh, sizeof(l->sh), l->eh.e_shoff);
+		err = snap_write_at(out, &l->sh, sizeof(l->sh), l->eh.e_shoff);
 	if (!err)
-		err = write_at(out, nb->buf, nb->len, l->notes_off);
+		err = snap_write_at(out, nb->buf, nb->len, l->notes_off);
 	return err;
 }
 
 // Copies the memory of every RAM load, reporting progress.
-static struct kp_error *copy_memory(struct copy *c, const struct elf_layout *l, size_t n)
+static struct kp_error *copy_memory(struct snap_copy *c, const struct elf_layout *l, size_t n)
 {
-	if (!(c->buf = malloc(CHUNK)))
+	if (!(c->buf = malloc(SNAP_CHUNK)))
 		return &kp_enomem;
 	struct kp_error *err = NULL;
 	if (c->opts->progress)
@@ -393,7 +248,7 @@ static struct kp_error *copy_memory(struct copy *c, const struct elf_layout *l, 
 // with the program headers written again after it, one PT_NOTE longer:
 // readers of the snapshot then know them as lost, not as zeros. (A
 // snapshot that lost nothing keeps its headers where they are.)
-static struct kp_error *write_lost(struct copy *c, struct elf_layout *l)
+static struct kp_error *write_lost(struct snap_copy *c, struct elf_layout *l)
 {
 	static const char name[8] = KP_NOTE_NAME;	// "KPEEK\0", padded to 8
 	uint64_t note_off = (l->file_size + 7) & ~7ULL, desc = 16 * (uint64_t)c->nlost;
@@ -421,20 +276,20 @@ static struct kp_error *write_lost(struct copy *c, struct elf_layout *l)
 	l->eh.e_phoff = ph_off;
 	if (l->xnum)
 		l->eh.e_shoff = ph_off + l->phnum * sizeof(*ph);
-	struct kp_error *err = write_at(c->out, buf, len, note_off);
+	struct kp_error *err = snap_write_at(c->out, buf, len, note_off);
 	free(buf);
 	if (!err)
-		err = write_at(c->out, ph, l->phnum * sizeof(*ph), ph_off);
+		err = snap_write_at(c->out, ph, l->phnum * sizeof(*ph), ph_off);
 	if (!err && l->xnum)
-		err = write_at(c->out, &l->sh, sizeof(l->sh), l->eh.e_shoff);
+		err = snap_write_at(c->out, &l->sh, sizeof(l->sh), l->eh.e_shoff);
 	if (!err)
-		err = write_at(c->out, &l->eh, sizeof(l->eh), 0);
+		err = snap_write_at(c->out, &l->eh, sizeof(l->eh), 0);
 	if (!err)
 		l->file_size = ph_off + l->phnum * sizeof(*ph) + (l->xnum ? sizeof(l->sh) : 0);
 	return err;
 }
 
-static struct kp_error *write_elf(struct kp_kernel *k, struct out *out,
+static struct kp_error *write_elf(struct kp_kernel *k, struct snap_out *out,
 				  const struct kp_snapshot_options *opts,
 				  struct kp_snapshot_stats *ret)
 {
@@ -448,16 +303,16 @@ static struct kp_error *write_elf(struct kp_kernel *k, struct out *out,
 				       "%s: cannot snapshot: the source has no physical memory",
 				       info.path);
 	}
-	struct notes nb = {0};
+	struct snap_notes nb = {0};
 	struct elf_layout l = {0};
-	struct kp_error *err = build_notes(kp_kernel_source(k), &nb);
+	struct kp_error *err = snap_build_notes(kp_kernel_source(k), &nb);
 	if (!err)
 		err = lay_out(k, ranges, n, nb.len, &l);
 	if (err) {
 		free(nb.buf);
 		return err;
 	}
-	struct copy c = {.mem = mem, .out = out, .opts = opts, .total = l.total};
+	struct snap_copy c = {.mem = mem, .out = out, .opts = opts, .total = l.total};
 	c.st.ranges = n;
 	c.st.bytes = l.total;
 	c.st.file_size = l.file_size;
@@ -542,11 +397,7 @@ struct kp_error *kp_snapshot_write(struct kp_kernel *k, const char *path,
 	opts = &o;
 	if (!path || !*path)
 		return kp_error_create(KP_ERR_INVALID, "snapshot: no output file name");
-	if (opts->format == KP_SNAPSHOT_KDUMP)
-		return kp_error_create(KP_ERR_UNSUPPORTED,
-				       "%s: kdump-compressed snapshots are not implemented yet "
-				       "(use the ELF format)", path);
-	if (opts->format != KP_SNAPSHOT_ELF)
+	if (opts->format > KP_SNAPSHOT_FLATTENED)
 		return kp_error_create(KP_ERR_INVALID, "%s: unknown snapshot format %d", path,
 				       (int)opts->format);
 	// Fail before copying anything rather than at the final rename.
@@ -558,9 +409,10 @@ struct kp_error *kp_snapshot_write(struct kp_kernel *k, const char *path,
 	err = create_temp(path, &tmp, &fd);
 	if (err)
 		return err;
-	struct out out = {.fd = fd, .path = path};
+	struct snap_out out = {.fd = fd, .path = path, .flat = opts->format == KP_SNAPSHOT_FLATTENED};
 	KP_INIT(kp_snapshot_stats, stats);
-	err = write_elf(k, &out, opts, &stats);
+	err = opts->format == KP_SNAPSHOT_ELF ? write_elf(k, &out, opts, &stats)
+					      : snap_write_kdump(k, &out, opts, &stats);
 	if (!err && fsync(fd) < 0)
 		err = kp_error_os(errno, "%s: fsync", tmp);
 	if (close(fd) < 0 && !err)
@@ -570,6 +422,25 @@ struct kp_error *kp_snapshot_write(struct kp_kernel *k, const char *path,
 	if (err)
 		unlink(tmp);
 	free(tmp);
+	if (!err && ret)
+		kp_out_copy(ret, &stats, sizeof(stats));
+	return err;
+}
+
+struct kp_error *kp_snapshot_write_fd(struct kp_kernel *k, int fd, const char *name,
+				      const struct kp_snapshot_options *opts,
+				      struct kp_snapshot_stats *ret)
+{
+	struct kp_snapshot_options o;
+	struct kp_error *err = kp_opts_copy(opts, &o, sizeof(o), "kp_snapshot_options");
+	if (err)
+		return err;
+	if (o.format != KP_SNAPSHOT_FLATTENED)
+		return kp_error_create(KP_ERR_INVALID, "%s: only the flattened format can be written to a "
+				       "stream (the others seek)", name);
+	struct snap_out out = {.fd = fd, .path = name, .flat = true};
+	KP_INIT(kp_snapshot_stats, stats);
+	err = snap_write_kdump(k, &out, &o, &stats);
 	if (!err && ret)
 		kp_out_copy(ret, &stats, sizeof(stats));
 	return err;

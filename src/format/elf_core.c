@@ -235,25 +235,13 @@ static struct kp_error *add_loads(struct elf_state *st)
 	return NULL;
 }
 
-// A page a kpeek snapshot could not read from its source: a hole (added
-// before the loads, so that it wins over the zeros the file has there).
-static struct kp_error *read_lost(void *buf, uint64_t address, size_t count, uint64_t offset,
-				  void *arg)
-{
-	(void)buf, (void)count;
-	// offset is the physical address (add_lost() maps it so).
-	return kp_error_fault(address,
-		"physical address 0x%" PRIx64 " was lost: it could not be read from the source of "
-		"the snapshot %s (its kpeek note lists it)", offset, (const char *)arg);
-}
-
 // The lost ranges, physical and, where a PT_LOAD maps them at a virtual
 // address too (kpeek's snapshots give RAM its direct-map addresses), there.
 static struct kp_error *add_lost(struct elf_state *st, const struct kp_source *src)
 {
 	for (size_t i = 0; i < src->nlost; i++) {
 		uint64_t start = src->lost[i].start, end = src->lost[i].end;
-		struct kp_error *err = kp_memory_add(st->mem, KP_PHYS, start, end - start, read_lost,
+		struct kp_error *err = kp_memory_add(st->mem, KP_PHYS, start, end - start, kp_source_read_lost,
 						     (void *)st->file->path, start);
 		for (uint64_t j = 0; !err && j < st->phnum; j++) {
 			const Elf64_Phdr *p = &st->ph[j];
@@ -263,7 +251,7 @@ static struct kp_error *add_lost(struct elf_state *st, const struct kp_source *s
 			    p->p_paddr + p->p_filesz < p->p_paddr)
 				continue;
 			err = kp_memory_add(st->mem, KP_VIRT, p->p_vaddr + (lo - p->p_paddr), hi - lo,
-					    read_lost, (void *)st->file->path, lo);
+					    kp_source_read_lost, (void *)st->file->path, lo);
 		}
 		if (err)
 			return err;

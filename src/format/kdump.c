@@ -21,40 +21,10 @@
 #include <string.h>
 
 #include "format/kdump.h"
+#include "format/kdump_layout.h"
 #include "format/source.h"
 #include "util/error.h"
 #include "util/le.h"
-
-#define KDUMP_SIGNATURE "KDUMP   "
-#define DISKDUMP_SIGNATURE "DISKDUMP"
-
-// disk_dump_header offsets for 64-bit targets (utsname is 6 x 65 bytes; the
-// timeval after it is 8-aligned).
-#define DH_VERSION 8
-#define DH_UTSNAME 12		// struct new_utsname: sysname first
-#define DH_MACHINE (DH_UTSNAME + 4 * 65)	// utsname.machine
-#define DH_STATUS 424
-#define DH_BLOCK_SIZE 428
-#define DH_SUB_HDR_SIZE 432
-#define DH_BITMAP_BLOCKS 436
-#define DH_MAX_MAPNR 440
-#define DH_NR_CPUS 460
-#define DH_SIZE 464
-
-// kdump_sub_header offsets (64-bit); the header version says which exist.
-#define SH_PHYS_BASE 0
-#define SH_DUMP_LEVEL 8		// version >= 1
-#define SH_SPLIT 12		// version >= 2
-#define SH_START_PFN 16
-#define SH_END_PFN 24
-#define SH_OFFSET_VMCOREINFO 32	// version >= 3
-#define SH_SIZE_VMCOREINFO 40
-#define SH_OFFSET_NOTE 48	// version >= 4
-#define SH_SIZE_NOTE 56
-#define SH_START_PFN_64 80	// version >= 6
-#define SH_END_PFN_64 88
-#define SH_MAX_MAPNR_64 96
-#define SH_SIZE 104
 
 // Bounds on what we allocate from header fields.
 #define MAX_BLOCK_SIZE (1U << 20)
@@ -376,6 +346,9 @@ static struct kp_error *kdump_open(struct kp_file *file, struct kp_memory *mem,
 	}
 	if (!err)
 		err = open_kdump(kd, src);
+	// kpeek's snapshots in this format list the pages they could not read.
+	if (!err)
+		err = kp_source_add_lost(src, mem, kd->path);
 	if (!err)
 		err = kp_kdump_add_segments(kd, mem);
 	if (err) {

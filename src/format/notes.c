@@ -169,3 +169,24 @@ void kp_source_deinit(struct kp_source *src)
 		src->destroy(src->priv);
 	memset(src, 0, sizeof(*src));
 }
+
+struct kp_error *kp_source_read_lost(void *buf, uint64_t address, size_t count, uint64_t offset, void *arg)
+{
+	(void)buf, (void)count;
+	// offset is the physical address (the segment is added so).
+	return kp_error_fault(address,
+		"physical address 0x%" PRIx64 " was lost: it could not be read from the source of "
+		"the snapshot %s (its kpeek note lists it)", offset, (const char *)arg);
+}
+
+struct kp_error *kp_source_add_lost(const struct kp_source *src, struct kp_memory *mem, const char *path)
+{
+	for (size_t i = 0; i < src->nlost; i++) {
+		uint64_t start = src->lost[i].start, end = src->lost[i].end;
+		struct kp_error *err = kp_memory_add(mem, KP_PHYS, start, end - start, kp_source_read_lost,
+						     (void *)path, start);
+		if (err)
+			return err;
+	}
+	return NULL;
+}

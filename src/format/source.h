@@ -78,6 +78,14 @@ struct kp_error *kp_raw_open(struct kp_file *file, uint64_t base, struct kp_memo
 // Also kpeek's own lost-ranges note (src->lost).
 struct kp_error *kp_notes_parse(const uint8_t *buf, size_t len, const char *where,
 				uint64_t file_offset, struct kp_source *src);
+// A page a kpeek snapshot could not read from its source: a read of the
+// segment fails naming it (a kp_read_fn; arg the file's path, offset the
+// physical address). Added before the dump's own segments, it wins over
+// what the file has there.
+struct kp_error *kp_source_read_lost(void *buf, uint64_t address, size_t count, uint64_t offset,
+				     void *arg);
+// A segment of kp_source_read_lost() per lost range, physical.
+struct kp_error *kp_source_add_lost(const struct kp_source *src, struct kp_memory *mem, const char *path);
 void kp_source_deinit(struct kp_source *src);
 // Frees the CPU notes (kcore's NT_PRSTATUS is a placeholder, not CPU state).
 void kp_source_drop_cpus(struct kp_source *src);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // kp_snapshot_write: the synthetic kernel (ELF with CPU notes, kdump-compressed)
-// copied into a new ELF vmcore and re-opened: the same physical bytes, the same
+// copied into a new ELF vmcore, kdump file or flattened stream (also through
+// a pipe: kp_snapshot_write_fd) and re-opened: the same physical bytes, the same
 // kernel facts and symbols, p_vaddr in the direct map, notes kept. Also a LiME
 // image copied; a 64 MiB mostly-zero source giving a sparse file (st_blocks);
 // progress calls; cancellation leaving no file (and no temporary); refusing
@@ -9,6 +10,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "test.h"
@@ -151,7 +153,42 @@ static void check_phdrs(const char *path, uint64_t direct)
 	CHECK(kimage <= 1);
 }
 
-static void roundtrip(enum sk_format format, bool qemu_notes)
+// The source kinds a copy in each format reads back as.
+static const char *const kinds[] = {
+	[KP_SNAPSHOT_ELF] = "ELF vmcore", [KP_SNAPSHOT_KDUMP] = "kdump-compressed (zlib)",
+	[KP_SNAPSHOT_FLATTENED] = "kdump-compressed (flattened, zlib)",
+};
+
+// kp_snapshot_write_fd into a pipe, read by this process into path: a
+// stream that is never sought.
+static struct kp_error *write_through_pipe(struct kp_kernel *k, const char *path,
+					   const struct kp_snapshot_options *opts, struct kp_snapshot_stats *st)
+{
+	int p[2];
+	if (pipe(p) < 0)
+		abort();
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		struct kp_error *err = kp_snapshot_write_fd(k, p[1], "the pipe", opts, st);
+		_exit(err ? 1 : 0);
+	}
+	close(p[1]);
+	FILE *f = fopen(path, "w");
+	char buf[65536];
+	ssize_t n;
+	while ((n = read(p[0], buf, sizeof(buf))) > 0)
+		fwrite(buf, 1, (size_t)n, f);
+	fclose(f);
+	close(p[0]);
+	int status;
+	waitpid(pid, &status, 0);
+	st->file_size = 0;	// the child's
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? NULL
+		: kp_error_create(KP_ERR_OS, "the child's kp_snapshot_write_fd failed");
+}
+
+static void roundtrip(enum sk_format format, bool qemu_notes, enum kp_snapshot_format to, bool pipe)
 {
 	struct sk_opts so = {.format = format, .ntasks = 3, .cpus = qemu_notes ? 1 : 0};
 	uint8_t *img;
@@ -164,18 +201,23 @@ static void roundtrip(enum sk_format format, bool qemu_notes)
 	if (!a)
 		goto out;
 	struct prog p = {.monotone = true};
-	KP_OPTS(kp_snapshot_options, opts, .progress = on_progress, .arg = &p);
+	KP_OPTS(kp_snapshot_options, opts, .progress = on_progress, .arg = &p, .format = to);
 	KP_INIT(kp_snapshot_stats, st);
-	CHECK_OK(kp_snapshot_write(a, snap, &opts, &st));
-	CHECK(p.calls >= 2 && p.monotone);
-	CHECK_U64(p.last_done, p.total);
-	CHECK_U64(st.bytes, p.total);
-	CHECK_U64(st.data_bytes + st.zero_bytes, st.bytes);
 	struct stat sb;
-	CHECK(stat(snap, &sb) == 0);
-	CHECK_U64(sb.st_size, st.file_size);
-	CHECK_U64(sb.st_mode & 0777, 0600);
-	check_phdrs(snap, SK_DIRECT);
+	if (pipe) {
+		CHECK_OK(write_through_pipe(a, snap, &opts, &st));
+	} else {
+		CHECK_OK(kp_snapshot_write(a, snap, &opts, &st));
+		CHECK(p.calls >= 2 && p.monotone);
+		CHECK_U64(p.last_done, p.total);
+		CHECK_U64(st.bytes, p.total);
+		CHECK_U64(st.data_bytes + st.zero_bytes, st.bytes);
+		CHECK(stat(snap, &sb) == 0);
+		CHECK_U64(sb.st_size, st.file_size);
+		CHECK_U64(sb.st_mode & 0777, 0600);
+	}
+	if (to == KP_SNAPSHOT_ELF)
+		check_phdrs(snap, SK_DIRECT);
 	struct kp_kernel *b = open_core(snap);
 	if (b) {
 		check_same_memory(a, b);
@@ -183,7 +225,7 @@ static void roundtrip(enum sk_format format, bool qemu_notes)
 		KP_INIT(kp_kernel_info, ib);
 		kp_kernel_get_info(a, &ia);
 		kp_kernel_get_info(b, &ib);
-		CHECK_STR(ib.source_kind, "ELF vmcore");
+		CHECK_STR(ib.source_kind, kinds[to]);
 		CHECK_STR(ib.release, ia.release);
 		CHECK_STR(ib.vmcoreinfo_source, "dump note");
 		CHECK_U64(ib.kaslr_offset, ia.kaslr_offset);
@@ -198,7 +240,7 @@ static void roundtrip(enum sk_format format, bool qemu_notes)
 		uint64_t v = 0;
 		CHECK_OK(kp_read_u64(b, SK_JIFFIES, &v));
 		CHECK_U64(v, 0x100003039);
-		// The direct map is a virtual segment of the copy.
+		// The direct map (a virtual segment of the ELF copy).
 		CHECK_OK(kp_read_u64(b, SK_DIRECT + (SK_JIFFIES - SK_TEXT), &v));
 		CHECK_U64(v, 0x100003039);
 		struct kp_task *tasks;
@@ -219,12 +261,69 @@ out:
 
 TEST(roundtrip_elf_with_cpu_notes)
 {
-	roundtrip(SK_ELF, true);
+	roundtrip(SK_ELF, true, KP_SNAPSHOT_ELF, false);
 }
 
 TEST(roundtrip_kdump)
 {
-	roundtrip(SK_KDUMP, false);
+	roundtrip(SK_KDUMP, false, KP_SNAPSHOT_ELF, false);
+}
+
+// The kdump formats: a file of each, and the flattened one through a pipe.
+TEST(roundtrip_to_kdump_and_flattened)
+{
+	roundtrip(SK_ELF, true, KP_SNAPSHOT_KDUMP, false);
+	roundtrip(SK_KDUMP, false, KP_SNAPSHOT_FLATTENED, false);
+	roundtrip(SK_ELF, true, KP_SNAPSHOT_FLATTENED, true);
+}
+
+// Only the flattened format streams; every compression reads back.
+TEST(stream_format_and_compressions)
+{
+	static uint8_t mem[8 * 4096];
+	static const char vmci[] = "OSRELEASE=6.1.0-kd\nPAGESIZE=4096\n";
+	for (size_t i = 0; i < sizeof(mem); i++)
+		mem[i] = (uint8_t)(i % 4096 < 2048 ? i / 4096 + 1 : i * 7);	// half compressible
+	memset(mem + 5 * 4096, 0, 4096);
+	struct mkkdump_opts ko = {.mem = mem, .npages = 8, .comp = MKK_ZLIB, .vmcoreinfo = vmci};
+	uint8_t *img;
+	size_t len;
+	struct mkkdump_layout lay;
+	mkkdump_build(&ko, &img, &len, &lay);
+	char *src = write_file("c.src", img, len);
+	free(img);
+	struct kp_kernel *a = open_core(src);
+	static const enum kp_snapshot_compression comps[] = { KP_SNAPSHOT_ZLIB, KP_SNAPSHOT_ZSTD,
+							       KP_SNAPSHOT_UNCOMPRESSED };
+	static const char *const kind[] = { "kdump-compressed (zlib)", "kdump-compressed (zstd)",
+					    "kdump-compressed (uncompressed)" };
+	for (size_t i = 0; a && i < 3; i++) {
+		char *snap = out_path("c.snap");
+		KP_OPTS(kp_snapshot_options, o, .format = KP_SNAPSHOT_KDUMP, .compression = comps[i]);
+		KP_INIT(kp_snapshot_stats, st);
+		CHECK_OK(kp_snapshot_write(a, snap, &o, &st));
+		CHECK_U64(st.zero_bytes, 4096);
+		struct kp_kernel *b = open_core(snap);
+		if (b) {
+			KP_INIT(kp_kernel_info, info);
+			kp_kernel_get_info(b, &info);
+			CHECK_STR(info.source_kind, kind[i]);
+			check_same_memory(a, b);
+			kp_kernel_destroy(b);
+		}
+		unlink(snap);
+		free(snap);
+	}
+	if (a) {
+		KP_OPTS(kp_snapshot_options, elf, .format = KP_SNAPSHOT_ELF);
+		KP_INIT(kp_snapshot_stats, st);
+		CHECK_ERR(kp_snapshot_write_fd(a, 1, "standard output", &elf, &st), KP_ERR_INVALID,
+			  "only the flattened format");
+		kp_kernel_destroy(a);
+	}
+	unlink(src);
+	free(src);
+	CHECK_U64(dir_entries(), 0);
 }
 
 TEST(copy_of_lime)
@@ -362,8 +461,8 @@ TEST(refuses_existing_and_bad_paths)
 		CHECK_ERR(kp_snapshot_write(a, missing, NULL, NULL), KP_ERR_NOT_FOUND, "no/such/dir");
 		free(missing);
 		char *k = out_path("k.snap");
-		KP_OPTS(kp_snapshot_options, o, .format = KP_SNAPSHOT_KDUMP);
-		CHECK_ERR(kp_snapshot_write(a, k, &o, NULL), KP_ERR_UNSUPPORTED, "kdump");
+		KP_OPTS(kp_snapshot_options, o, .format = (enum kp_snapshot_format)7);
+		CHECK_ERR(kp_snapshot_write(a, k, &o, NULL), KP_ERR_INVALID, "unknown snapshot format 7");
 		CHECK(access(k, F_OK) < 0);
 		free(k);
 		CHECK_ERR(kp_snapshot_write(a, "", NULL, NULL), KP_ERR_INVALID, "");
@@ -395,9 +494,10 @@ TEST(unreadable_pages_are_lost_not_zeros)
 	free(img);
 	char *snap = out_path("kd.snap");
 	struct kp_kernel *a = open_core(src);
-	if (a) {
+	for (enum kp_snapshot_format to = KP_SNAPSHOT_ELF; a && to <= KP_SNAPSHOT_FLATTENED; to++) {
+		KP_OPTS(kp_snapshot_options, o, .format = to);
 		KP_INIT(kp_snapshot_stats, st);
-		CHECK_OK(kp_snapshot_write(a, snap, NULL, &st));
+		CHECK_OK(kp_snapshot_write(a, snap, &o, &st));
 		CHECK_U64(st.unreadable_bytes, 2 * 4096);
 		CHECK_U64(st.lost_ranges, 2);
 		struct kp_kernel *b = open_core(snap);
@@ -423,8 +523,9 @@ TEST(unreadable_pages_are_lost_not_zeros)
 			CHECK_U64(buf[0], 5);
 			kp_kernel_destroy(b);
 		}
-		kp_kernel_destroy(a);
+		unlink(snap);
 	}
+	kp_kernel_destroy(a);
 	unlink(src);
 	unlink(snap);
 	free(src);
@@ -439,6 +540,8 @@ int main(void)
 		abort();
 	RUN(roundtrip_elf_with_cpu_notes);
 	RUN(roundtrip_kdump);
+	RUN(roundtrip_to_kdump_and_flattened);
+	RUN(stream_format_and_compressions);
 	RUN(copy_of_lime);
 	RUN(sparse_output);
 	RUN(cancel_leaves_nothing);
