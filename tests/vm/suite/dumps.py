@@ -107,6 +107,52 @@ def d31_compressors(run, compressors):
         return []
     return compressors
 
+# What the stream's reassembled file must answer as the ELF dump does.
+STREAM_COMMANDS = (["ps"], ["lsmod"], ["dmesg"], ["print", "init_task.comm"], ["bt", "1"])
+
+
+def snapshot_stream(run, kpeek, src):
+    """kpeek snapshot -o - of the ELF dump (makedumpfile's flattened
+    format) piped into makedumpfile -R: the kdump file it reassembles has,
+    by its own header (read without libkpeek), zlib pages and every page of
+    RAM dumped, and kpeek reads it as it reads the ELF dump (stdout and
+    exit status of STREAM_COMMANDS)."""
+    out_path = os.path.join(rig.BUILD, "%s.snap-stream.core" % run.name)
+    if os.path.exists(out_path):
+        os.unlink(out_path)
+    t0 = time.monotonic()
+    with open(os.path.join(rig.BUILD, "%s.snap-stream.err" % run.name), "w+") as err:
+        p1 = subprocess.Popen([kpeek, "-c", src, "snapshot", "-q", "-o", "-"], stdout=subprocess.PIPE,
+                              stderr=err, stdin=subprocess.DEVNULL)
+        p2 = subprocess.run(["makedumpfile", "-R", out_path], stdin=p1.stdout, capture_output=True,
+                            text=True, errors="replace")
+        p1.stdout.close()
+        rc1 = p1.wait()
+        err.seek(0)
+        why = err.read().strip()
+    timed("%s kpeek snapshot -o - | makedumpfile -R" % run.name, t0)
+    if not run.check("snapshot-stream", rc1 == 0 and p2.returncode == 0 and os.path.isfile(out_path),
+                     "kpeek snapshot -o - of %s: exit %s (%s); makedumpfile -R: exit %d (%s)" % (
+                         src, rc1, why, p2.returncode, (p2.stderr or p2.stdout).strip()[-300:])):
+        return
+    try:
+        h = rig.kdump_header(out_path)
+        ok = h["compression"] == "zlib" and h["dump_level"] == 0 and h["dumped_pages"] == h["ram_pages"] > 0
+        detail = "expected zlib, dump level 0 and every RAM page dumped; header: %s" % h
+    except (OSError, rig.RigError) as e:
+        ok, detail = False, str(e)
+    run.check("snapshot-stream-header", ok, detail)
+    differ = []
+    for args in STREAM_COMMANDS:
+        a = rig.run_kpeek(kpeek, ["-c", src] + args)
+        b = rig.run_kpeek(kpeek, ["-c", out_path] + args)
+        if a[0] != b[0] or a[1] != b[1]:
+            differ.append("kpeek %s: exit %s on the ELF dump, %s on the stream's file%s" % (
+                " ".join(args), a[0], b[0], "" if a[1] == b[1] else ", stdout differs"))
+    run.check("snapshot-stream-same", not differ, "; ".join(differ))
+    os.unlink(out_path)
+
+
 def derive(run, kpeek, compressors):
     """elf-snap (kpeek snapshot of the ELF dump) and makedumpfile -d 31
     of it with each compression it supports."""
@@ -123,6 +169,7 @@ def derive(run, kpeek, compressors):
                       "kpeek -c %s snapshot: exit %s, stderr: %s" % (src, rc, err.strip())):
         return
     run.dumps["elf-snap"] = (snap, pre, post)
+    snapshot_stream(run, kpeek, src)
     for source, flag in d31_compressors(run, compressors):
         out_path = os.path.join(rig.BUILD, "%s.%s.core" % (run.name, source))
         if os.path.exists(out_path):
