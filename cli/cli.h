@@ -9,6 +9,8 @@
 
 struct cli {
 	struct kp_open_options open;	// from global options -c/-m/--kallsyms/--btf
+	// Every -c: more than one are the parts of a split dump (open.cores).
+	const char *cores[256];
 	bool json;			// --json (global or per command)
 	struct kp_kernel *kernel;	// opened on first cli_kernel()
 };

@@ -79,6 +79,11 @@ static void print_kernel(struct out *o, const struct kp_kernel_info *info)
 	bool json = out_is_json(o);
 	out_kv_str(o, json ? "source_kind" : "source", info->source_kind);
 	out_kv_str(o, "path", info->path);
+	// A split dump read as a set, or one of its parts alone.
+	if (info->nfiles > 1)
+		out_kv_uint(o, "parts", info->nfiles);
+	if (info->split)
+		out_kv_str(o, "split", info->split);
 	out_kv_bool(o, "live", info->live);
 	out_kv_str(o, "release", info->release);
 	out_kv_str(o, "banner", info->banner);

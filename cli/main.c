@@ -52,7 +52,8 @@ static void usage(FILE *f)
 		"Global options (before the command):\n"
 		"  -c, --core FILE        read this dump instead of the live /proc/kcore: an ELF\n"
 		"                         vmcore (kdump, QEMU), a kdump-compressed dump (flat\n"
-		"                         too), a LiME or AVML image\n"
+		"                         too), a LiME or AVML image; given once per part, the\n"
+		"                         parts of a split dump (what makedumpfile splits)\n"
 		"      --raw[=BASE]       -c FILE is raw physical memory from BASE (default 0)\n"
 		"      --arch NAME        architecture of a raw or LiME image that does not say\n"
 		"                         (x86_64 or arm64; default: detect)\n"
@@ -163,7 +164,13 @@ static int parse_global_options(struct cli *cli, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+:c:m:jhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
-			cli->open.core = optarg;
+			if (cli->open.ncores == sizeof(cli->cores) / sizeof(cli->cores[0])) {
+				fprintf(stderr, "kpeek: more than %zu -c files\n", cli->open.ncores);
+				return 2;
+			}
+			cli->cores[cli->open.ncores++] = optarg;
+			cli->open.core = cli->cores[0];
+			cli->open.cores = cli->cores;
 			break;
 		case 'm':
 			cli->open.system_map = optarg;

@@ -110,6 +110,11 @@ struct kp_open_options {
 	// Architecture of a source that does not say ("x86_64", "arm64"): raw
 	// and LiME images without a vmcoreinfo page. NULL: detect.
 	const char *arch;
+	// The files of one split dump (makedumpfile --split), in any order,
+	// read as one (0.6); core is then ignored. They must hold the same
+	// dump (its VMCOREINFO and page frames) and, together, every frame.
+	const char *const *cores;
+	size_t ncores;
 };
 
 // Opens a memory source, probing its format (ELF kcore/vmcore, kdump-
@@ -151,6 +156,12 @@ struct kp_kernel_info {
 	// as lost (kp_snapshot_write()): reads there fail (0.6).
 	const struct kp_range *lost;	// physical ranges, owned by the handle
 	size_t nlost;
+	// The files read (0.6): more than 1 for a split dump's parts. A part
+	// opened alone says so in split ("part of a split dump: page frames
+	// 0x0-0x10000 of 0x20000; the others were not given"), else NULL:
+	// reads of the frames it lacks fail naming them.
+	size_t nfiles;
+	const char *split;
 };
 
 // Fills *ret up to ret->sz bytes; strings are owned by the kernel handle.

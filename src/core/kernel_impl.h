@@ -11,6 +11,11 @@
 
 struct kp_kernel {
 	struct kp_file *file;
+	// The other parts of a split dump (file and src are the first).
+	struct kp_file **part_files;
+	struct kp_source *part_srcs;
+	size_t nparts;
+	char split[160];			// a part alone: what it holds, else ""
 	struct kp_memory *mem;
 	struct kp_source src;
 	const struct kp_arch *arch;
@@ -67,5 +72,9 @@ void kp_kernel_add_symbol_source(struct kp_kernel *kernel, const char *name);
 // symbols_lookup.c: loads the late symbols (kp_kernel_set_late_symbols())
 // once; true if that added any.
 bool kp_kernel_load_late_symbols(struct kp_kernel *kernel);
+
+// split.c: the parts of a split dump (k->src and k->part_srcs) are one
+// dump and cover every page frame once.
+struct kp_error *kp_split_check(struct kp_kernel *k);
 
 #endif

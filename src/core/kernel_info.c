@@ -106,6 +106,8 @@ void kp_kernel_get_info(struct kp_kernel *k, struct kp_kernel_info *ret)
 		.possible_cpus = nr_cpu_ids(k),
 		.lost = k->src.lost,
 		.nlost = k->src.nlost,
+		.nfiles = (k->file ? 1 : 0) + k->nparts,
+		.split = k->split[0] ? k->split : NULL,
 	};
 	info.online_cpus = online_cpus(k, info.possible_cpus);
 	kp_out_copy(ret, &info, sizeof(info));

@@ -4,6 +4,7 @@
 // VMCOREINFO (the dump's note, else located in memory: locate.c), the
 // architecture (detect_arch.c) and its address translation, the symbols
 // (symbols_load.c), the banner; BTF is loaded on first use (kernel.c).
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,49 @@ static struct kp_error *open_source(struct kp_kernel *k, const char *path,
 		return err;
 	if (opts->raw)
 		return kp_raw_open(k->file, opts->raw_base, k->mem, &k->src);
-	return kp_source_probe_open(k->file, k->mem, &k->src);
+	if ((err = kp_source_probe_open(k->file, k->mem, &k->src)) || !k->src.split)
+		return err;
+	// A part of a split dump alone: what it holds is read, the rest says
+	// it is in the parts not given.
+	snprintf(k->split, sizeof(k->split), "part of a split dump: page frames 0x%" PRIx64 "-0x%" PRIx64
+		 " of 0x%" PRIx64 "; the others were not given (-c each part)", k->src.split_start,
+		 k->src.split_end, k->src.split_max);
+	return kp_source_add_elsewhere(&k->src, k->mem);
+}
+
+// The parts of a split dump after the first: opened into k->part_*, their
+// frames sorted and checked against the first's.
+static struct kp_error *open_parts(struct kp_kernel *k, const struct kp_open_options *opts)
+{
+	size_t n = opts->ncores - 1;
+	if (!(k->part_files = calloc(n, sizeof(*k->part_files))) ||
+	    !(k->part_srcs = calloc(n, sizeof(*k->part_srcs))))
+		return &kp_enomem;
+	for (size_t i = 0; i < n; i++, k->nparts++) {
+		struct kp_error *err = kp_file_open(opts->cores[i + 1], &k->part_files[i]);
+		if (!err)
+			err = kp_source_probe_open(k->part_files[i], k->mem, &k->part_srcs[i]);
+		if (err)
+			return err;
+	}
+	return kp_split_check(k);
+}
+
+static struct kp_error *open_source_set(struct kp_kernel *k, const struct kp_open_options *opts)
+{
+	if (opts->raw)
+		return kp_error_create(KP_ERR_INVALID, "--raw reads one file, not %zu", opts->ncores);
+	struct kp_error *err = kp_file_open(opts->cores[0], &k->file);
+	if (!err)
+		err = kp_source_probe_open(k->file, k->mem, &k->src);
+	if (!err)
+		err = open_parts(k, opts);
+	// Where no part given holds a frame, its own part's error says so.
+	if (!err)
+		err = kp_source_add_elsewhere(&k->src, k->mem);
+	for (size_t i = 0; !err && i < k->nparts; i++)
+		err = kp_source_add_elsewhere(&k->part_srcs[i], k->mem);
+	return err;
 }
 
 static void read_banner(struct kp_kernel *k)
@@ -75,13 +118,14 @@ static struct kp_error *locate_kernel(struct kp_kernel *k, const char *path,
 
 static struct kp_error *kernel_open(struct kp_kernel *k, const struct kp_open_options *opts)
 {
-	const char *path = opts->core ? opts->core : KCORE_PATH;
+	const char *path = opts->ncores > 1 ? opts->cores[0] : opts->core ? opts->core : KCORE_PATH;
 	struct kp_error *err = kp_memory_create(&k->mem);
 	if (err)
 		return err;
 	if ((err = kp_symtab_create(&k->symtab)))
 		return err;
-	if ((err = open_source(k, path, opts)) || (err = kp_memory_settle(k->mem)))
+	err = opts->ncores > 1 ? open_source_set(k, opts) : open_source(k, path, opts);
+	if (err || (err = kp_memory_settle(k->mem)))
 		return err;
 	if (k->src.vmcoreinfo) {
 		snprintf(k->vmcoreinfo_origin, sizeof(k->vmcoreinfo_origin), "%s",
@@ -127,6 +171,8 @@ struct kp_error *kp_kernel_open_core(const struct kp_open_options *user_opts,
 	if (!k)
 		return &kp_enomem;
 	err = kernel_open(k, &opts);
+	if (err && k->split[0])
+		err = kp_error_prefix(err, "%s is %s", opts.core, k->split);
 	if (err) {
 		kp_kernel_destroy(k);
 		return err;
@@ -184,6 +230,12 @@ void kp_kernel_destroy(struct kp_kernel *k)
 	kp_memory_destroy(k->mem);
 	kp_source_deinit(&k->src);
 	kp_file_destroy(k->file);
+	for (size_t i = 0; i < k->nparts; i++) {
+		kp_source_deinit(&k->part_srcs[i]);
+		kp_file_destroy(k->part_files[i]);
+	}
+	free(k->part_srcs);
+	free(k->part_files);
 	free(k->release);
 	free(k->banner);
 	free(k);

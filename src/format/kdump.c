@@ -350,7 +350,7 @@ static struct kp_error *kdump_open(struct kp_file *file, struct kp_memory *mem,
 	if (!err)
 		err = kp_source_add_lost(src, mem, kd->path);
 	if (!err)
-		err = kp_kdump_add_segments(kd, mem);
+		err = kp_kdump_add_segments(kd, mem, kd->start_pfn, kd->end_pfn);
 	if (err) {
 		kdump_destroy(kd);
 		free(src->vmcoreinfo);
@@ -362,6 +362,13 @@ static struct kp_error *kdump_open(struct kp_file *file, struct kp_memory *mem,
 		return err;
 	}
 	src->kind = kind_name(kd->flat, kd->status);
+	if (kd->split) {
+		src->split = true;
+		src->split_start = kd->start_pfn;
+		src->split_end = kd->end_pfn;
+		src->split_max = kd->max_pfn;
+		src->split_page_size = kd->block_size;
+	}
 	src->live = false;
 	src->priv = kd;
 	src->destroy = kdump_destroy;
@@ -374,6 +381,12 @@ void kp_kdump_cache_stats(const struct kp_source *src, uint64_t *hits_ret,
 	const struct kdump *kd = src->priv;
 	*hits_ret = kd->hits;
 	*misses_ret = kd->misses;
+}
+
+struct kp_error *kp_source_add_elsewhere(struct kp_source *src, struct kp_memory *mem)
+{
+	// Only kdump.c sets split; its reads outside the part's frames say so.
+	return src->split ? kp_kdump_add_segments(src->priv, mem, 0, src->split_max) : NULL;
 }
 
 const struct kp_source_ops kp_kdump_ops = {

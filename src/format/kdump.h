@@ -48,6 +48,7 @@ struct kp_error *kp_kdump_view_read(struct kdump *kd, uint64_t off, void *buf, s
 uint64_t kp_kdump_dumped_below(const struct kdump *kd, uint64_t pfn);
 // One physical segment of mem per run of RAM in bitmap 1, read through the
 // page descriptors (kdump_read.c).
-struct kp_error *kp_kdump_add_segments(struct kdump *kd, struct kp_memory *mem);
+// Only the runs' parts within page frames [lo, hi).
+struct kp_error *kp_kdump_add_segments(struct kdump *kd, struct kp_memory *mem, uint64_t lo, uint64_t hi);
 
 #endif

@@ -193,7 +193,7 @@ static struct kp_error *kdump_read(void *buf, uint64_t address, size_t count,
 	return NULL;
 }
 
-struct kp_error *kp_kdump_add_segments(struct kdump *kd, struct kp_memory *mem)
+struct kp_error *kp_kdump_add_segments(struct kdump *kd, struct kp_memory *mem, uint64_t lo, uint64_t hi)
 {
 	uint64_t pfn = 0, runs = 0;
 	size_t nwords = (size_t)((kd->max_pfn + 63) / 64);
@@ -224,13 +224,17 @@ struct kp_error *kp_kdump_add_segments(struct kdump *kd, struct kp_memory *mem)
 			return kp_error_create(KP_ERR_FORMAT,
 					       "%s: the RAM bitmap has more than %u separate "
 					       "ranges (corrupt?)", kd->path, MAX_RAM_RUNS);
+		pfn = end;
+		start = start > lo ? start : lo;
+		end = end < hi ? end : hi;
+		if (start >= end)
+			continue;
 		uint64_t a = start << kd->block_shift;
 		struct kp_error *err = kp_memory_add(mem, KP_PHYS, a,
 						     (end - start) << kd->block_shift,
 						     kdump_read, kd, a);
 		if (err)
 			return err;
-		pfn = end;
 	}
 	return NULL;
 }

@@ -38,6 +38,12 @@ struct kp_source {
 	// recorded as lost ("KPEEK" note KP_NT_LOST): holes, never data.
 	struct kp_range *lost;		// owned
 	size_t nlost;
+	// One file of a split dump (makedumpfile --split): the page frames it
+	// holds, [split_start, split_end) of split_max in all (kdump.c). Its
+	// segments hold those frames only; kp_source_add_elsewhere() adds the
+	// rest of its RAM as errors that name the part.
+	bool split;
+	uint64_t split_start, split_end, split_max, split_page_size;
 	void *priv;			// format private state
 	void (*destroy)(void *priv);
 };
@@ -84,6 +90,11 @@ struct kp_error *kp_notes_parse(const uint8_t *buf, size_t len, const char *wher
 // what the file has there.
 struct kp_error *kp_source_read_lost(void *buf, uint64_t address, size_t count, uint64_t offset,
 				     void *arg);
+// A split dump's part (src->split): its RAM outside its own frames, as
+// segments whose reads fail saying the frames are in another part. Added
+// after every part's own segments, they are what no part given holds.
+// Nothing for other sources.
+struct kp_error *kp_source_add_elsewhere(struct kp_source *src, struct kp_memory *mem);
 // A segment of kp_source_read_lost() per lost range, physical.
 struct kp_error *kp_source_add_lost(const struct kp_source *src, struct kp_memory *mem, const char *path);
 void kp_source_deinit(struct kp_source *src);

@@ -480,6 +480,12 @@ void sk_build(const struct sk_opts *o, uint8_t **buf_ret, size_t *len_ret)
 			.phys_base = SK_PHYS_BASE,
 			.share_zero_pages = true,
 		};
+		if (o->split_parts > 1) {
+			uint64_t n = ko.npages;
+			ko.split = true;
+			ko.start_pfn = n * o->split_part / o->split_parts;
+			ko.end_pfn = n * (o->split_part + 1) / o->split_parts;
+		}
 		uint8_t *img;
 		size_t len;
 		struct mkkdump_layout lay;
@@ -554,6 +560,19 @@ void sk_write_files(const char *dir, const struct sk_opts *o)
 	fwrite(buf, 1, len, f);
 	close_out(f, path);
 	free(buf);
+
+	// The kdump of the same kernel as the 2 parts of a split dump.
+	for (unsigned i = 0; i < 2; i++) {
+		struct sk_opts part = *o;
+		part.format = SK_KDUMP;
+		part.split_parts = 2;
+		part.split_part = i;
+		sk_build(&part, &buf, &len);
+		f = open_out(dir, i ? "synth.part2" : "synth.part1", &path);
+		fwrite(buf, 1, len, f);
+		close_out(f, path);
+		free(buf);
+	}
 
 	struct image im;
 	build_image(o, &im);

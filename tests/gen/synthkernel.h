@@ -121,6 +121,10 @@ struct sk_opts {
 	void (*edit)(uint8_t *mem, void *arg);
 	void *edit_arg;
 	enum sk_sys sys;	// needs procs and ntasks >= 12
+	// SK_KDUMP: part split_part of split_parts (more than 1) of a split
+	// dump, each holding an equal share of the page frames, as
+	// makedumpfile --split makes them.
+	unsigned split_parts, split_part;
 };
 
 struct kp_kernel;

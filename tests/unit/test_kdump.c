@@ -414,7 +414,8 @@ TEST(header_versions)
 }
 
 // A split dump holds pfns [start_pfn, end_pfn): page_desc indexes count from
-// start_pfn; other RAM pages are in the other files.
+// start_pfn; its segments hold those frames only, and the rest of its RAM,
+// added by kp_source_add_elsewhere(), says the frames are in another file.
 TEST(split_dump)
 {
 	uint8_t *mem = make_mem(NPAGES);
@@ -427,6 +428,13 @@ TEST(split_dump)
 	CHECK_OK(open_buf(img, len, &o));
 	if (o.mem) {
 		static uint8_t got[24 * BS];
+		CHECK_OK(kp_memory_read(o.mem, KP_PHYS, 16 * BS, got, sizeof(got)));
+		CHECK(memcmp(got, mem + 16 * BS, sizeof(got)) == 0);
+		CHECK(o.src.split && o.src.split_start == 16 && o.src.split_end == 40 &&
+		      o.src.split_max == NPAGES && o.src.split_page_size == BS);
+		CHECK_ERR(kp_memory_read(o.mem, KP_PHYS, 40 * BS, got, 1), KP_ERR_FAULT,
+			  "not in the memory source");
+		CHECK_OK(kp_source_add_elsewhere(&o.src, o.mem));
 		CHECK_OK(kp_memory_read(o.mem, KP_PHYS, 16 * BS, got, sizeof(got)));
 		CHECK(memcmp(got, mem + 16 * BS, sizeof(got)) == 0);
 		CHECK_ERR(kp_memory_read(o.mem, KP_PHYS, 40 * BS, got, 1), KP_ERR_FAULT,
