@@ -160,12 +160,15 @@ struct kp_error *kp_ptcache_entry(struct kp_ptcache *c, int lvl, const char *nam
 			return NULL;
 		}
 		if (err->code == KP_ERR_FAULT) {
-			kp_error_destroy(err);
-			return kp_error_fault(vaddr,
-					      "%s table at physical address 0x%" PRIx64
-					      " (entry %u at 0x%" PRIx64 ", for virtual address 0x%" PRIx64
-					      ") is not in the memory source",
-					      name, table_pa, index, entry_pa, vaddr);
+			// The source's reason (not in it, excluded, lost, in another
+			// part of a split dump) said of the table, at vaddr.
+			struct kp_error *why = err;
+			err = kp_error_fault(vaddr, "%s table at physical address 0x%" PRIx64
+					     " (entry %u at 0x%" PRIx64 ", for virtual address 0x%" PRIx64
+					     ") is not readable: %s", name, table_pa, index, entry_pa, vaddr,
+					     kp_error_message(why));
+			kp_error_destroy(why);
+			return err;
 		}
 	}
 	return kp_error_prefix(err, "reading %s table at physical address 0x%" PRIx64

@@ -500,7 +500,8 @@ TEST(missing_table_pages)
 	struct kp_vtop v = {.nsteps = 9};
 	CHECK_ERR(kp_pgtable_walk(f.pt, 0xffffc90000000000, &v), KP_ERR_FAULT,
 		  "PMD table at physical address 0x7fff00000000 (entry 0 at 0x7fff00000000,"
-		  " for virtual address 0xffffc90000000000) is not in the memory source");
+		  " for virtual address 0xffffc90000000000) is not readable: physical address 0x7fff00000000"
+		  " is not in the memory source");
 	CHECK_U64(v.nsteps, 9);
 	uint64_t pa = 5, size = 5;
 	CHECK_ERR(kp_pgtable_translate(f.pt, 0xffffc90000000008, &pa, &size), KP_ERR_FAULT,
