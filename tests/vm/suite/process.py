@@ -590,6 +590,27 @@ def mountinfo_fields(line):
     return p[:sep + 3], p[sep + 3] if len(p) > sep + 3 else ""
 
 
+def generic_options(line):
+    """The super options of a mountinfo line kpeek knows (SB_GENERIC), as
+    the line starts with them."""
+    _, sb = mountinfo_fields(line)
+    out = []
+    for o in (sb or "").split(","):
+        if o not in SB_GENERIC:
+            break
+        if o != "mand":
+            out.append(o)
+    return out
+
+
+def mount_line_matches(want, got):
+    """kpeek's line got is /proc's line want: every field up to the source,
+    and the super options kpeek knows."""
+    wf, _ = mountinfo_fields(want)
+    gf, gsb = mountinfo_fields(got)
+    return gf is not None and wf == gf and gsb.split(",") == generic_options(want)
+
+
 def ck_mount(role):
     """mount --pid PID: every field of each line up to and including the
     source as /proc/PID/mountinfo has it; the super options kpeek knows
@@ -602,9 +623,10 @@ def ck_mount(role):
         lost = left_out(err, [pid], c)
         if lost and rc == 1 and not out.strip() and len(err_lines(err)) == 1:
             return skipped("the mounts of PID %d: %s" % (pid, lost[pid]))
-        # The mount walk stopped at a page the dump lacks (Ctx.partial): what
-        # it printed before must still be the first lines of /proc's, each
-        # right, and the rest is a skipped entry.
+        # The mount walk met a page the dump lacks (Ctx.partial) and left that
+        # mount out, said in one line: what it printed must be /proc's lines
+        # in order with some left out, each right, and the rest is a skipped
+        # entry.
         cut = c.partial and rc == 1 and len(err_lines(err)) == 1 and \
             re.match(r"^kpeek: mount(?: --pid \d+)?: incomplete: .*exclud", err_lines(err)[0])
         if (rc != 0 or err.strip()) and not cut:
@@ -617,21 +639,21 @@ def ck_mount(role):
             problems = []
             if (len(want) < len(g)) if cut else (len(want) != len(g)):
                 problems.append("%d lines, /proc/%d/mountinfo %d" % (len(g), pid, len(want)))
-            for i, (x, y) in enumerate(zip(want, g)):
-                wf, wsb = mountinfo_fields(x)
-                gf, gsb = mountinfo_fields(y)
-                generic = []
-                for o in (wsb or "").split(","):
-                    if o not in SB_GENERIC:
-                        break
-                    if o != "mand":
-                        generic.append(o)
-                if gf is None or wf != gf or gsb.split(",") != generic:
+            j = 0
+            for i, y in enumerate(g):
+                # Cut: the next of /proc's lines this one is (those between
+                # were left out); else the line at the same place.
+                k = j
+                while cut and k < len(want) and not mount_line_matches(want[k], y):
+                    k += 1
+                x = want[k] if k < len(want) else want[j] if j < len(want) else ""
+                if not mount_line_matches(x, y):
                     problems.append("line %d: %r\n    /proc: %r (super options kpeek knows: %s)" % (
-                        i + 1, y, x, ",".join(generic)))
+                        i + 1, y, x, ",".join(generic_options(x))))
+                j = k + 1 if k < len(want) else j + 1
             if not problems:
-                return passed("", ["mounts of PID %d after line %d: %s" % (pid, len(g), err_lines(err)[0])]) \
-                    if cut else (True, "")
+                return passed("", ["mounts of PID %d: %d of %d lines, the rest left out: %s" % (
+                    pid, len(g), len(want), err_lines(err)[0])]) if cut else (True, "")
             best = best or problems
         return False, "mount --pid %d differs from /proc/%d/mountinfo:\n%s" % (pid, pid, "\n".join(best[:40]))
     return ck
