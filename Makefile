@@ -66,11 +66,26 @@ SO := $(B)/libkpeek.so.$(VERSION)
 
 MAN_PAGES := $(B)/man/kpeek.1 $(B)/man/libkpeek.3
 
+# The Python bindings (python/): the extension kpeek._kpeek over the public
+# API (libkpeek.a linked in, so PYTHONPATH=$(B)/python is enough) and the
+# kpeek package's Python files, into $(B)/python/kpeek/. Built when
+# python3-config (python3-dev) is there.
+PYTHON ?= /usr/bin/python3
+PYTHON_CONFIG ?= $(PYTHON)-config
+PY_INCLUDES := $(shell $(PYTHON_CONFIG) --includes 2>/dev/null)
+PY_EXT_SRC := $(sort $(wildcard python/ext/*.c))
+PY_EXT_OBJ := $(PY_EXT_SRC:%.c=$(B)/%.o)
+PY_FILES := $(sort $(shell find python/kpeek -name "*.py"))
+PY_OUT := $(PY_FILES:python/%=$(B)/python/%)
+ifneq ($(PY_INCLUDES),)
+PY_ALL := $(B)/python/kpeek/_kpeek.so $(PY_OUT)
+endif
+
 .PHONY: all check test unit asan fuzz bench demo clean install uninstall
 # Objects of test programs are intermediate files: keep them, so that a
 # second make rebuilds nothing.
 .SECONDARY:
-all: $(B)/libkpeek.a $(B)/libkpeek.so $(B)/kpeek $(UNIT_BIN) $(TOOL_BIN) $(MAN_PAGES)
+all: $(B)/libkpeek.a $(B)/libkpeek.so $(B)/kpeek $(UNIT_BIN) $(TOOL_BIN) $(MAN_PAGES) $(PY_ALL)
 
 $(B)/src/%.o: src/%.c
 	@mkdir -p $(dir $@)
@@ -79,6 +94,21 @@ $(B)/src/%.o: src/%.c
 $(B)/cli/%.o: cli/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(CLI_CFLAGS) -MMD -MP -c $< -o $@
+
+# Python's headers trip -Wmissing-prototypes / -Wshadow in their inline
+# functions: the extension is checked without those two.
+$(B)/python/ext/%.o: python/ext/%.c python/ext/kpy.h
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -Wstrict-prototypes,$(ALL_CFLAGS)) -fvisibility=hidden -Iinclude \
+		$(PY_INCLUDES) -MMD -MP -c $< -o $@
+
+$(B)/python/kpeek/_kpeek.so: $(PY_EXT_OBJ) $(B)/libkpeek.a
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(LDFLAGS_SAN) $(LDFLAGS) -o $@ $(PY_EXT_OBJ) $(B)/libkpeek.a $(LIBS)
+
+$(B)/python/%.py: python/%.py
+	@mkdir -p $(dir $@)
+	cp $< $@
 
 $(B)/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)

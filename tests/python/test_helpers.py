@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: MIT
+# kpeek.helpers.linux on the synthetic dump: every task, lists, argv and
+# environment, CPUs, per-CPU pointers, against the generator's truth.json.
+import pytest
+
+import kpeek
+from kpeek.helpers.linux import (
+    cmdline, environ, find_task, for_each_online_cpu, for_each_task, list_for_each,
+    list_for_each_entry, per_cpu_ptr, task_state_to_char)
+
+
+def test_for_each_task_is_every_task(prog, truth):
+    got = sorted((t.pid.value_(), t.comm.string_().decode()) for t in for_each_task(prog))
+    want = sorted((pid, comm) for _, pid, comm in truth["tasks"])
+    assert got == want
+
+
+def test_list_for_each_entry_tasks(prog, truth):
+    head = prog["init_task"].tasks.address_of_()
+    got = [int(t) for t in list_for_each_entry("struct task_struct", head, "tasks")]
+    # The ring after init_task, in order: tasks 1..n.
+    assert got == [a for a, _, _ in truth["tasks"][1:]]
+    assert len(list(list_for_each(head))) == len(truth["tasks"]) - 1
+
+
+def test_find_task(prog, truth):
+    t = find_task(prog, 2)
+    assert int(t) == truth["tasks"][2][0]
+    assert not find_task(prog, 4242)
+
+
+def test_task_state(prog):
+    states = {t.pid.value_(): task_state_to_char(t) for t in for_each_task(prog)}
+    assert set(states.values()) <= set("RSDTtXZPI")
+    # The generator's __state: 0 (running) for init_task, 1 (interruptible) for the rest.
+    assert states[0] == "R" and states[1] == "S"
+
+
+def test_cmdline_environ(prog, truth):
+    t1 = find_task(prog, 1)
+    assert cmdline(t1) == [w.encode() for w in truth["args"]]
+    assert environ(t1) == [w.encode() for w in truth["env"]]
+    assert cmdline(find_task(prog, 5)) is None   # a kernel thread
+
+
+def test_online_cpus(prog, truth):
+    assert list(for_each_online_cpu(prog)) == truth["online_cpus"]
+
+
+def test_per_cpu_ptr(prog):
+    offs = prog["__per_cpu_offset"]
+    p = kpeek.Object(prog, "unsigned long *", value=0x1000)
+    assert int(per_cpu_ptr(p, 1)) == (0x1000 + int(offs[1])) & (2**64 - 1)
+
+
+def test_stack_trace_or_clear_error(prog):
+    # The synthetic kernel has no ORC tables: an exception, never a crash.
+    try:
+        frames = prog.stack_trace(1)
+    except (kpeek.Error, LookupError, TypeError, ValueError, NotImplementedError) as e:
+        assert str(e)
+    else:
+        assert all(f.pc for f in frames)

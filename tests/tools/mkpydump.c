@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+// mkpydump OUTDIR: the synthetic kernel with processes and the system
+// (tests/gen/synthkernel.h, synthprocs.h, synthsys.h) as an ELF dump for the
+// Python bindings' tests (tests/python), and what the generator put in it:
+//
+//   OUTDIR/synth.core   ELF core (and synth.kallsyms, synth.btf, synth.layout)
+//   OUTDIR/truth.json   the generator's own values: every task (address, PID,
+//                       comm), task 1's arguments and environment, jiffies,
+//                       avenrun, the banner, the online CPUs, the size of
+//                       struct task_struct and its members' offsets
+//
+// truth.json is written from the generator's memory and constants, never
+// from kpeek's reading of the dump.
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "synthkernel.h"
+#include "synthprocs.h"
+#include "synthsys.h"
+
+#define PA(va) ((va) - SK_TEXT)
+
+static uint64_t jiffies, avenrun[3], online;
+static char banner[64];
+
+static void capture(uint8_t *mem, void *arg)
+{
+	memcpy(&jiffies, mem + PA(SK_JIFFIES), 8);
+	memcpy(avenrun, mem + PA(SK_AVENRUN), 24);
+	memcpy(&online, mem + PA(SK_ONLINE_MASK), 8);
+	memcpy(banner, mem + PA(SK_BANNER), sizeof(banner) - 1);
+	(void)arg;
+}
+
+static void words(FILE *f, const char *key, const char *s, size_t len)
+{
+	fprintf(f, "  \"%s\": [", key);
+	for (size_t i = 0; i < len;) {
+		fprintf(f, "%s\"%s\"", i ? ", " : "", s + i);	// plain ASCII words
+		i += strlen(s + i) + 1;
+	}
+	fprintf(f, "],\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: mkpydump OUTDIR\n");
+		return 2;
+	}
+	struct sk_opts o = { .format = SK_ELF, .ntasks = 12, .cpus = 2, .procs = SK_PROCS_LIST,
+			     .sys = SK_SYS_NEW, .edit = capture };
+	sk_write_files(argv[1], &o);
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/truth.json", argv[1]);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		sk_die(path);
+	fprintf(f, "{\n  \"tasks\": [");
+	for (unsigned i = 0; i <= o.ntasks; i++) {
+		char comm[16];
+		if (i == 0)
+			snprintf(comm, sizeof(comm), "swapper/0");
+		else if (i == 1)
+			snprintf(comm, sizeof(comm), "init");
+		else
+			snprintf(comm, sizeof(comm), "task%u", i);
+		fprintf(f, "%s[%" PRIu64 ", %u, \"%s\"]", i ? ", " : "", sk_task_va(&o, i), i, comm);
+	}
+	fprintf(f, "],\n");
+	words(f, "args", SKP_ARGS, sizeof(SKP_ARGS) - 1);
+	words(f, "env", SKP_ENV, sizeof(SKP_ENV));
+	fprintf(f, "  \"jiffies\": %" PRIu64 ",\n", jiffies);
+	fprintf(f, "  \"avenrun\": [%" PRIu64 ", %" PRIu64 ", %" PRIu64 "],\n", avenrun[0],
+		avenrun[1], avenrun[2]);
+	fprintf(f, "  \"online_cpus\": [");
+	for (unsigned c = 0, n = 0; c < 64; c++)
+		if (online >> c & 1)
+			fprintf(f, "%s%u", n++ ? ", " : "", c);
+	fprintf(f, "],\n");
+	fprintf(f, "  \"banner\": \"%.*s\",\n", (int)strcspn(banner, "\n\""), banner);
+	fprintf(f, "  \"init_task\": %" PRIu64 ",\n", (uint64_t)SK_INIT_TASK);
+	fprintf(f, "  \"task_size\": %" PRIu64 ",\n", sk_task_size(&o));
+	fprintf(f, "  \"task_offsets\": {\"tasks\": %d, \"pid\": %d, \"comm\": %d, "
+		"\"real_parent\": %d}\n}\n", SK_T_TASKS, SK_T_PID, SK_T_COMM, SK_T_REAL_PARENT);
+	if (fclose(f))
+		sk_die(path);
+	return 0;
+}
