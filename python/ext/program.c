@@ -108,10 +108,15 @@ static PyObject *subscript(KpyProgram *self, PyObject *key)
 		return NULL;
 	}
 	PyObject *r = eval(self, name);
-	// drgn raises KeyError (a LookupError) for prog[name].
+	// drgn raises KeyError (a LookupError) for prog[name]; libkpeek's
+	// message says why (a kernel without CONFIG_KALLSYMS_ALL...).
 	if (!r && PyErr_ExceptionMatches(PyExc_LookupError)) {
-		PyErr_Clear();
-		PyErr_SetObject(PyExc_KeyError, key);
+		PyObject *t, *v, *tb;
+		PyErr_Fetch(&t, &v, &tb);
+		PyErr_SetObject(PyExc_KeyError, v ? v : key);
+		Py_XDECREF(t);
+		Py_XDECREF(v);
+		Py_XDECREF(tb);
 	}
 	return r;
 }
