@@ -61,3 +61,15 @@ def test_stack_trace_or_clear_error(prog):
         assert str(e)
     else:
         assert all(f.pc for f in frames)
+
+
+def test_modules_list_walk(prog, truth):
+    head = prog["modules"].address_of_()
+    got = [m.name.string_().decode() for m in list_for_each_entry("struct module", head, "list")]
+    assert got == [name for name, _ in truth["modules"]]
+
+
+def test_for_each_module(prog, truth):
+    from kpeek.helpers.linux import for_each_module
+    got = [(m.name.string_().decode(), m.core_layout.size.value_()) for m in for_each_module(prog)]
+    assert got == [tuple(x) for x in truth["modules"]]

@@ -6,7 +6,8 @@
 //   OUTDIR/synth.core   ELF core (and synth.kallsyms, synth.btf, synth.layout)
 //   OUTDIR/truth.json   the generator's own values: every task (address, PID,
 //                       comm), task 1's arguments and environment, jiffies,
-//                       avenrun, the banner, the online CPUs, the size of
+//                       avenrun, the banner, the online CPUs, the modules
+//                       (name, core size), the size of
 //                       struct task_struct and its members' offsets
 //
 // truth.json is written from the generator's memory and constants, never
@@ -81,6 +82,10 @@ int main(int argc, char **argv)
 			fprintf(f, "%s%u", n++ ? ", " : "", c);
 	fprintf(f, "],\n");
 	fprintf(f, "  \"banner\": \"%.*s\",\n", (int)strcspn(banner, "\n\""), banner);
+	static const char *const mod_names[] = SKS_MOD_NAMES;
+	static const uint32_t mod_sizes[] = SKS_MOD_SIZES;
+	fprintf(f, "  \"modules\": [[\"%s\", %u], [\"%s\", %u]],\n", mod_names[0], mod_sizes[0],
+		mod_names[1], mod_sizes[1]);
 	fprintf(f, "  \"init_task\": %" PRIu64 ",\n", (uint64_t)SK_INIT_TASK);
 	fprintf(f, "  \"task_size\": %" PRIu64 ",\n", sk_task_size(&o));
 	fprintf(f, "  \"task_offsets\": {\"tasks\": %d, \"pid\": %d, \"comm\": %d, "
