@@ -6,7 +6,7 @@
 #
 # Honours CC, CPPFLAGS, CFLAGS and LDFLAGS (dpkg-buildflags), PREFIX (default
 # /usr/local), DESTDIR, BINDIR, LIBDIR, INCLUDEDIR, MANDIR, PKGCONFIGDIR,
-# BASHCOMPDIR. Warnings are errors only with WERROR=1 (make check sets it).
+# BASHCOMPDIR, PYTHONDIR. Warnings are errors only with WERROR=1 (make check sets it).
 #
 # The library is built with -fvisibility=hidden: only functions marked KP_API
 # in include/kpeek/kpeek.h are exported, in the version node of libkpeek.map.
@@ -50,6 +50,8 @@ INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+# The Python package: Debian's path for modules of every python3 version.
+PYTHONDIR ?= $(PREFIX)/lib/python3/dist-packages
 
 LIB_SRC := $(sort $(shell find src -name "*.c"))
 CLI_SRC := $(sort $(wildcard cli/*.c))
@@ -184,6 +186,11 @@ install: all
 	install -m 644 $(B)/man/kpeek.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 $(B)/man/libkpeek.3 $(DESTDIR)$(MANDIR)/man3/
 	install -m 644 scripts/kpeek.bash-completion $(DESTDIR)$(BASHCOMPDIR)/kpeek
+ifneq ($(PY_ALL),)
+	for f in $(PY_FILES:python/%=%); do \
+		install -D -m 644 python/$$f $(DESTDIR)$(PYTHONDIR)/$$f || exit 1; done
+	install -m 644 $(B)/python/kpeek/_kpeek.so $(DESTDIR)$(PYTHONDIR)/kpeek/
+endif
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/kpeek $(DESTDIR)$(LIBDIR)/libkpeek.so* \
@@ -191,6 +198,7 @@ uninstall:
 		$(DESTDIR)$(PKGCONFIGDIR)/kpeek.pc $(DESTDIR)$(MANDIR)/man1/kpeek.1 \
 		$(DESTDIR)$(MANDIR)/man3/libkpeek.3 $(DESTDIR)$(BASHCOMPDIR)/kpeek
 	-rmdir $(DESTDIR)$(INCLUDEDIR)/kpeek
+	rm -rf $(DESTDIR)$(PYTHONDIR)/kpeek
 
 # The whole suite: unit tests (plain and under ASan+UBSan), then the QEMU
 # integration suite against a real Debian kernel.
