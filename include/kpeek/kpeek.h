@@ -841,6 +841,12 @@ KP_API struct kp_error *kp_task_cmdline(struct kp_kernel *kernel, uint64_t task,
 					size_t *len_ret);
 KP_API struct kp_error *kp_task_environ(struct kp_kernel *kernel, uint64_t task, char **ret,
 					size_t *len_ret);
+// The path of a file as /proc shows it (d_path() from PID 1's root): mnt
+// a struct vfsmount *, dentry a struct dentry * (a struct path's two
+// members); " (deleted)" after an unlinked file, "pipe:[1234]" and the like
+// for pseudo files. Caller frees *ret. KPEEK_0.6.
+KP_API struct kp_error *kp_d_path(struct kp_kernel *kernel, uint64_t mnt, uint64_t dentry,
+				  char **ret);
 
 // ---------------------------------------------------------------- memory maps
 

@@ -306,6 +306,20 @@ static PyObject *task_words(KpyProgram *self, PyObject *args)
 	return list;
 }
 
+static PyObject *d_path(KpyProgram *self, PyObject *args)
+{
+	unsigned long long mnt, dentry;
+	if (!PyArg_ParseTuple(args, "KK:_d_path", &mnt, &dentry) || check_open(self))
+		return NULL;
+	char *path;
+	struct kp_error *err = kp_d_path(self->k, mnt, dentry, &path);
+	if (err)
+		return kpy_error(err);
+	PyObject *r = PyBytes_FromString(path);
+	free(path);
+	return r;
+}
+
 // drgn's prog.stack_trace(task or pid): the frames, innermost first.
 static PyObject *stack_trace(KpyProgram *self, PyObject *arg)
 {
@@ -389,6 +403,7 @@ static PyMethodDef program_methods[] = {
 	{ "_list_nodes", (PyCFunction)list_nodes, METH_VARARGS, NULL },
 	{ "_modules", (PyCFunction)modules, METH_NOARGS, NULL },
 	{ "_task_words", (PyCFunction)task_words, METH_VARARGS, NULL },
+	{ "_d_path", (PyCFunction)d_path, METH_VARARGS, NULL },
 	{ NULL, NULL, 0, NULL },
 };
 

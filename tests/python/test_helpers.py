@@ -73,3 +73,11 @@ def test_for_each_module(prog, truth):
     from kpeek.helpers.linux import for_each_module
     got = [(m.name.string_().decode(), m.core_layout.size.value_()) for m in for_each_module(prog)]
     assert got == [tuple(x) for x in truth["modules"]]
+
+
+def test_d_path(prog, truth):
+    from kpeek.helpers.linux import d_path
+    for mnt, dentry, path in truth["paths"]:
+        m = kpeek.Object(prog, "struct vfsmount *", value=mnt)
+        d = kpeek.Object(prog, "struct dentry *", value=dentry)
+        assert d_path(m, d) == path.encode()

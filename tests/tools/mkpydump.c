@@ -7,7 +7,8 @@
 //   OUTDIR/truth.json   the generator's own values: every task (address, PID,
 //                       comm), task 1's arguments and environment, jiffies,
 //                       avenrun, the banner, the online CPUs, the modules
-//                       (name, core size), the size of
+//                       (name, core size), two files' mount, dentry and
+//                       path, the size of
 //                       struct task_struct and its members' offsets
 //
 // truth.json is written from the generator's memory and constants, never
@@ -86,6 +87,11 @@ int main(int argc, char **argv)
 	static const uint32_t mod_sizes[] = SKS_MOD_SIZES;
 	fprintf(f, "  \"modules\": [[\"%s\", %u], [\"%s\", %u]],\n", mod_names[0], mod_sizes[0],
 		mod_names[1], mod_sizes[1]);
+	// Two files of synthprocs.h: (struct vfsmount *, struct dentry *, path).
+	fprintf(f, "  \"paths\": [[%" PRIu64 ", %" PRIu64 ", \"/tmp/log.txt\"], [%" PRIu64 ", %" PRIu64
+		", \"/bin/sh\"]],\n", SKP_VA(SKP_MOUNT(SKP_M_TMP)) + SKP_MOUNT_MNT,
+		SKP_VA(SKP_DENTRY(SKP_D_LOG)), SKP_VA(SKP_MOUNT(SKP_M_ROOT)) + SKP_MOUNT_MNT,
+		SKP_VA(SKP_DENTRY(SKP_D_SH)));
 	fprintf(f, "  \"init_task\": %" PRIu64 ",\n", (uint64_t)SK_INIT_TASK);
 	fprintf(f, "  \"task_size\": %" PRIu64 ",\n", sk_task_size(&o));
 	fprintf(f, "  \"task_offsets\": {\"tasks\": %d, \"pid\": %d, \"comm\": %d, "

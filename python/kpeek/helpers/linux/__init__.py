@@ -10,7 +10,7 @@ Each helper says what it mirrors; kernel versions are libkpeek's
 from kpeek import Object, container_of
 
 __all__ = [
-    "cmdline", "environ", "find_task", "for_each_module", "for_each_online_cpu",
+    "cmdline", "d_path", "environ", "find_task", "for_each_module", "for_each_online_cpu",
     "for_each_possible_cpu", "for_each_task", "hlist_for_each", "hlist_for_each_entry",
     "list_empty", "list_for_each", "list_for_each_entry", "per_cpu", "per_cpu_ptr",
     "rb_first", "rb_next", "rbtree_inorder_for_each", "rbtree_inorder_for_each_entry",
@@ -75,6 +75,18 @@ def environ(task):
     if not task.mm:
         return None
     return task.prog_._task_words(_task_address(task), True)
+
+
+def d_path(path_or_vfsmnt, dentry=None):
+    """The path of a struct path * (or of a struct vfsmount * and a struct
+    dentry *) as /proc shows it: d_path() from PID 1's root, " (deleted)"
+    after an unlinked file. bytes, as drgn.helpers.linux.fs.d_path."""
+    if dentry is None:
+        path = path_or_vfsmnt
+        mnt, dentry = path.mnt, path.dentry
+    else:
+        mnt = path_or_vfsmnt
+    return mnt.prog_._d_path(int(mnt), int(dentry))
 
 
 # ---------------------------------------------------------------- lists (list.py)
