@@ -122,3 +122,23 @@ def test_no_growth_in_100000_member_reads(prog):
         it.tasks.next.value_()
     grown = _rss_kb() - before
     assert grown < 2048, "RSS grew by %d KiB over 100000 member reads" % grown
+
+
+def test_wild_pointers_raise_never_crash(prog, truth):
+    # Pointers anywhere (the synthetic kernel's RAM, holes, user and
+    # non-canonical addresses): a value or an exception, never a crash.
+    import random
+    rng = random.Random(30)
+    bases = [0, truth["init_task"], 0xFFFF888000000000, 0xFFFFC90000000000, 0x8000000000000000]
+    read = failed = 0
+    for _ in range(3000):
+        x = (rng.choice(bases) + rng.randrange(0, 1 << 20)) & (2**64 - 1)
+        t = kpeek.Object(prog, "struct task_struct *", value=x)
+        try:
+            t.comm.string_()
+            t.tasks.next.value_()
+            t.value_()
+            read += 1
+        except (kpeek.FaultError, kpeek.Error, LookupError, TypeError, ValueError):
+            failed += 1
+    assert read + failed == 3000 and read > 0 and failed > 0
