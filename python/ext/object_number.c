@@ -61,7 +61,10 @@ static struct kp_type *result_type(KpyProgram *prog, struct operand *a, struct o
 		w = a->size > b->size ? a : b->size > a->size ? b : !as ? a : !bs ? b : a;
 	}
 	struct kp_type *t = NULL;
+	// An enum computes in its underlying integer type, a small one in int.
 	struct kp_error *err = w->size < 4 ? kp_type_lookup(prog->k, "int", &t) :
+		w->kind == KP_TYPE_ENUM ? kp_type_lookup(prog->k, kp_type_is_signed(w->t) ?
+			(w->size > 4 ? "long" : "int") : (w->size > 4 ? "unsigned long" : "unsigned int"), &t) :
 		kpy_type_copy(w->t, &t);
 	if (err)
 		return kpy_error(err), NULL;

@@ -142,3 +142,12 @@ def test_wild_pointers_raise_never_crash(prog, truth):
         except (kpeek.FaultError, kpeek.Error, LookupError, TypeError, ValueError):
             failed += 1
     assert read + failed == 3000 and read > 0 and failed > 0
+
+
+def test_enum_arithmetic_is_integer(prog):
+    # C computes with an enum's integer type, not the enum.
+    e = prog.eval("synth_pidtype")
+    assert e.type_.kind == kpeek.TypeKind.ENUM
+    r = e + 1
+    assert r.type_.kind == kpeek.TypeKind.INT
+    assert r.value_() == e.value_() + 1
