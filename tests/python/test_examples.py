@@ -38,3 +38,23 @@ def test_list_walk_example(dump, truth):
     want = ["%d %s <- %d %s" % (pid, comm, truth["tasks"][pid - 1][1], truth["tasks"][pid - 1][2])
             for _, pid, comm in truth["tasks"][1:]]
     assert lines == want
+
+
+def test_console_binds_prog(dump, truth):
+    # python3 -m kpeek -c DUMP: the console, fed on stdin.
+    env = dict(os.environ, PYTHONPATH=os.path.join(build_dir(), "python"))
+    r = subprocess.run([sys.executable, "-m", "kpeek", "-c", dump[0]], input=
+                       "print(prog['jiffies'].value_())\nprint(len(list(for_each_task(prog))))\n",
+                       capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    # input() prompts on stdout when stdin is not a terminal
+    got = [w for w in r.stdout.split() if w not in (">>>", "...")]
+    assert got == [str(truth["jiffies"]), str(len(truth["tasks"]))]
+    assert "prog" in r.stderr  # the banner names what is bound
+
+
+def test_console_missing_dump_fails(tmp_path):
+    env = dict(os.environ, PYTHONPATH=os.path.join(build_dir(), "python"))
+    r = subprocess.run([sys.executable, "-m", "kpeek", "-c", str(tmp_path / "none")],
+                       capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 1 and r.stderr.startswith("kpeek: ") and r.stdout == ""
