@@ -31,7 +31,7 @@ typedef struct {
 } KpyType;
 
 extern PyTypeObject KpyProgram_Type, KpyObject_Type, KpyType_Type;
-extern PyTypeObject *KpySymbol_Type, *KpyTypeMember_Type, *KpyStackFrame_Type;
+extern PyTypeObject *KpySymbol_Type, *KpyTypeMember_Type;
 extern PyObject *KpyFaultError, *KpyError;
 
 // Sets the exception err maps to, destroys err; returns NULL.

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: MIT
-// kpeek._kpeek: errors, the struct sequences (Symbol, TypeMember,
-// StackFrame) and the module's functions (drgn's cast, container_of,
+// kpeek._kpeek: errors, the struct sequences (Symbol, TypeMember) and the module's functions (drgn's cast, container_of,
 // sizeof, program_from_core_dump, program_from_kernel).
 #include "kpy.h"
 
 PyObject *KpyFaultError, *KpyError;
-PyTypeObject *KpySymbol_Type, *KpyTypeMember_Type, *KpyStackFrame_Type;
+PyTypeObject *KpySymbol_Type, *KpyTypeMember_Type;
 
 // drgn's exceptions: FaultError for memory, LookupError for names,
 // TypeError / ValueError for misuse; the rest is kpeek.Error.
@@ -86,23 +85,11 @@ static PyStructSequence_Field member_fields[] = {
 static PyStructSequence_Desc member_desc = { "kpeek.TypeMember", "A struct or union member",
 					     member_fields, 5 };
 
-static PyStructSequence_Field frame_fields[] = {
-	{ "pc", "program counter" },
-	{ "sp", "stack pointer" },
-	{ "name", "function name, None if no symbol" },
-	{ "symbol", "Symbol of pc, None if none" },
-	{ "exact", "pc is where the CPU was, not a return address" },
-	{ NULL, NULL },
-};
-static PyStructSequence_Desc frame_desc = { "kpeek.StackFrame", "A frame of a kernel stack",
-					    frame_fields, 5 };
-
 int kpy_structseq_init(void)
 {
 	KpySymbol_Type = PyStructSequence_NewType(&symbol_desc);
 	KpyTypeMember_Type = PyStructSequence_NewType(&member_desc);
-	KpyStackFrame_Type = PyStructSequence_NewType(&frame_desc);
-	return KpySymbol_Type && KpyTypeMember_Type && KpyStackFrame_Type ? 0 : -1;
+	return KpySymbol_Type && KpyTypeMember_Type ? 0 : -1;
 }
 
 static PyObject *str_or_none(const char *s)
@@ -240,7 +227,6 @@ PyMODINIT_FUNC PyInit__kpeek(void)
 	    add_type(m, "Object", &KpyObject_Type) < 0 || add_type(m, "Type", &KpyType_Type) < 0 ||
 	    PyModule_AddObjectRef(m, "Symbol", (PyObject *)KpySymbol_Type) < 0 ||
 	    PyModule_AddObjectRef(m, "TypeMember", (PyObject *)KpyTypeMember_Type) < 0 ||
-	    PyModule_AddObjectRef(m, "StackFrame", (PyObject *)KpyStackFrame_Type) < 0 ||
 	    PyModule_AddStringConstant(m, "libkpeek_version", kp_version()) < 0) {
 		Py_DECREF(m);
 		return NULL;

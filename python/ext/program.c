@@ -345,25 +345,27 @@ static PyObject *stack_trace(KpyProgram *self, PyObject *arg)
 		return kpy_error(err);
 	const struct kp_frame *f;
 	size_t n = kp_stack_frames(st, &f);
-	PyObject *list = PyList_New(0);
+	// kpeek.StackFrame (a Python class: drgn's frame.symbol() is a method).
+	PyObject *m = PyImport_ImportModule("kpeek");
+	PyObject *cls = m ? PyObject_GetAttrString(m, "StackFrame") : NULL;
+	Py_XDECREF(m);
+	PyObject *list = cls ? PyList_New(0) : NULL;
 	for (size_t i = 0; list && i < n; i++) {
 		struct kp_symbol s;
-		PyObject *fr = PyStructSequence_New(KpyStackFrame_Type);
 		struct kp_error *e2 = kp_symbol_by_address(self->k, f[i].pc, &s);
 		bool has = !e2;
 		kp_error_destroy(e2);
-		if (fr) {
-			PyStructSequence_SetItem(fr, 0, PyLong_FromUnsignedLongLong(f[i].pc));
-			PyStructSequence_SetItem(fr, 1, PyLong_FromUnsignedLongLong(f[i].sp));
-			PyStructSequence_SetItem(fr, 2, has ? PyUnicode_FromString(s.name) :
-						 Py_NewRef(Py_None));
-			PyStructSequence_SetItem(fr, 3, has ? kpy_symbol_new(&s) : Py_NewRef(Py_None));
-			PyStructSequence_SetItem(fr, 4, PyBool_FromLong(f[i].flags & KP_FRAME_EXACT));
-		}
-		if (!fr || PyErr_Occurred() || PyList_Append(list, fr) < 0)
+		PyObject *sym = has ? kpy_symbol_new(&s) : Py_NewRef(Py_None);
+		PyObject *fr = sym ? PyObject_CallFunction(cls, "KKsOO", (unsigned long long)f[i].pc,
+							  (unsigned long long)f[i].sp,
+							  has ? s.name : NULL, sym,
+							  (f[i].flags & KP_FRAME_EXACT) ? Py_True : Py_False) : NULL;
+		Py_XDECREF(sym);
+		if (!fr || PyList_Append(list, fr) < 0)
 			Py_CLEAR(list);
 		Py_XDECREF(fr);
 	}
+	Py_XDECREF(cls);
 	kp_stack_destroy(st);
 	return list;
 }

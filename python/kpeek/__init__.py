@@ -18,7 +18,6 @@ from kpeek._kpeek import (  # noqa: F401
     FaultError,
     Object,
     Program,
-    StackFrame,
     Symbol,
     Type,
     TypeMember,
@@ -45,6 +44,25 @@ class TypeKind(_enum.IntEnum):
     POINTER = 8
     ARRAY = 9
     FUNCTION = 10
+
+
+class StackFrame:
+    """A frame of Program.stack_trace(), innermost first, as drgn's: pc, sp,
+    name (None without a symbol), symbol() (LookupError without one), and
+    exact: pc is where the CPU was, not a return address."""
+
+    __slots__ = ("pc", "sp", "name", "_symbol", "exact")
+
+    def __init__(self, pc, sp, name, symbol, exact):
+        self.pc, self.sp, self.name, self._symbol, self.exact = pc, sp, name, symbol, exact
+
+    def symbol(self):
+        if self._symbol is None:
+            raise LookupError("no symbol at 0x%x" % self.pc)
+        return self._symbol
+
+    def __repr__(self):
+        return "StackFrame(pc=0x%x, name=%r)" % (self.pc, self.name)
 
 
 # drgn's FaultError(message, address) attributes.

@@ -81,3 +81,13 @@ def test_d_path(prog, truth):
         m = kpeek.Object(prog, "struct vfsmount *", value=mnt)
         d = kpeek.Object(prog, "struct dentry *", value=dentry)
         assert d_path(m, d) == path.encode()
+
+
+def test_stack_frame_like_drgn():
+    # drgn's frame.symbol() is a method that raises LookupError without one.
+    f = kpeek.StackFrame(0x1000, 0x2000, None, None, False)
+    with pytest.raises(LookupError):
+        f.symbol()
+    s = kpeek.Symbol(("f", 0xff0, 0x20, "T", None))
+    g = kpeek.StackFrame(0x1000, 0x2000, "f", s, True)
+    assert g.symbol().name == "f" and g.name == "f" and g.pc == 0x1000
