@@ -162,6 +162,40 @@ static PyObject *object_subscript(KpyObject *self, PyObject *key)
 	return object_item(self, i);
 }
 
+// len() and iteration of an array (drgn's), through its elements.
+static Py_ssize_t object_length(KpyObject *self)
+{
+	struct kp_type *t;
+	struct kp_error *err = kp_value_type(self->v, &t);
+	if (err)
+		return kpy_error(err), -1;
+	bool array = kpy_type_real_kind(t) == KP_TYPE_ARRAY;
+	uint64_t n = kp_type_length(t);
+	kp_type_destroy(t);
+	if (!array) {
+		PyErr_SetString(PyExc_TypeError, "len() of an object that is not an array");
+		return -1;
+	}
+	return (Py_ssize_t)n;
+}
+
+static PyObject *object_iter(KpyObject *self)
+{
+	Py_ssize_t n = object_length(self);
+	if (n < 0)
+		return NULL;
+	PyObject *list = PyList_New(0);
+	for (Py_ssize_t i = 0; list && i < n; i++) {
+		PyObject *e = object_item(self, i);
+		if (!e || PyList_Append(list, e) < 0)
+			Py_CLEAR(list);
+		Py_XDECREF(e);
+	}
+	PyObject *it = list ? PyObject_GetIter(list) : NULL;
+	Py_XDECREF(list);
+	return it;
+}
+
 static PyObject *deref_(KpyObject *self, PyObject *noargs)
 {
 	struct kp_value *r;
@@ -426,6 +460,7 @@ static PyGetSetDef object_getset[] = {
 };
 
 static PyMappingMethods object_mapping = {
+	.mp_length = (lenfunc)object_length,
 	.mp_subscript = (binaryfunc)object_subscript,
 };
 
@@ -438,6 +473,7 @@ PyTypeObject KpyObject_Type = {
 	.tp_str = (reprfunc)object_str,
 	.tp_getattro = (getattrofunc)object_getattro,
 	.tp_as_mapping = &object_mapping,
+	.tp_iter = (getiterfunc)object_iter,
 	.tp_flags = Py_TPFLAGS_DEFAULT,
 	.tp_doc = "Object(prog, type, value=None, *, address=None): a typed kernel value",
 	.tp_methods = object_methods,

@@ -151,3 +151,12 @@ def test_enum_arithmetic_is_integer(prog):
     r = e + 1
     assert r.type_.kind == kpeek.TypeKind.INT
     assert r.value_() == e.value_() + 1
+
+
+def test_array_len_and_iteration(prog, truth):
+    comm = prog["init_task"].comm
+    assert len(comm) == 16
+    assert bytes(int(c) for c in comm).rstrip(b"\0") == b"swapper/0"
+    assert [int(x) for x in prog["avenrun"]] == truth["avenrun"]
+    with pytest.raises(TypeError):
+        len(prog["jiffies"])
