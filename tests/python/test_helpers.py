@@ -91,3 +91,19 @@ def test_stack_frame_like_drgn():
     s = kpeek.Symbol(("f", 0xff0, 0x20, "T", None))
     g = kpeek.StackFrame(0x1000, 0x2000, "f", s, True)
     assert g.symbol().name == "f" and g.name == "f" and g.pc == 0x1000
+
+
+def test_rbtree_inorder(prog, truth):
+    from kpeek.helpers.linux import rb_first, rbtree_inorder_for_each
+    root = kpeek.Object(prog, "struct rb_root *", value=truth["rbtree"]["root"])
+    assert [int(n) for n in rbtree_inorder_for_each(root)] == truth["rbtree"]["inorder"]
+    assert int(rb_first(root)) == truth["rbtree"]["inorder"][0]
+
+
+def test_hlist(prog, truth):
+    from kpeek.helpers.linux import hlist_for_each, hlist_for_each_entry
+    head = kpeek.Object(prog, "struct hlist_head *", value=truth["hlist"]["head"])
+    assert [int(n) for n in hlist_for_each(head)] == truth["hlist"]["nodes"]
+    # Entries whose first member is the node: the node's own address.
+    got = [int(e) for e in hlist_for_each_entry("struct hlist_node", head, "next")]
+    assert got == truth["hlist"]["nodes"]

@@ -8,7 +8,8 @@
 //                       comm), task 1's arguments and environment, jiffies,
 //                       avenrun, the banner, the online CPUs, the modules
 //                       (name, core size), two files' mount, dentry and
-//                       path, the size of
+//                       path, a red-black tree and an hlist it wrote, the
+//                       size of
 //                       struct task_struct and its members' offsets
 //
 // truth.json is written from the generator's memory and constants, never
@@ -27,8 +28,39 @@
 static uint64_t jiffies, avenrun[3], online;
 static char banner[64];
 
+// In the system's memory free for tests: a red-black tree of five nodes
+// (root RB(2); RB(1) left of it with RB(0) left of that; RB(4) right with
+// RB(3) left of that: in order RB(0)..RB(4)) and an hlist of three nodes.
+#define RB_ROOT SKS_FREE
+#define RB(i) (SKS_FREE + 0x100 + 0x20 * (i))
+#define HHEAD (SKS_FREE + 0x40)
+#define HNODE(i) (SKS_FREE + 0x200 + 0x10 * (i))
+
+static void rb(uint8_t *m, int i, int parent, int left, int right, int black)
+{
+	sk_put64(m, RB(i), (parent < 0 ? 0 : SKP_VA(RB(parent))) | (uint64_t)black);
+	sk_put64(m, RB(i) + SKS_RB_RIGHT, right < 0 ? 0 : SKP_VA(RB(right)));
+	sk_put64(m, RB(i) + SKS_RB_LEFT, left < 0 ? 0 : SKP_VA(RB(left)));
+}
+
+static void trees(uint8_t *m)
+{
+	sk_put64(m, RB_ROOT, SKP_VA(RB(2)));
+	rb(m, 2, -1, 1, 4, 1);
+	rb(m, 1, 2, 0, -1, 1);
+	rb(m, 0, 1, -1, -1, 0);
+	rb(m, 4, 2, 3, -1, 1);
+	rb(m, 3, 4, -1, -1, 0);
+	sk_put64(m, HHEAD, SKP_VA(HNODE(0)));
+	for (int i = 0; i < 3; i++) {
+		sk_put64(m, HNODE(i), i < 2 ? SKP_VA(HNODE(i + 1)) : 0);
+		sk_put64(m, HNODE(i) + 8, i ? SKP_VA(HNODE(i - 1)) : SKP_VA(HHEAD));
+	}
+}
+
 static void capture(uint8_t *mem, void *arg)
 {
+	trees(mem);
 	memcpy(&jiffies, mem + PA(SK_JIFFIES), 8);
 	memcpy(avenrun, mem + PA(SK_AVENRUN), 24);
 	memcpy(&online, mem + PA(SK_ONLINE_MASK), 8);
@@ -92,6 +124,13 @@ int main(int argc, char **argv)
 		", \"/bin/sh\"]],\n", SKP_VA(SKP_MOUNT(SKP_M_TMP)) + SKP_MOUNT_MNT,
 		SKP_VA(SKP_DENTRY(SKP_D_LOG)), SKP_VA(SKP_MOUNT(SKP_M_ROOT)) + SKP_MOUNT_MNT,
 		SKP_VA(SKP_DENTRY(SKP_D_SH)));
+	fprintf(f, "  \"rbtree\": {\"root\": %" PRIu64 ", \"inorder\": [", SKP_VA(RB_ROOT));
+	for (int i = 0; i < 5; i++)
+		fprintf(f, "%s%" PRIu64, i ? ", " : "", SKP_VA(RB(i)));
+	fprintf(f, "]},\n  \"hlist\": {\"head\": %" PRIu64 ", \"nodes\": [", SKP_VA(HHEAD));
+	for (int i = 0; i < 3; i++)
+		fprintf(f, "%s%" PRIu64, i ? ", " : "", SKP_VA(HNODE(i)));
+	fprintf(f, "]},\n");
 	fprintf(f, "  \"init_task\": %" PRIu64 ",\n", (uint64_t)SK_INIT_TASK);
 	fprintf(f, "  \"task_size\": %" PRIu64 ",\n", sk_task_size(&o));
 	fprintf(f, "  \"task_offsets\": {\"tasks\": %d, \"pid\": %d, \"comm\": %d, "

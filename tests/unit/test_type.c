@@ -4,6 +4,7 @@
 // a type, on the scene of tests/gen/mkbtf.h (its layout comment is the
 // expected layout).
 #include "test.h"
+#include "sys_open.h"
 #include "../gen/mkbtf.h"
 
 static struct kp_type *lookup(struct kp_kernel *k, const char *name)
@@ -203,11 +204,32 @@ TEST(values_of_types)
 	mkk_destroy(k);
 }
 
+// A pointer to a struct BTF only declares (the synthetic system's
+// hlist_node.next, as pahole emits them) reaches the definition.
+TEST(pointer_to_declared_struct)
+{
+	struct kp_kernel *k = sys_open(SK_SYS_NEW, NULL);
+	struct kp_value *v = NULL, *next = NULL, *pprev = NULL;
+	CHECK_OK(kp_value_at(k, "struct hlist_node", SKP_VA(SKS_FREE), &v));
+	CHECK_OK(kp_value_member(v, "next", &next));
+	CHECK_OK(kp_value_member(next, "pprev", &pprev));
+	char *name = NULL;
+	if (pprev)
+		CHECK_OK(kp_value_type_name(pprev, &name));
+	CHECK_STR(name, "struct hlist_node **");
+	free(name);
+	kp_value_destroy(pprev);
+	kp_value_destroy(next);
+	kp_value_destroy(v);
+	kp_kernel_destroy(k);
+}
+
 int main(void)
 {
 	RUN(struct_members);
 	RUN(kinds_and_targets);
 	RUN(enumerators);
 	RUN(values_of_types);
+	RUN(pointer_to_declared_struct);
 	return TEST_SUMMARY();
 }
