@@ -6,7 +6,7 @@
 #
 # Honours CC, CPPFLAGS, CFLAGS and LDFLAGS (dpkg-buildflags), PREFIX (default
 # /usr/local), DESTDIR, BINDIR, LIBDIR, INCLUDEDIR, MANDIR, PKGCONFIGDIR,
-# BASHCOMPDIR. Warnings are errors only with WERROR=1 (make check sets it).
+# BASHCOMPDIR, PYTHONDIR. Warnings are errors only with WERROR=1 (make check sets it).
 #
 # The library is built with -fvisibility=hidden: only functions marked KP_API
 # in include/kpeek/kpeek.h are exported, in the version node of libkpeek.map.
@@ -50,6 +50,8 @@ INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+# The Python package: Debian's path for modules of every python3 version.
+PYTHONDIR ?= $(PREFIX)/lib/python3/dist-packages
 
 LIB_SRC := $(sort $(shell find src -name "*.c"))
 CLI_SRC := $(sort $(wildcard cli/*.c))
@@ -66,11 +68,26 @@ SO := $(B)/libkpeek.so.$(VERSION)
 
 MAN_PAGES := $(B)/man/kpeek.1 $(B)/man/libkpeek.3
 
+# The Python bindings (python/): the extension kpeek._kpeek over the public
+# API (libkpeek.a linked in, so PYTHONPATH=$(B)/python is enough) and the
+# kpeek package's Python files, into $(B)/python/kpeek/. Built when
+# python3-config (python3-dev) is there.
+PYTHON ?= /usr/bin/python3
+PYTHON_CONFIG ?= $(PYTHON)-config
+PY_INCLUDES := $(shell $(PYTHON_CONFIG) --includes 2>/dev/null)
+PY_EXT_SRC := $(sort $(wildcard python/ext/*.c))
+PY_EXT_OBJ := $(PY_EXT_SRC:%.c=$(B)/%.o)
+PY_FILES := $(sort $(shell find python/kpeek -name "*.py"))
+PY_OUT := $(PY_FILES:python/%=$(B)/python/%)
+ifneq ($(PY_INCLUDES),)
+PY_ALL := $(B)/python/kpeek/_kpeek.so $(PY_OUT)
+endif
+
 .PHONY: all check test unit asan fuzz bench demo clean install uninstall
 # Objects of test programs are intermediate files: keep them, so that a
 # second make rebuilds nothing.
 .SECONDARY:
-all: $(B)/libkpeek.a $(B)/libkpeek.so $(B)/kpeek $(UNIT_BIN) $(TOOL_BIN) $(MAN_PAGES)
+all: $(B)/libkpeek.a $(B)/libkpeek.so $(B)/kpeek $(UNIT_BIN) $(TOOL_BIN) $(MAN_PAGES) $(PY_ALL)
 
 $(B)/src/%.o: src/%.c
 	@mkdir -p $(dir $@)
@@ -79,6 +96,21 @@ $(B)/src/%.o: src/%.c
 $(B)/cli/%.o: cli/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(CLI_CFLAGS) -MMD -MP -c $< -o $@
+
+# Python's headers trip -Wmissing-prototypes / -Wshadow in their inline
+# functions: the extension is checked without those two.
+$(B)/python/ext/%.o: python/ext/%.c python/ext/kpy.h
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -Wstrict-prototypes,$(ALL_CFLAGS)) -fvisibility=hidden -Iinclude \
+		$(PY_INCLUDES) -MMD -MP -c $< -o $@
+
+$(B)/python/kpeek/_kpeek.so: $(PY_EXT_OBJ) $(B)/libkpeek.a
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(LDFLAGS_SAN) $(LDFLAGS) -o $@ $(PY_EXT_OBJ) $(B)/libkpeek.a $(LIBS)
+
+$(B)/python/%.py: python/%.py
+	@mkdir -p $(dir $@)
+	cp $< $@
 
 $(B)/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)
@@ -154,6 +186,11 @@ install: all
 	install -m 644 $(B)/man/kpeek.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 $(B)/man/libkpeek.3 $(DESTDIR)$(MANDIR)/man3/
 	install -m 644 scripts/kpeek.bash-completion $(DESTDIR)$(BASHCOMPDIR)/kpeek
+ifneq ($(PY_ALL),)
+	for f in $(PY_FILES:python/%=%); do \
+		install -D -m 644 python/$$f $(DESTDIR)$(PYTHONDIR)/$$f || exit 1; done
+	install -m 644 $(B)/python/kpeek/_kpeek.so $(DESTDIR)$(PYTHONDIR)/kpeek/
+endif
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/kpeek $(DESTDIR)$(LIBDIR)/libkpeek.so* \
@@ -161,6 +198,7 @@ uninstall:
 		$(DESTDIR)$(PKGCONFIGDIR)/kpeek.pc $(DESTDIR)$(MANDIR)/man1/kpeek.1 \
 		$(DESTDIR)$(MANDIR)/man3/libkpeek.3 $(DESTDIR)$(BASHCOMPDIR)/kpeek
 	-rmdir $(DESTDIR)$(INCLUDEDIR)/kpeek
+	rm -rf $(DESTDIR)$(PYTHONDIR)/kpeek
 
 # The whole suite: unit tests (plain and under ASan+UBSan), then the QEMU
 # integration suite against a real Debian kernel.

@@ -106,6 +106,7 @@ int cmd_info(struct cli *cli, int argc, char **argv);
 int cmd_sym(struct cli *cli, int argc, char **argv);
 int cmd_rd(struct cli *cli, int argc, char **argv);
 int cmd_print(struct cli *cli, int argc, char **argv);
+int cmd_type(struct cli *cli, int argc, char **argv);
 int cmd_vtop(struct cli *cli, int argc, char **argv);
 int cmd_ps(struct cli *cli, int argc, char **argv);
 int cmd_env(struct cli *cli, int argc, char **argv);

@@ -15,6 +15,7 @@ static const struct cmd cmds[] = {
 	{ "sym", cmd_sym, "look up symbols by name or address" },
 	{ "rd", cmd_rd, "hexdump kernel (or physical) memory" },
 	{ "print", cmd_print, "evaluate C expressions over symbols and BTF types" },
+	{ "type", cmd_type, "show a BTF type with every member's offset and size" },
 	{ "vtop", cmd_vtop, "translate virtual addresses through the page tables" },
 	{ "whatis", cmd_whatis, "say what addresses are: slab object, task, stack, symbol, page" },
 	{ "page", cmd_page, "decode page frames' struct page" },

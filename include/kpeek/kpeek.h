@@ -350,6 +350,85 @@ KP_API struct kp_error *kp_member_offset(struct kp_kernel *kernel, const char *t
 KP_API struct kp_error *kp_type_size(struct kp_kernel *kernel, const char *type,
 				     uint64_t *ret);
 
+// Types as objects (KPEEK_0.6), for bindings and type printers: a handle on
+// one type of the kernel's BTF, valid while the kernel lives. Names a
+// function returns as const char * stay valid until the next call on the
+// same handle or its destroy.
+struct kp_type;
+
+// What a type is, after its qualifiers (const, volatile...); a typedef is
+// KP_TYPE_TYPEDEF (kp_type_target() is what it names).
+enum kp_type_kind {
+	KP_TYPE_VOID,
+	KP_TYPE_INT,
+	KP_TYPE_BOOL,
+	KP_TYPE_FLOAT,
+	KP_TYPE_STRUCT,
+	KP_TYPE_UNION,
+	KP_TYPE_ENUM,
+	KP_TYPE_TYPEDEF,
+	KP_TYPE_POINTER,
+	KP_TYPE_ARRAY,
+	KP_TYPE_FUNCTION,
+};
+
+// The type a C type name names ("struct task_struct", "u64 *", "char [16]").
+KP_API struct kp_error *kp_type_lookup(struct kp_kernel *kernel, const char *name,
+				       struct kp_type **ret);
+// The type of a value. KP_ERR_TYPE for a symbol without a type.
+KP_API struct kp_error *kp_value_type(struct kp_value *value, struct kp_type **ret);
+KP_API void kp_type_destroy(struct kp_type *type);
+KP_API enum kp_type_kind kp_type_kind(const struct kp_type *type);
+// C name of the type ("struct task_struct *"). Caller frees *ret.
+KP_API struct kp_error *kp_type_name(const struct kp_type *type, char **ret);
+// The name of a struct, union, enum, typedef or base type without its
+// keyword ("task_struct", "u64", "int"); NULL if anonymous or a pointer,
+// array or function.
+KP_API const char *kp_type_tag(const struct kp_type *type);
+// False for void, functions and structs BTF only declares.
+KP_API bool kp_type_is_complete(const struct kp_type *type);
+// sizeof; KP_ERR_TYPE for an incomplete type.
+KP_API struct kp_error *kp_type_sizeof(const struct kp_type *type, uint64_t *ret);
+// Signed integers and enums (typedefs looked through).
+KP_API bool kp_type_is_signed(const struct kp_type *type);
+// Elements of an array (typedefs looked through); 0 for a flexible array or
+// a type that is no array.
+KP_API uint64_t kp_type_length(const struct kp_type *type);
+// What a pointer points to, an array's element, what a typedef names, a
+// function's return type. KP_ERR_TYPE for other kinds.
+KP_API struct kp_error *kp_type_target(const struct kp_type *type, struct kp_type **ret);
+// A pointer to type.
+KP_API struct kp_error *kp_type_pointer(const struct kp_type *type, struct kp_type **ret);
+// Members of a struct or union, or enumerators of an enum (typedefs
+// looked through); 0 for other kinds.
+KP_API size_t kp_type_member_count(const struct kp_type *type);
+struct kp_type_member {
+	size_t sz;		// KP_INIT(kp_type_member, m)
+	const char *name;	// NULL for an anonymous struct or union member
+	uint64_t bit_offset;	// from the start of the type
+	uint32_t bit_size;	// 0 unless a bitfield
+};
+// Member index (0-based, in declaration order, anonymous members as one
+// member); its type into *type_ret unless type_ret is NULL.
+KP_API struct kp_error *kp_type_member(const struct kp_type *type, size_t index,
+				       struct kp_type_member *ret, struct kp_type **type_ret);
+// Enumerator index of an enum: its name and value.
+KP_API struct kp_error *kp_type_enumerator(const struct kp_type *type, size_t index,
+					   const char **name_ret, int64_t *value_ret);
+// An lvalue of type at a kernel virtual address (kp_value_at() by handle).
+KP_API struct kp_error *kp_type_value_at(const struct kp_type *type, uint64_t address,
+					 struct kp_value **ret);
+// An rvalue of an integer, bool, enum or pointer type holding value
+// (truncated to the type's size).
+KP_API struct kp_error *kp_type_value_from_u64(const struct kp_type *type, uint64_t value,
+					       struct kp_value **ret);
+// (type)value, as kp_value_cast() with a handle.
+KP_API struct kp_error *kp_value_cast_type(struct kp_value *value, const struct kp_type *type,
+					   struct kp_value **ret);
+// The value's bytes (kp_value_size() of them; an lvalue is read once),
+// valid until the value is destroyed. KP_ERR_FAULT when unreadable.
+KP_API struct kp_error *kp_value_bytes(struct kp_value *value, const void **ret);
+
 // ---------------------------------------------------------------- lists
 
 // Walks a kernel struct list_head list: from the head at address head,
@@ -773,6 +852,12 @@ KP_API struct kp_error *kp_task_cmdline(struct kp_kernel *kernel, uint64_t task,
 					size_t *len_ret);
 KP_API struct kp_error *kp_task_environ(struct kp_kernel *kernel, uint64_t task, char **ret,
 					size_t *len_ret);
+// The path of a file as /proc shows it (d_path() from PID 1's root): mnt
+// a struct vfsmount *, dentry a struct dentry * (a struct path's two
+// members); " (deleted)" after an unlinked file, "pipe:[1234]" and the like
+// for pseudo files. Caller frees *ret. KPEEK_0.6.
+KP_API struct kp_error *kp_d_path(struct kp_kernel *kernel, uint64_t mnt, uint64_t dentry,
+				  char **ret);
 
 // ---------------------------------------------------------------- memory maps
 

@@ -168,6 +168,25 @@ struct kp_error *kp_nav_subscript(struct kp_eval_env *e, struct kp_value *a, uin
 	return kp_value_type_error(a, "cannot index a value of type %s");
 }
 
+// A struct or union BTF only declares (a pointer to a FWD: pahole emits
+// them for types a unit did not define) as its definition of the same name,
+// where the BTF has one, as C sees the complete type once it is in scope.
+static uint32_t complete(struct kp_eval_env *e, const struct btf *btf, uint32_t target)
+{
+	uint32_t id = kp_btf_strip_cv(btf, target);
+	const struct btf_type *t = id ? btf__type_by_id(btf, id) : NULL;
+	if (!t || !btf_is_fwd(t) || !t->name_off)
+		return target;
+	uint32_t def;
+	struct kp_error *err = kp_types_find(e->types, btf_kflag(t) ? BTF_KIND_UNION : BTF_KIND_STRUCT,
+					     btf__name_by_offset(btf, t->name_off), &def);
+	if (err) {
+		kp_error_destroy(err);
+		return target;
+	}
+	return def;
+}
+
 struct kp_error *kp_nav_deref(struct kp_eval_env *e, struct kp_value *a, int col,
 			      struct kp_value **ret)
 {
@@ -183,7 +202,7 @@ struct kp_error *kp_nav_deref(struct kp_eval_env *e, struct kp_value *a, int col
 	struct kp_error *err = kp_value_scalar(a, &x);
 	if (err)
 		return err;
-	return kp_value_lvalue(e->k, target, x, ret);
+	return kp_value_lvalue(e->k, complete(e, a->btf, target), x, ret);
 }
 
 struct kp_error *kp_nav_address_of(struct kp_eval_env *e, struct kp_value *a, int col,

@@ -2,6 +2,7 @@
 // The system of the synthetic kernel in its memory (synthsys.h): symbols,
 // run queues, memory counters, slab caches and IRQs (the network is in
 // synthsys_net.c).
+#include <stdio.h>
 #include <string.h>
 
 #include "synthsys.h"
@@ -82,6 +83,7 @@ const struct kp_mkkallsyms_sym *sks_symbols(const struct sk_opts *o)
 	SYM(old ? "__unused_sparse" : "sparse_irqs", 'd', SKS_IMG(SKS_SPARSE_IRQS));
 	SYM(old ? "contig_page_data" : "node0_pgdat", 'D', SKS_IMG(SKS_PGDAT));
 	SYM("raw_v4_hashinfo", 'D', SKS_IMG(SKS_RAW_V4));
+	SYM("modules", 'd', SKS_IMG(SKS_MODULES));
 	SYM("init_net", 'D', SKS_IMG(SKS_NETNS(0)));
 	if (old)
 		SYM("unix_socket_table", 'D', SKS_IMG(SKS_UNIX_TABLE));
@@ -332,6 +334,32 @@ static void irqs(struct sks_world *w)
 	m[leaf + SKP_R64_SLOT + 15 * 8] = 4;	// maple_metadata.end
 }
 
+// Two modules on the modules list (image addresses, as the kernel's own
+// list head is in its data).
+static void modules(struct sks_world *w)
+{
+	static const char *const names[] = SKS_MOD_NAMES;
+	static const uint32_t sizes[] = SKS_MOD_SIZES;
+	uint64_t nodes[2];
+	for (int i = 0; i < 2; i++) {
+		memset(w->m + SKS_MOD(i), 0, SKS_MOD_STRUCT_SIZE);
+		sk_put32(w->m, SKS_MOD(i) + SKS_MOD_STATE, 0);	// MODULE_STATE_LIVE
+		snprintf((char *)w->m + SKS_MOD(i) + SKS_MOD_NAME, 56, "%s", names[i]);
+		sk_put64(w->m, SKS_MOD(i) + SKS_MOD_CORE, UINT64_C(0xffffffffc0000000) + 0x10000 * (uint64_t)i);
+		sk_put32(w->m, SKS_MOD(i) + SKS_MOD_CORE + 8, sizes[i]);
+		sk_put32(w->m, SKS_MOD(i) + SKS_MOD_CORE + 12, sizes[i] / 2);	// text_size
+		nodes[i] = SKS_MOD(i) + SKS_MOD_LIST;
+	}
+	for (int i = 0; i < 2; i++) {
+		uint64_t next = i + 1 < 2 ? SKS_IMG(nodes[i + 1]) : SKS_IMG(SKS_MODULES);
+		uint64_t prev = i ? SKS_IMG(nodes[i - 1]) : SKS_IMG(SKS_MODULES);
+		sk_put64(w->m, nodes[i], next);
+		sk_put64(w->m, nodes[i] + 8, prev);
+	}
+	sk_put64(w->m, SKS_MODULES, SKS_IMG(nodes[0]));
+	sk_put64(w->m, SKS_MODULES + 8, SKS_IMG(nodes[1]));
+}
+
 void sks_write(uint8_t *m, const struct sk_opts *o)
 {
 	if (o->procs == SK_PROCS_NONE || o->ntasks < 12)
@@ -341,6 +369,7 @@ void sks_write(uint8_t *m, const struct sk_opts *o)
 	meminfo(&w);
 	slab(&w);
 	irqs(&w);
+	modules(&w);
 	sks_write_net(&w);
 }
 

@@ -110,6 +110,18 @@ struct btf;
 #define SKS_NR_IRQS (SKS_GLOBALS + 0x8e0)
 #define SKS_SPARSE_IRQS (SKS_GLOBALS + 0x8f0)	// struct maple_tree
 #define SKS_PGDAT (SKS_GLOBALS + 0x900)		// node 0 (contig_page_data when old)
+// The modules list (symbol modules) and its two modules, SKS_MOD_NAMES with
+// core_layout.size SKS_MOD_SIZES, in this order: what the Python bindings'
+// list walks read (struct module has only these members).
+#define SKS_MODULES (SKS_GLOBALS + 0xc00)
+#define SKS_MOD(i) (SKS_GLOBALS + 0xc40 + 0x60 * (i))	// i 0, 1
+#define SKS_MOD_STATE 0x00	// int
+#define SKS_MOD_LIST 0x08
+#define SKS_MOD_NAME 0x18	// char [56]
+#define SKS_MOD_CORE 0x50	// struct module_layout { void *base; unsigned int size; }
+#define SKS_MOD_STRUCT_SIZE 0x60
+#define SKS_MOD_NAMES { "kp_mod_a", "kp_mod_b" }
+#define SKS_MOD_SIZES { 0x4000, 0x2000 }
 #define SKS_RAW_V4 SKS_GLOBALS2
 #define SKS_NETNS(i) (SKS_GLOBALS2 + 0xc00 + 0x80 * (i))	// 0: init_net
 

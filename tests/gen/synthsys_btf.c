@@ -535,6 +535,21 @@ static void btf_irq(struct ctx *c)
 	field(c, "name", c->cptr, SKS_ACTION_NAME);
 }
 
+// struct module with what the Python bindings' examples read (synthsys.h).
+static void btf_module(struct ctx *c)
+{
+	int layout = strct(c, "module_layout", 0x10);
+	field(c, "base", c->vptr, 0);
+	field(c, "size", c->t_uint, 8);
+	field(c, "text_size", c->t_uint, 12);
+	int name = array(c, c->t_char, 56);
+	strct(c, "module", SKS_MOD_STRUCT_SIZE);
+	field(c, "state", c->t_int, SKS_MOD_STATE);
+	field(c, "list", c->lh, SKS_MOD_LIST);
+	field(c, "name", name, SKS_MOD_NAME);
+	field(c, "core_layout", layout, SKS_MOD_CORE);
+}
+
 void sks_btf_types(struct btf *b, const struct sk_opts *o, const struct skp_btf_base *t)
 {
 	struct ctx c = { .b = b, .old = o->sys == SK_SYS_OLD, .t_int = t->t_int, .t_uint = t->t_uint,
@@ -555,4 +570,5 @@ void sks_btf_types(struct btf *b, const struct sk_opts *o, const struct skp_btf_
 	btf_tables(&c);
 	btf_unix(&c);
 	btf_irq(&c);
+	btf_module(&c);
 }

@@ -17,6 +17,8 @@ typedef void edit_fn(uint8_t *m, void *arg);
 #define RB_NODE(i) (SKP_FREE + 0x20 * (uint64_t)(i))	// rb_nodes of the tests' trees
 #define RB_ROOT (SKP_FREE - 8 + 0x2000)			// their rb_root
 
+#define UNMAPPED_DENTRY UINT64_C(0xffffc90000400000)	// vmalloc space, no page table
+
 static struct kp_kernel *procs(enum sk_procs form, edit_fn *edit, void *arg)
 {
 	struct sk_opts o = { .format = SK_ELF, .ntasks = 3, .procs = form, .edit = edit, .edit_arg = arg };
@@ -357,6 +359,26 @@ TEST(fd_tables_bounded_by_max_fds)
 	kp_kernel_destroy(k);
 }
 
+// The public d_path: a file's (mnt, dentry) as /proc shows its path.
+TEST(public_d_path)
+{
+	struct kp_kernel *k = procs(SK_PROCS_LIST, NULL, NULL);
+	uint64_t tmp = SKP_VA(SKP_MOUNT(SKP_M_TMP)) + SKP_MOUNT_MNT;
+	uint64_t root = SKP_VA(SKP_MOUNT(SKP_M_ROOT)) + SKP_MOUNT_MNT;
+	char *path = NULL;
+	CHECK_OK(kp_d_path(k, tmp, SKP_VA(SKP_DENTRY(SKP_D_LOG)), &path));
+	CHECK_STR(path, "/tmp/log.txt");
+	free(path);
+	path = NULL;
+	CHECK_OK(kp_d_path(k, root, SKP_VA(SKP_DENTRY(SKP_D_SH)), &path));
+	CHECK_STR(path, "/bin/sh");
+	free(path);
+	path = NULL;
+	CHECK_ERR(kp_d_path(k, tmp, UNMAPPED_DENTRY, &path), KP_ERR_FAULT, "0x");
+	CHECK(path == NULL);
+	kp_kernel_destroy(k);
+}
+
 int main(void)
 {
 	RUN(rbtree_in_order_empty_and_deep);
@@ -366,5 +388,6 @@ int main(void)
 	RUN(corrupt_mount_namespaces);
 	RUN(open_files_by_the_open_fds_bitmap);
 	RUN(fd_tables_bounded_by_max_fds);
+	RUN(public_d_path);
 	return TEST_SUMMARY();
 }

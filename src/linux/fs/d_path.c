@@ -11,6 +11,7 @@
 // (memfd_create(), shmem_file_setup()) has a dentry that is its own parent
 // and not its mount's root, named by simple_dname(): "/NAME (deleted)";
 // kpeek tells it by its d_op->d_dname.
+#include <stdlib.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -342,5 +343,24 @@ struct kp_error *kp_lx_dentry_path(struct kp_kernel *k, uint64_t dentry, char *r
 	if (at == sizeof(buf))
 		buf[--at] = '/';
 	snprintf(ret, size, "%.*s", (int)(sizeof(buf) - at), buf + at);
+	return NULL;
+}
+
+// ---------------------------------------------------------------- the public d_path
+
+struct kp_error *kp_d_path(struct kp_kernel *kernel, uint64_t mnt, uint64_t dentry, char **ret)
+{
+	struct kp_lx_root root;
+	struct kp_error *err = kp_lx_init_root(kernel, &root);
+	if (err)
+		return err;
+	char *buf = malloc(KP_LX_PATH_MAX);
+	if (!buf)
+		return &kp_enomem;
+	if ((err = kp_lx_d_path(kernel, &root, mnt, dentry, buf, KP_LX_PATH_MAX))) {
+		free(buf);
+		return err;
+	}
+	*ret = buf;
 	return NULL;
 }

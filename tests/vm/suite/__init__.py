@@ -44,5 +44,6 @@
 # console's crash output), panic, checks (kpeek check), process (one process
 # in depth: the processes of ../kp_proc.c), system (memory, slab caches,
 # network, sockets, run queues, IRQs), errors, taints (the taint mask),
-# corrupt (damaged dumps), churn (live churn). The rig
+# corrupt (damaged dumps), churn (live churn), python (the Python bindings
+# on the elf and kdump dumps of every main guest: ../pycheck.py). The rig
 # (../rig.py) boots the guests; the guest's own view is parsed by ../truth.py.

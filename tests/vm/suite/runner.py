@@ -22,6 +22,7 @@ from .guest import GuestRun
 from .kdump import KdumpRun
 from .results import Results
 from .rootkit import RootkitRun
+from .python import python_jobs
 from .sources import guest_jobs
 
 
@@ -110,6 +111,7 @@ def main():
                     results.report(name, (ok, detail))
                 t0 = time.monotonic()
                 jobs = guest_jobs(r, kpeek, pool, compressors)
+                jobs += python_jobs(r, kpeek, pool)
                 jobs += churn_jobs(r) + corrupt_jobs(r, kpeek, pool)
                 if i == 0:
                     jobs += error_jobs(r, kpeek, pool)

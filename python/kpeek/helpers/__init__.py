@@ -1,0 +1,2 @@
+# SPDX-License-Identifier: MIT
+"""Helpers for kernel data structures, as drgn.helpers (see kpeek.helpers.linux)."""

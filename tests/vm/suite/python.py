@@ -1,0 +1,202 @@
+# SPDX-License-Identifier: MIT
+# The Python bindings (issue 30) on the elf and kdump dumps of every main
+# guest: one python3 process per source (tests/vm/pycheck.py: import kpeek
+# from build/python, open the dump, read everything once) and nine checks of
+# its JSON against the guest's own view around the dump: jiffies between
+# the readings, for_each_task = the guest's threads (PIDs and comms),
+# list_for_each_entry over modules = /proc/modules, linux_banner =
+# /proc/version, prog.type().size = the CLI's sizeof, container_of round
+# trips, an unknown symbol raises LookupError, address 0 raises FaultError
+# (with the address), avenrun = /proc/loadavg. Where the kernel lacks
+# data symbols (6.1 arm64: no CONFIG_KALLSYMS_ALL) the exception must say
+# so: a declared limit (tests/vm/limits).
+import json
+import os
+import subprocess
+
+import truth as T
+
+from .common import HERE, INITIAL_JIFFIES, udiff
+from .results import limited
+
+PYTHON = "/usr/bin/python3"
+TOP = os.path.dirname(os.path.dirname(HERE))
+SOURCES = ("elf", "kdump")
+
+
+def run_python(dump, kpeek, timeout=300):
+    """(rc, stdout, stderr) of pycheck.py on one dump."""
+    ext = os.path.join(TOP, "build", "python")
+    if not os.path.exists(os.path.join(ext, "kpeek", "_kpeek.so")):
+        return 127, "", "no %s/kpeek/_kpeek.so (make, with python3-dev)\n" % ext
+    env = dict(os.environ, PYTHONPATH=ext, PYTHONDONTWRITEBYTECODE="1")
+    try:
+        r = subprocess.run([PYTHON, os.path.join(HERE, "pycheck.py"), dump, kpeek or "kpeek"],
+                           capture_output=True, text=True, errors="replace", timeout=timeout,
+                           env=env, stdin=subprocess.DEVNULL)
+        return r.returncode, r.stdout, r.stderr
+    except subprocess.TimeoutExpired:
+        return 124, "", "timed out after %d s\n" % timeout
+
+
+def _part(res, key):
+    """(value, None) or (None, why) of one part of pycheck's document."""
+    rc, out, err = res
+    try:
+        doc = json.loads(out) if rc == 0 else None
+    except ValueError:
+        doc = None
+    if not isinstance(doc, dict) or key not in doc:
+        return None, "pycheck.py exit %s, no %r in its output; stderr:\n%s" % (rc, key, err[-2000:])
+    p = doc[key]
+    if isinstance(p, dict) and "error" in p:
+        return None, p["error"]
+    return (p.get("value") if isinstance(p, dict) and "value" in p else p), None
+
+
+def _needs_data_symbols(c, why):
+    # The one limit: a kernel without CONFIG_KALLSYMS_ALL, said in the
+    # exception's message.
+    return c.run.no_data_symbols and "CONFIG_KALLSYMS_ALL" in why
+
+
+def _checked(key, compare):
+    def ck(res, c):
+        value, why = _part(res, key)
+        if why is not None:
+            return limited(why) if _needs_data_symbols(c, why) else (False, why)
+        try:
+            return compare(value, c)
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
+            return False, "pycheck.py's %s is not what it writes (%s: %s): %r" % (
+                key, type(e).__name__, e, value)
+    return ck
+
+
+def _jiffies(got, c):
+    lo, hi = c.pre["stamp"].jiffies, c.post["stamp"].jiffies
+    if isinstance(got, int) and INITIAL_JIFFIES <= got and lo <= got <= hi:
+        return True, ""
+    return False, "prog['jiffies'] %r, expected in [%d, %d] (the guest's readings)" % (got, lo, hi)
+
+
+def _tasks(rows, c):
+    """Every thread in both readings, none in neither; comm the start of
+    the name /proc shows (a worker's before its +/- work)."""
+    pre, post = c.pre["threads"], c.post["threads"]
+    problems, seen = [], set()
+    for pid, tgid, comm in rows:
+        seen.add(pid)
+        if pid == 0:
+            if comm != "swapper/0":
+                problems.append("pid 0 is %r, expected swapper/0" % comm)
+            continue
+        ts = [t for t in (pre.get(pid), post.get(pid)) if t]
+        if not ts:
+            if comm not in c.transient:
+                problems.append("pid %d %r is in neither /proc listing" % (pid, comm))
+            continue
+        if not any(t.name.startswith(comm) for t in ts) and comm not in c.transient:
+            problems.append("pid %d: comm %r, /proc %s" % (pid, comm, sorted({t.name for t in ts})))
+        if tgid not in {t.tgid for t in ts}:
+            problems.append("pid %d: tgid %d, /proc %s" % (pid, tgid, sorted({t.tgid for t in ts})))
+    for pid in sorted(set(pre) & set(post)):
+        if pid not in seen and pre[pid].name not in c.transient:
+            problems.append("pid %d %r is in both /proc listings, not in for_each_task" % (
+                pid, pre[pid].name))
+    if 0 not in seen:
+        problems.append("no idle task (pid 0)")
+    if problems:
+        return False, "%d differences from /proc (of %d tasks):\n%s" % (
+            len(problems), len(rows), "\n".join(problems[:40]))
+    return True, ""
+
+
+def _modules(got, c):
+    options = [[m["name"] for m in c.pre["modules"]], [m["name"] for m in c.post["modules"]]]
+    if got in options:
+        return True, ""
+    return False, "list_for_each_entry(struct module, &modules, list) differs from /proc/modules\n" + \
+        udiff(options[0], got)
+
+
+def _banner(got, c):
+    want = T.text(c.files, "boot.version").rstrip("\n")
+    if isinstance(got, str) and got.startswith("Linux") and got.rstrip("\n") == want:
+        return True, ""
+    return False, "prog.read(linux_banner) %r, /proc/version %r" % (got, want)
+
+
+def _type_sizes(sizes, c):
+    bad = ["%s: prog.type().size %s, kpeek print sizeof %s" % (t, p, k)
+           for t, (p, k) in sorted(sizes.items()) if p != k or not p]
+    return (False, "; ".join(bad)) if bad or not sizes else (True, "")
+
+
+def _container_of(v, c):
+    if v["tasks"] and not v["bad"]:
+        return True, ""
+    return False, "container_of(&task->tasks) of %d tasks: %s" % (v["tasks"], v["bad"][:10] or "no task")
+
+
+def _raised(key, want, address=False):
+    def ck(res, c):
+        value, why = _part(res, key)
+        if why is not None:
+            return False, why
+        if not isinstance(value, dict):
+            return False, "pycheck.py's %s is not an object: %r" % (key, value)
+        if value.get("raised") in want and not value.get("wrong") and \
+                (not address or value.get("address") == 0):
+            return True, ""
+        return False, "expected %s%s, got %s" % ("/".join(want), " with address 0" if address else "", value)
+    return ck
+
+
+def _load(x):
+    # /proc/loadavg (fs/proc/loadavg.c): LOAD_INT / LOAD_FRAC of avenrun +
+    # FIXED_1/200 (rounding), fixed point with FSHIFT 11.
+    x += (1 << 11) // 200
+    return "%d.%02d" % (x >> 11, ((x & 2047) * 100) >> 11)
+
+
+def _avenrun(got, c):
+    loads = [_load(x) for x in got]
+    a, b = c.pre["stamp"].loads, c.post["stamp"].loads
+    if loads in (a, b):
+        return True, ""
+    return False, "prog['avenrun'] %s = %s, /proc/loadavg %s before, %s after" % (got, loads, a, b)
+
+
+CHECKS = [
+    ("python-jiffies", _checked("jiffies", _jiffies)),
+    ("python-tasks", _checked("tasks", _tasks)),
+    ("python-modules", _checked("modules", _modules)),
+    ("python-banner", _checked("banner", _banner)),
+    ("python-type-size", _checked("type_sizes", _type_sizes)),
+    ("python-container-of", _checked("container_of", _container_of)),
+    ("python-lookup-error", _raised("lookup_error", ("KeyError", "LookupError"))),
+    ("python-fault", _raised("fault", ("FaultError",), address=True)),
+    ("python-avenrun", _checked("avenrun", _avenrun)),
+]
+
+
+def python_jobs(r, kpeek, pool):
+    """The jobs of one guest: one pycheck.py run per source, its checks."""
+    jobs = []
+    for source in SOURCES:
+        names = ["%s:%s" % (r.prefix(source), tag) for tag, _ in CHECKS]
+        why = None if r.files and source in r.dumps else \
+            "no %s dump of %s or no guest files (see the rig checks)" % (source, r.name)
+        ctx = None
+        if not why:
+            try:
+                ctx = r.ctx(source)
+            except T.TruthError as e:
+                why = "no ground truth: %s" % e
+        if why:
+            jobs += [(n, None, lambda res, c: (False, res[2]), None, (None, "", why)) for n in names]
+            continue
+        fut = pool.submit(run_python, r.dumps[source][0], kpeek)
+        jobs += [(n, fut, ck, ctx, None) for n, (_, ck) in zip(names, CHECKS)]
+    return jobs
