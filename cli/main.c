@@ -27,6 +27,7 @@ static const struct cmd cmds[] = {
 	{ "runq", cmd_runq, "list each CPU's running and queued tasks" },
 	{ "meminfo", cmd_meminfo, "show memory usage as /proc/meminfo" },
 	{ "slabinfo", cmd_slabinfo, "list slab caches as /proc/slabinfo" },
+	{ "slab", cmd_slab, "list a slab cache's objects, allocated or free" },
 	{ "net", cmd_net, "list network interfaces of every namespace" },
 	{ "sockets", cmd_sockets, "list sockets as ss -a -p" },
 	{ "irq", cmd_irq, "list interrupt descriptors as /proc/interrupts" },

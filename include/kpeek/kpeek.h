@@ -492,6 +492,38 @@ KP_API struct kp_error *kp_slab_iter_next(struct kp_slab_iter *it, const struct 
 KP_API void kp_slab_iter_status(const struct kp_slab_iter *it, struct kp_walk_status *ret);
 KP_API void kp_slab_iter_destroy(struct kp_slab_iter *it);
 
+// Every object of one SLUB cache, allocated or free (crash's kmem -S,
+// drgn's slab_cache_for_each_allocated_object; 0.6): the slabs are found in
+// the memory map (every page frame of the source whose struct page heads a
+// slab of the cache: full slabs are on no list without SLUB debugging),
+// their objects in slot order; an object is free when it is on its slab's
+// freelist or on the freelist of a CPU whose slab it is (hardened freelist
+// pointers decoded). On 7.x kernels with per-CPU sheaves objects held in a
+// sheaf count as allocated, as /proc/slabinfo counts them.
+struct kp_slab_object {
+	uint64_t address;	// the object's start (after its left red zone)
+	uint64_t slab;		// struct slab * (struct page * before 5.17)
+	uint64_t pfn;		// the slab's first page frame
+	uint32_t index;		// the object's slot in the slab
+	uint32_t objects;	// the slab's objects
+	bool allocated;
+};
+
+struct kp_slab_object_iter;
+// The cache is named (the first of slab_caches with that name) or, when
+// name is NULL, at address cache. KP_ERR_NOT_FOUND when no cache has the name.
+KP_API struct kp_error *kp_slab_object_iter_create(struct kp_kernel *kernel, const char *name, uint64_t cache,
+						   struct kp_slab_object_iter **ret);
+// The cache found: its struct kmem_cache *, name, object and slot size.
+KP_API void kp_slab_object_iter_cache(const struct kp_slab_object_iter *it, uint64_t *cache_ret,
+				      const char **name_ret, uint32_t *object_size_ret, uint32_t *slot_size_ret);
+// *ret is NULL at the end; it points into the iterator until the next call.
+// A slab whose freelist is corrupt (leaves the slab, loops) or cannot be
+// read is left out and named in the error the walk ends with.
+KP_API struct kp_error *kp_slab_object_iter_next(struct kp_slab_object_iter *it, const struct kp_slab_object **ret);
+KP_API void kp_slab_object_iter_status(const struct kp_slab_object_iter *it, struct kp_walk_status *ret);
+KP_API void kp_slab_object_iter_destroy(struct kp_slab_object_iter *it);
+
 // ---------------------------------------------------------------- pages and addresses
 
 // A page frame's struct page, decoded as crash's `kmem -p` and page-types
