@@ -18,6 +18,7 @@ static const struct cmd cmds[] = {
 	{ "vtop", cmd_vtop, "translate virtual addresses through the page tables" },
 	{ "whatis", cmd_whatis, "say what addresses are: slab object, task, stack, symbol, page" },
 	{ "page", cmd_page, "decode page frames' struct page" },
+	{ "search", cmd_search, "find a value or a string in kernel, user or physical memory" },
 	{ "ps", cmd_ps, "list tasks" },
 	{ "env", cmd_env, "print a process's environment, as /proc/PID/environ" },
 	{ "maps", cmd_maps, "print a process's memory mappings, as /proc/PID/maps" },

@@ -568,6 +568,10 @@ KP_API void kp_page_destroy(struct kp_page *page);
 KP_API struct kp_error *kp_page_pfn(struct kp_kernel *kernel, enum kp_space space, uint64_t address,
 				    uint64_t *ret);
 
+// The direct map's (linear map's) address of a physical address; false if
+// the architecture cannot say (0.6).
+KP_API bool kp_phys_to_virt(struct kp_kernel *kernel, uint64_t paddr, uint64_t *ret);
+
 // What an address is (0.6), one fact of kp_whatis_create(): crash's
 // `kmem ADDR`, drgn's identify_address().
 enum kp_whatis_kind {
