@@ -51,8 +51,10 @@ static void whatis_line(struct search *s, enum kp_space space, uint64_t addr, ch
 		const struct kp_whatis_fact *f = &w->facts[0];
 		switch (f->kind) {
 		case KP_WHATIS_SLAB:
-			snprintf(buf, size, "slab %s object 0x%" PRIx64 "%+" PRId64 ", %s", f->slab.cache_name,
-				 f->slab.object, f->slab.offset, f->slab.state == KP_SLAB_ALLOCATED ? "allocated" :
+			snprintf(buf, size, "slab %s object 0x%" PRIx64 "%s%" PRIx64 ", %s", f->slab.cache_name,
+				 f->slab.object, f->slab.offset < 0 ? "-0x" : "+0x",
+				 (uint64_t)(f->slab.offset < 0 ? -f->slab.offset : f->slab.offset),
+				 f->slab.state == KP_SLAB_ALLOCATED ? "allocated" :
 				 f->slab.state == KP_SLAB_FREE ? "free" : "state unknown");
 			break;
 		case KP_WHATIS_TASK:
