@@ -583,7 +583,8 @@ enum kp_whatis_kind {
 	KP_WHATIS_PAGE,		// in the memory map (vmemmap): the struct page of pfn, offset
 	KP_WHATIS_DIRECT,	// in the direct map: pfn, paddr
 	KP_WHATIS_REGION,	// in an area of the address space: region, start, end
-	KP_WHATIS_PHYSICAL,	// a physical address: pfn, paddr, in_dump, has_page
+	KP_WHATIS_PHYSICAL,	// a physical address: pfn, paddr, in_dump, has_page, memory
+	KP_WHATIS_VMALLOC,	// in a vmalloc area: start, end, caller, caller_sym
 };
 
 enum kp_slab_state {
@@ -595,7 +596,7 @@ enum kp_slab_state {
 
 struct kp_whatis_fact {
 	enum kp_whatis_kind kind;
-	const char *kind_name;		// "symbol", "module", "slab", "task", "stack", "page", "direct", "region", "physical"
+	const char *kind_name;		// "symbol", "module", "slab", "task", "stack", "page", "direct", "region", "physical", "vmalloc"
 	struct kp_symbol sym;		// symbol, module
 	uint64_t offset;		// symbol, module: from sym.address; page: in the struct page
 	const char *section;		// symbol: "text", "rodata", "data", "init", "bss"; NULL if unknown
@@ -621,7 +622,14 @@ struct kp_whatis_fact {
 	bool in_dump;			// physical: the source holds the byte
 	bool has_page;			// physical: the kernel has a struct page for pfn
 	const char *region;		// region: "vmalloc", "modules", "fixmap"...
-	uint64_t start, end;		// region: [start, end)
+	uint64_t start, end;		// region, vmalloc: [start, end) (vmalloc: as /proc/vmallocinfo, guard page included)
+	uint64_t caller;		// vmalloc: the caller that made the area, 0 if none (vm_map_ram)
+	struct kp_symbol caller_sym;	// vmalloc: its symbol (name NULL if unknown)
+	// physical: the top-level entry of /proc/iomem (iomem_resource)
+	// holding it ("System RAM", "Reserved", "PCI Bus 0000:00"...) and the
+	// innermost one below it ("Kernel code"; NULL if none), NULL if none
+	// or unknown.
+	const char *memory, *memory_detail;
 	const char *note;		// why part of the fact is unknown, or NULL
 };
 

@@ -102,4 +102,20 @@ struct kp_error *kp_lx_slab_object(struct kp_kernel *kernel, const struct kp_lx_
 				   struct kp_whatis_fact *f, char *name, size_t name_size, char *note,
 				   size_t note_size);
 
+// The busy vmalloc area holding an address (vmalloc.c), as
+// /proc/vmallocinfo shows it: [start, end) and the caller from its
+// vm_struct (vm 0: a vm_map_ram area, the vmap_area's range, no caller).
+// KP_ERR_NOT_FOUND when no area holds it.
+struct kp_lx_vmalloc {
+	uint64_t area, vm;		// struct vmap_area *, struct vm_struct *
+	uint64_t start, end, caller;
+};
+struct kp_error *kp_lx_vmalloc_area(struct kp_kernel *kernel, uint64_t address, struct kp_lx_vmalloc *ret);
+
+// The /proc/iomem entries holding a physical address (iomem.c): the top
+// level's name in top ("System RAM", "Reserved"), the innermost below it in
+// inner; "" where none holds it.
+struct kp_error *kp_lx_iomem(struct kp_kernel *kernel, uint64_t paddr, char *top, size_t top_size, char *inner,
+			     size_t inner_size);
+
 #endif
