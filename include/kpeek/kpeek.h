@@ -498,8 +498,9 @@ KP_API void kp_slab_iter_destroy(struct kp_slab_iter *it);
 // slab of the cache: full slabs are on no list without SLUB debugging),
 // their objects in slot order; an object is free when it is on its slab's
 // freelist or on the freelist of a CPU whose slab it is (hardened freelist
-// pointers decoded). On 7.x kernels with per-CPU sheaves objects held in a
-// sheaf count as allocated, as /proc/slabinfo counts them.
+// pointers decoded), or when it is in one of the cache's sheaves (6.18+:
+// each CPU's main and spare sheaf, the nodes' barns' full sheaves), which
+// /proc/slabinfo counts as active.
 struct kp_slab_object {
 	uint64_t address;	// the object's start (after its left red zone)
 	uint64_t slab;		// struct slab * (struct page * before 5.17)
@@ -589,7 +590,7 @@ enum kp_whatis_kind {
 
 enum kp_slab_state {
 	KP_SLAB_ALLOCATED,
-	KP_SLAB_FREE,		// on the slab's freelist or a CPU's freelist for it
+	KP_SLAB_FREE,		// on the slab's freelist, a CPU's freelist for it, or in a sheaf
 	KP_SLAB_UNKNOWN,	// a freelist could not be read or is corrupt: note says why
 	KP_SLAB_OUTSIDE,	// in the slab but in no object (its unused tail)
 };

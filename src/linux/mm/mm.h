@@ -98,6 +98,10 @@ struct kp_error *kp_lx_slab_read(struct kp_kernel *kernel, uint64_t slab, uint64
 // slab (KP_ERR_FORMAT, KP_ERR_LOOP), one that cannot be read a fault.
 struct kp_error *kp_lx_slab_free_map(struct kp_kernel *kernel, const struct kp_lx_slab_cache *c, uint64_t slab,
 				     uint64_t base, uint64_t objects, uint64_t freelist, uint8_t *map);
+// The objects a cache keeps free in sheaves (sheaves.c, 6.18+): sorted,
+// malloc'ed (NULL and 0 without sheaves); kp_lx_sheaf_has() looks one up.
+struct kp_error *kp_lx_sheaf_objects(struct kp_kernel *kernel, uint64_t cache, uint64_t **ret, size_t *n_ret);
+bool kp_lx_sheaf_has(const uint64_t *objects, size_t n, uint64_t object);
 struct kp_error *kp_lx_slab_object(struct kp_kernel *kernel, const struct kp_lx_page *page, uint64_t paddr,
 				   struct kp_whatis_fact *f, char *name, size_t name_size, char *note,
 				   size_t note_size);

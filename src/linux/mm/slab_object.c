@@ -212,6 +212,14 @@ struct kp_error *kp_lx_slab_object(struct kp_kernel *k, const struct kp_lx_page 
 	// An object on a freelist read whole is free, whatever else failed.
 	bool is_free = map[i];
 	free(map);
+	if (!is_free && !err) {
+		uint64_t *sheaved;
+		size_t n;
+		if (!(err = kp_lx_sheaf_objects(k, cache, &sheaved, &n))) {
+			is_free = kp_lx_sheaf_has(sheaved, n, f->slab.object);
+			free(sheaved);
+		}
+	}
 	if (err == &kp_enomem)
 		return err;
 	f->slab.state = is_free ? KP_SLAB_FREE : err ? KP_SLAB_UNKNOWN : KP_SLAB_ALLOCATED;

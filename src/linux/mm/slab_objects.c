@@ -10,7 +10,8 @@
 // slab_cache is the cache is one of its slabs. struct page is read 64 at a
 // time (the memory map is contiguous within a memory section, and sections
 // hold at least 2^15 pages). An object is free when it is on the slab's
-// freelist or the freelist of a CPU whose slab it is (slab_object.c).
+// freelist or the freelist of a CPU whose slab it is (slab_object.c), or
+// in one of the cache's sheaves (7.x, sheaves.c).
 //
 // Bounds: the page frames of the source's physical ranges, each once; a
 // slab holds at most its cache's oo objects (else it is not the cache's
@@ -59,6 +60,8 @@ struct kp_slab_object_iter {
 	uint64_t chunk_pfn;
 	bool chunk_ok;
 	uint8_t *map;			// the current slab's free objects
+	uint64_t *sheaved;		// the objects free in sheaves (7.x), sorted
+	size_t nsheaved;
 	struct kp_slab_object obj;	// the current slab's last object yielded
 	uint32_t next;			// its next slot
 	uint64_t base;			// its first byte
@@ -107,6 +110,8 @@ struct kp_error *kp_slab_object_iter_create(struct kp_kernel *k, const char *nam
 		err = kp_lx_slab_cache_read(k, cache, &it->cache);
 	if (!err && !(it->chunk = malloc(CHUNK * it->page_struct)))
 		err = &kp_enomem;
+	if (!err)
+		err = kp_lx_sheaf_objects(k, it->cache.cache, &it->sheaved, &it->nsheaved);
 	if (err) {
 		kp_slab_object_iter_destroy(it);
 		return err;
@@ -251,7 +256,7 @@ struct kp_error *kp_slab_object_iter_next(struct kp_slab_object_iter *it, const 
 			struct kp_slab_object *o = &it->obj;
 			o->index = it->next++;
 			o->address = it->base + o->index * it->cache.size + it->cache.red_left;
-			o->allocated = !it->map[o->index];
+			o->allocated = !it->map[o->index] && !kp_lx_sheaf_has(it->sheaved, it->nsheaved, o->address);
 			*ret = o;
 			return NULL;
 		}
@@ -276,6 +281,7 @@ void kp_slab_object_iter_destroy(struct kp_slab_object_iter *it)
 		return;
 	free(it->chunk);
 	free(it->map);
+	free(it->sheaved);
 	kp_lx_walk_deinit(&it->walk);
 	free(it);
 }
