@@ -150,6 +150,11 @@ int cmd_search(struct cli *cli, int argc, char **argv)
 		return status;
 	if (!(s.k = cli_kernel(cli)))
 		return 1;
+	const struct kp_range *r;
+	uint64_t va;
+	if (s.mode == SEARCH_KERNEL && kp_kernel_ranges(s.k, KP_PHYS, &r) && !kp_phys_to_virt(s.k, r[0].start, &va))
+		return cli_fail("search: kernel memory is searched through the direct map, whose address the source "
+				"does not give (search -p searches physical memory)");
 	s.progress = isatty(STDERR_FILENO);
 	s.o = out_create(cli->json);
 	out_begin_list(s.o, "hits");
