@@ -118,6 +118,8 @@ int cmd_irq(struct cli *cli, int argc, char **argv);
 int cmd_runq(struct cli *cli, int argc, char **argv);
 int cmd_meminfo(struct cli *cli, int argc, char **argv);
 int cmd_slabinfo(struct cli *cli, int argc, char **argv);
+int cmd_slab(struct cli *cli, int argc, char **argv);
+int cmd_search(struct cli *cli, int argc, char **argv);
 int cmd_page(struct cli *cli, int argc, char **argv);
 int cmd_whatis(struct cli *cli, int argc, char **argv);
 int cmd_net(struct cli *cli, int argc, char **argv);

@@ -24,10 +24,14 @@ static void usage(void)
 	       "  module    in a module: its symbol+offset\n"
 	       "  page      in the memory map: the struct page of a PFN\n"
 	       "  direct    in the direct map: its PFN and the page's summary\n"
+	       "  vmalloc   in a vmalloc area: its start, size (guard page included)\n"
+	       "            and caller, as /proc/vmallocinfo shows them\n"
 	       "  region    in an area the architecture names (x86-64: vmalloc,\n"
-	       "            cpu_entry_area, modules, fixmap, vsyscall)\n"
+	       "            cpu_entry_area, modules, fixmap, vsyscall; arm64: linear\n"
+	       "            map, vmalloc, vmemmap, modules, fixmap, PCI I/O)\n"
 	       "  physical  (-p) its PFN, whether the dump holds it and the kernel has a\n"
-	       "            struct page for it\n"
+	       "            struct page for it, and what /proc/iomem says of it (System\n"
+	       "            RAM, Reserved, a device; the innermost entry after '>')\n"
 	       "An address nothing is known of says so. Tasks are those of the task\n"
 	       "list; slab objects need the memory map of VMCOREINFO (mem_section).\n"
 	       "\n"
@@ -44,7 +48,10 @@ static void usage(void)
 	       "                  \"task\": {\"task\", \"pid\", \"comm\"} (stack: \"stack\",\n"
 	       "                  \"stack_size\", \"from_top\"); symbol and module facts\n"
 	       "                  \"symbol\", \"offset\", \"module\", \"section\"; page, direct\n"
-	       "                  and physical facts \"pfn\" (\"page\": a page's summary)\n"
+	       "                  and physical facts \"pfn\" (\"page\": a page's summary;\n"
+	       "                  physical: \"memory\", \"memory_detail\" from /proc/iomem);\n"
+	       "                  vmalloc facts \"start\", \"size\", \"caller\",\n"
+	       "                  \"caller_symbol\"\n"
 	       "  -h, --help      show this help\n"
 	       "\n"
 	       "Examples:\n"
@@ -77,6 +84,25 @@ static void slab_text(struct out *o, const struct kp_whatis_fact *f)
 		 f->slab.cache_name, f->slab.object, f->slab.offset < 0 ? "-0x" : "+0x",
 		 (uint64_t)(f->slab.offset < 0 ? -f->slab.offset : f->slab.offset), f->slab.object_size,
 		 state_name(f->slab.state), f->slab.slab);
+}
+
+// The caller of a vmalloc area as /proc/vmallocinfo prints it (%pS).
+static void caller_name(const struct kp_whatis_fact *f, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s+0x%" PRIx64 "%s%s%s", f->caller_sym.name, f->caller - f->caller_sym.address,
+		 f->caller_sym.module ? " [" : "", f->caller_sym.module ? f->caller_sym.module : "",
+		 f->caller_sym.module ? "]" : "");
+}
+
+static void vmalloc_json(struct out *o, const struct kp_whatis_fact *f)
+{
+	char buf[320];
+	out_kv_hex(o, "start", f->start);
+	out_kv_uint(o, "size", f->end - f->start);
+	out_kv_hex(o, "caller", f->caller);
+	if (f->caller_sym.name)
+		caller_name(f, buf, sizeof(buf));
+	out_kv_str(o, "caller_symbol", f->caller_sym.name ? buf : NULL);
 }
 
 static void page_line(struct out *o, struct kp_kernel *k, uint64_t pfn)
@@ -133,10 +159,23 @@ static void fact_text(struct out *o, struct kp_kernel *k, const struct kp_whatis
 	case KP_WHATIS_REGION:
 		out_text(o, "  region    %s (0x%" PRIx64 "-0x%" PRIx64 ")\n", f->region, f->start, f->end);
 		break;
+	case KP_WHATIS_VMALLOC: {
+		char buf[320] = "";
+		if (f->caller_sym.name)
+			caller_name(f, buf, sizeof(buf));
+		else if (f->caller)
+			snprintf(buf, sizeof(buf), "0x%" PRIx64, f->caller);
+		out_text(o, "  vmalloc   0x%" PRIx64 "-0x%" PRIx64 " %" PRIu64 " bytes%s%s\n", f->start, f->end,
+			 f->end - f->start, f->caller ? ", caller " : " (vm_map_ram)", buf);
+		break;
+	}
 	case KP_WHATIS_PHYSICAL:
 		out_text(o, "  physical  PFN 0x%" PRIx64 ", %s, %s\n", f->pfn,
 			 f->in_dump ? "in the dump" : "not in the dump",
 			 f->has_page ? "RAM the kernel maps (it has a struct page)" : "no struct page");
+		if (f->memory)
+			out_text(o, "            iomem: %s%s%s\n", f->memory, f->memory_detail ? " > " : "",
+				 f->memory_detail ? f->memory_detail : "");
 		if (f->has_page)
 			page_line(o, k, f->pfn);
 		break;
@@ -199,6 +238,8 @@ static void fact_json(struct out *o, struct kp_kernel *k, const struct kp_whatis
 		if (f->kind == KP_WHATIS_PHYSICAL) {
 			out_kv_bool(o, "in_dump", f->in_dump);
 			out_kv_bool(o, "has_page", f->has_page);
+			out_kv_str(o, "memory", f->memory);
+			out_kv_str(o, "memory_detail", f->memory_detail);
 		}
 		if (f->kind == KP_WHATIS_DIRECT || f->has_page)
 			page_line(o, k, f->pfn);
@@ -207,6 +248,9 @@ static void fact_json(struct out *o, struct kp_kernel *k, const struct kp_whatis
 		out_kv_str(o, "region", f->region);
 		out_kv_hex(o, "start", f->start);
 		out_kv_hex(o, "end", f->end);
+		break;
+	case KP_WHATIS_VMALLOC:
+		vmalloc_json(o, f);
 		break;
 	}
 	out_kv_str(o, "note", f->note);

@@ -582,6 +582,39 @@ KP_API struct kp_error *kp_slab_iter_next(struct kp_slab_iter *it, const struct 
 KP_API void kp_slab_iter_status(const struct kp_slab_iter *it, struct kp_walk_status *ret);
 KP_API void kp_slab_iter_destroy(struct kp_slab_iter *it);
 
+// Every object of one SLUB cache, allocated or free (crash's kmem -S,
+// drgn's slab_cache_for_each_allocated_object; 0.6): the slabs are found in
+// the memory map (every page frame of the source whose struct page heads a
+// slab of the cache: full slabs are on no list without SLUB debugging),
+// their objects in slot order; an object is free when it is on its slab's
+// freelist or on the freelist of a CPU whose slab it is (hardened freelist
+// pointers decoded), or when it is in one of the cache's sheaves (6.18+:
+// each CPU's main and spare sheaf, the nodes' barns' full sheaves), which
+// /proc/slabinfo counts as active.
+struct kp_slab_object {
+	uint64_t address;	// the object's start (after its left red zone)
+	uint64_t slab;		// struct slab * (struct page * before 5.17)
+	uint64_t pfn;		// the slab's first page frame
+	uint32_t index;		// the object's slot in the slab
+	uint32_t objects;	// the slab's objects
+	bool allocated;
+};
+
+struct kp_slab_object_iter;
+// The cache is named (the first of slab_caches with that name) or, when
+// name is NULL, at address cache. KP_ERR_NOT_FOUND when no cache has the name.
+KP_API struct kp_error *kp_slab_object_iter_create(struct kp_kernel *kernel, const char *name, uint64_t cache,
+						   struct kp_slab_object_iter **ret);
+// The cache found: its struct kmem_cache *, name, object and slot size.
+KP_API void kp_slab_object_iter_cache(const struct kp_slab_object_iter *it, uint64_t *cache_ret,
+				      const char **name_ret, uint32_t *object_size_ret, uint32_t *slot_size_ret);
+// *ret is NULL at the end; it points into the iterator until the next call.
+// A slab whose freelist is corrupt (leaves the slab, loops) or cannot be
+// read is left out and named in the error the walk ends with.
+KP_API struct kp_error *kp_slab_object_iter_next(struct kp_slab_object_iter *it, const struct kp_slab_object **ret);
+KP_API void kp_slab_object_iter_status(const struct kp_slab_object_iter *it, struct kp_walk_status *ret);
+KP_API void kp_slab_object_iter_destroy(struct kp_slab_object_iter *it);
+
 // ---------------------------------------------------------------- pages and addresses
 
 // A page frame's struct page, decoded as crash's `kmem -p` and page-types
@@ -626,6 +659,10 @@ KP_API void kp_page_destroy(struct kp_page *page);
 KP_API struct kp_error *kp_page_pfn(struct kp_kernel *kernel, enum kp_space space, uint64_t address,
 				    uint64_t *ret);
 
+// The direct map's (linear map's) address of a physical address; false if
+// the architecture cannot say (0.6).
+KP_API bool kp_phys_to_virt(struct kp_kernel *kernel, uint64_t paddr, uint64_t *ret);
+
 // What an address is (0.6), one fact of kp_whatis_create(): crash's
 // `kmem ADDR`, drgn's identify_address().
 enum kp_whatis_kind {
@@ -637,19 +674,20 @@ enum kp_whatis_kind {
 	KP_WHATIS_PAGE,		// in the memory map (vmemmap): the struct page of pfn, offset
 	KP_WHATIS_DIRECT,	// in the direct map: pfn, paddr
 	KP_WHATIS_REGION,	// in an area of the address space: region, start, end
-	KP_WHATIS_PHYSICAL,	// a physical address: pfn, paddr, in_dump, has_page
+	KP_WHATIS_PHYSICAL,	// a physical address: pfn, paddr, in_dump, has_page, memory
+	KP_WHATIS_VMALLOC,	// in a vmalloc area: start, end, caller, caller_sym
 };
 
 enum kp_slab_state {
 	KP_SLAB_ALLOCATED,
-	KP_SLAB_FREE,		// on the slab's freelist or a CPU's freelist for it
+	KP_SLAB_FREE,		// on the slab's freelist, a CPU's freelist for it, or in a sheaf
 	KP_SLAB_UNKNOWN,	// a freelist could not be read or is corrupt: note says why
 	KP_SLAB_OUTSIDE,	// in the slab but in no object (its unused tail)
 };
 
 struct kp_whatis_fact {
 	enum kp_whatis_kind kind;
-	const char *kind_name;		// "symbol", "module", "slab", "task", "stack", "page", "direct", "region", "physical"
+	const char *kind_name;		// "symbol", "module", "slab", "task", "stack", "page", "direct", "region", "physical", "vmalloc"
 	struct kp_symbol sym;		// symbol, module
 	uint64_t offset;		// symbol, module: from sym.address; page: in the struct page
 	const char *section;		// symbol: "text", "rodata", "data", "init", "bss"; NULL if unknown
@@ -675,7 +713,14 @@ struct kp_whatis_fact {
 	bool in_dump;			// physical: the source holds the byte
 	bool has_page;			// physical: the kernel has a struct page for pfn
 	const char *region;		// region: "vmalloc", "modules", "fixmap"...
-	uint64_t start, end;		// region: [start, end)
+	uint64_t start, end;		// region, vmalloc: [start, end) (vmalloc: as /proc/vmallocinfo, guard page included)
+	uint64_t caller;		// vmalloc: the caller that made the area, 0 if none (vm_map_ram)
+	struct kp_symbol caller_sym;	// vmalloc: its symbol (name NULL if unknown)
+	// physical: the top-level entry of /proc/iomem (iomem_resource)
+	// holding it ("System RAM", "Reserved", "PCI Bus 0000:00"...) and the
+	// innermost one below it ("Kernel code"; NULL if none), NULL if none
+	// or unknown.
+	const char *memory, *memory_detail;
 	const char *note;		// why part of the fact is unknown, or NULL
 };
 

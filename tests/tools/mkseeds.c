@@ -630,6 +630,28 @@ static void system_seeds(void)
 	system_seed(0, SKS_SCALARS + 8 * 11, 16, 4);	// hugetlb_max_hstate
 }
 
+// fuzz_slab: geometry (size, red zone, freelist offset, objects; flags;
+// random), the head's offset + 1, then the page: a freelist 0 -> 2 -> end of
+// 64-byte objects with the pointer at 32, plain and hardened
+// (fuzz/fuzz_slab.c).
+static void slab_seed(bool hardened)
+{
+	uint8_t b[26 + 256] = { 64, 0, 0, 0, 32, 0, 4, 0, hardened };
+	uint64_t rnd = UINT64_C(0x0123456789abcdef), base = SKP_VA(SKS_FREE);
+	memcpy(b + 16, &rnd, 8);
+	b[24] = 1;	// the head's offset + 1: object 0
+	uint64_t at0 = base + 32, at2 = base + 128 + 32, p0 = base + 128, p2 = 0;
+	if (hardened) {
+		p0 ^= rnd ^ __builtin_bswap64(at0);
+		p2 ^= rnd ^ __builtin_bswap64(at2);
+	}
+	memcpy(b + 26 + 32, &p0, 8);
+	memcpy(b + 26 + 128 + 32, &p2, 8);
+	seed("fuzz_slab", b, sizeof(b));
+	b[24] = 65;	// object 1, off the chain (its next pointer reads as empty or garbage)
+	seed("fuzz_slab", b, sizeof(b));
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -651,5 +673,7 @@ int main(int argc, char **argv)
 	expr_seeds();
 	walker_seeds();
 	system_seeds();
+	slab_seed(false);
+	slab_seed(true);
 	return 0;
 }

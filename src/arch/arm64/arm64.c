@@ -256,6 +256,11 @@ static bool phys_to_virt(const struct kp_arch_ctx *c, uint64_t paddr, uint64_t *
 	return true;
 }
 
+static const char *region(const struct kp_arch_ctx *c, uint64_t a, uint64_t *start, uint64_t *end)
+{
+	return c->has_layout ? kp_arm64_region(&c->lay, a, start, end) : NULL;
+}
+
 static bool image_map(const struct kp_arch_ctx *c, uint64_t *vaddr, uint64_t *paddr)
 {
 	if (!c->has_layout || !c->lay.stext)
@@ -320,6 +325,7 @@ const struct kp_arch kp_arch_arm64 = {
 	.link_text = ARM64_LINK_TEXT,
 	.phys_to_virt = phys_to_virt,
 	.image_map = image_map,
+	.region = region,
 	.facts = facts,
 	.locator_create = kp_arm64_locator_create,
 	.locator_destroy = kp_arm64_locator_destroy,

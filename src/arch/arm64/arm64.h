@@ -21,6 +21,7 @@ struct arm64_layout {
 	bool has_kimage_voffset, has_phys_offset;
 	uint64_t swapper_pg_dir;	// virtual, 0 if unknown
 	uint64_t stext;		// virtual _stext (or _text), 0 if unknown
+	unsigned release;	// OSRELEASE as major << 8 | minor, 0 if unknown
 };
 
 // Reads what VMCOREINFO says; false if it is not an arm64 one with the
@@ -36,6 +37,10 @@ static inline uint64_t kp_arm64_page_offset(const struct arm64_layout *l)
 {
 	return ~0ULL << l->config_va_bits;
 }
+
+// The area of the kernel's address space a lies in (region.c): "linear
+// map", "modules", "vmalloc", "vmemmap", "PCI I/O", "fixmap"; NULL if none.
+const char *kp_arm64_region(const struct arm64_layout *l, uint64_t a, uint64_t *start, uint64_t *end);
 
 // Registers of an NT_PRSTATUS note (regs.c), named by kp_arm64_reg_names.
 bool kp_arm64_prstatus_regs(const uint8_t *desc, size_t len, struct kp_regs *ret);

@@ -48,6 +48,10 @@ bool kp_arm64_layout(const struct kp_vmcoreinfo *vi, struct arm64_layout *ret, c
 		l.swapper_pg_dir = a;
 	if (kp_vmcoreinfo_symbol(vi, "_stext", &a) || kp_vmcoreinfo_symbol(vi, "_text", &a))
 		l.stext = a;
+	const char *rel = kp_vmcoreinfo_get(vi, "OSRELEASE");
+	unsigned major, minor;
+	if (rel && sscanf(rel, "%u.%u", &major, &minor) == 2 && major < 256 && minor < 256)
+		l.release = major << 8 | minor;
 	*ret = l;
 	if (!l.has_kimage_voffset) {
 		snprintf(why, why_size, "no NUMBER(kimage_voffset) in VMCOREINFO");

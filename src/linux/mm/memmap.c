@@ -226,3 +226,8 @@ bool kp_lx_phys_to_virt(struct kp_kernel *k, uint64_t paddr, uint64_t *ret)
 	const struct kp_arch *a = kp_kernel_arch(k);
 	return a->phys_to_virt && a->phys_to_virt(kp_kernel_arch_ctx(k), paddr, ret);
 }
+
+bool kp_phys_to_virt(struct kp_kernel *k, uint64_t paddr, uint64_t *ret)
+{
+	return kp_lx_phys_to_virt(k, paddr, ret);
+}

@@ -59,6 +59,15 @@ struct kp_error *kp_lx_page_read(struct kp_kernel *kernel, uint64_t pfn, struct 
 // Whether the page's head has the page type name ("slab", "buddy"): the
 // PG_ flag, the page-type bit or the PGTY_ byte, as the kernel keeps it.
 bool kp_lx_page_type_is(struct kp_kernel *kernel, const struct kp_lx_page *page, const char *name);
+// The same test looked up once, for many pages: how this kernel keeps the
+// type name, then whether a head page's flags and page_type hold it.
+struct kp_lx_type_test {
+	enum { KP_LX_TYPE_NONE, KP_LX_TYPE_PGTY, KP_LX_TYPE_FLAG, KP_LX_TYPE_BIT } how;
+	uint64_t v;	// the PGTY_ value, the PG_ bit, or the page-type bit
+};
+void kp_lx_page_type_test(struct kp_kernel *kernel, const char *name, struct kp_lx_type_test *ret);
+bool kp_lx_page_type_test_is(const struct kp_lx_type_test *t, uint64_t head_flags, bool has_type,
+			     uint32_t head_page_type);
 
 // Slab objects (slab_object.c): the cache of a slab, and the object of a
 // slab page that holds paddr, its state read from the freelists. A
@@ -68,8 +77,49 @@ bool kp_lx_page_type_is(struct kp_kernel *kernel, const struct kp_lx_page *page,
 struct kp_error *kp_lx_slab_cache_of(struct kp_kernel *kernel, uint64_t slab, uint64_t *cache_ret,
 				     char *name, size_t size);
 struct kp_whatis_fact;
+// A SLUB cache as its objects are found: slot size, the left red zone,
+// where the freelist pointer is and how it is hidden.
+struct kp_lx_slab_cache {
+	uint64_t cache;			// struct kmem_cache *
+	uint64_t size, red_left, offset;
+	bool hardened;			// CONFIG_SLAB_FREELIST_HARDENED: random is the key
+	uint64_t random;
+	uint64_t cpu_slab;		// per-CPU kmem_cache_cpu *, 0 without (SLUB_TINY, 7.x sheaves)
+	uint32_t object_size, max_objects;
+	char name[64];
+};
+struct kp_error *kp_lx_slab_cache_read(struct kp_kernel *kernel, uint64_t cache, struct kp_lx_slab_cache *ret);
+// A slab's cache, freelist head and object count (struct slab, struct page before 5.17).
+struct kp_error *kp_lx_slab_read(struct kp_kernel *kernel, uint64_t slab, uint64_t *cache_ret, uint64_t *freelist_ret,
+				 uint64_t *objects_ret);
+// Sets map[i] for each object i of the slab (objects slots from base) on
+// its freelist or on the freelist of a CPU whose slab it is; a freelist
+// that leaves the slab or meets an object twice is an error naming the
+// slab (KP_ERR_FORMAT, KP_ERR_LOOP), one that cannot be read a fault.
+struct kp_error *kp_lx_slab_free_map(struct kp_kernel *kernel, const struct kp_lx_slab_cache *c, uint64_t slab,
+				     uint64_t base, uint64_t objects, uint64_t freelist, uint8_t *map);
+// The objects a cache keeps free in sheaves (sheaves.c, 6.18+): sorted,
+// malloc'ed (NULL and 0 without sheaves); kp_lx_sheaf_has() looks one up.
+struct kp_error *kp_lx_sheaf_objects(struct kp_kernel *kernel, uint64_t cache, uint64_t **ret, size_t *n_ret);
+bool kp_lx_sheaf_has(const uint64_t *objects, size_t n, uint64_t object);
 struct kp_error *kp_lx_slab_object(struct kp_kernel *kernel, const struct kp_lx_page *page, uint64_t paddr,
 				   struct kp_whatis_fact *f, char *name, size_t name_size, char *note,
 				   size_t note_size);
+
+// The busy vmalloc area holding an address (vmalloc.c), as
+// /proc/vmallocinfo shows it: [start, end) and the caller from its
+// vm_struct (vm 0: a vm_map_ram area, the vmap_area's range, no caller).
+// KP_ERR_NOT_FOUND when no area holds it.
+struct kp_lx_vmalloc {
+	uint64_t area, vm;		// struct vmap_area *, struct vm_struct *
+	uint64_t start, end, caller;
+};
+struct kp_error *kp_lx_vmalloc_area(struct kp_kernel *kernel, uint64_t address, struct kp_lx_vmalloc *ret);
+
+// The /proc/iomem entries holding a physical address (iomem.c): the top
+// level's name in top ("System RAM", "Reserved"), the innermost below it in
+// inner; "" where none holds it.
+struct kp_error *kp_lx_iomem(struct kp_kernel *kernel, uint64_t paddr, char *top, size_t top_size, char *inner,
+			     size_t inner_size);
 
 #endif

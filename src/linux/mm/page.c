@@ -31,7 +31,10 @@
 enum { P_FLAGS, P_HEAD, P_REFCOUNT, P_MAPCOUNT, P_TYPE, P_MAPPING, P_INDEX, P_N };
 static const struct kp_member_spec page_members[P_N] = {
 	[P_FLAGS] = { .name = "flags" },
-	[P_HEAD] = { .name = "compound_head" },
+	// compound_info from 7.1 (the fake-head removal of the vmemmap
+	// optimization): a tail page's value is its head's address + 1 or a
+	// mask + 1 that takes the page's address to its head's.
+	[P_HEAD] = { .name = "compound_head|compound_info" },
 	[P_REFCOUNT] = { .name = "_refcount" },
 	[P_MAPCOUNT] = { .name = "_mapcount" },
 	// 4.18+ (6e292b9be7f4); shares _mapcount's word.
@@ -89,6 +92,8 @@ struct kp_error *kp_lx_page_read(struct kp_kernel *k, uint64_t pfn, struct kp_lx
 		uint64_t size = kp_lx_page_struct_size(k);
 		p.tail = true;
 		p.head = ch - 1;
+		if (l->m[P_HEAD].alt == 1 && p.head > page)
+			p.head = page & (ch - 1);
 		if (p.head > page || !size || (page - p.head) % size || (page - p.head) / size > (1u << MAX_ORDER_SANE))
 			return kp_error_create(KP_ERR_FORMAT, "the struct page of PFN 0x%" PRIx64 " at 0x%" PRIx64
 					       " names 0x%" PRIx64 " its compound head (corrupt?)", pfn, page, p.head);
@@ -113,7 +118,7 @@ struct kp_error *kp_lx_page_read(struct kp_kernel *k, uint64_t pfn, struct kp_lx
 
 // Whether the page-type word t holds the type name in a 4.18-6.11 kernel:
 // VMCOREINFO's PAGE_<NAME>_MAPCOUNT_VALUE is ~PG_<name>.
-static bool type_bit(struct kp_kernel *k, uint32_t t, const char *name)
+static bool type_value(struct kp_kernel *k, const char *name, uint32_t *bit_ret)
 {
 	const struct kp_vmcoreinfo *vi = kp_kernel_vmcoreinfo(k);
 	char key[64];
@@ -123,21 +128,55 @@ static bool type_bit(struct kp_kernel *k, uint32_t t, const char *name)
 		*c = (char)toupper((unsigned char)*c);
 	if (!vi || !kp_vmcoreinfo_number(vi, key, &v))
 		return false;
-	uint32_t bit = ~(uint32_t)v;
-	return (t & (PAGE_TYPE_BASE | bit)) == PAGE_TYPE_BASE;
+	*bit_ret = ~(uint32_t)v;
+	return true;
+}
+
+static bool type_bit(struct kp_kernel *k, uint32_t t, const char *name)
+{
+	uint32_t bit;
+	return type_value(k, name, &bit) && (t & (PAGE_TYPE_BASE | bit)) == PAGE_TYPE_BASE;
+}
+
+void kp_lx_page_type_test(struct kp_kernel *k, const char *name, struct kp_lx_type_test *ret)
+{
+	char pg[40];
+	uint64_t v;
+	uint32_t bit;
+	struct kp_lx_type_test t = { .how = KP_LX_TYPE_NONE };
+	snprintf(pg, sizeof(pg), "PGTY_%s", name);
+	if (kp_kernel_enum_value_in(k, "pagetype", pg, &v)) {
+		t = (struct kp_lx_type_test){ .how = KP_LX_TYPE_PGTY, .v = v };
+	} else {
+		snprintf(pg, sizeof(pg), "PG_%s", name);
+		if (kp_kernel_enum_value_in(k, "pageflags", pg, &v) && v < 64)
+			t = (struct kp_lx_type_test){ .how = KP_LX_TYPE_FLAG, .v = v };
+		else if (type_value(k, name, &bit))
+			t = (struct kp_lx_type_test){ .how = KP_LX_TYPE_BIT, .v = bit };
+	}
+	*ret = t;
+}
+
+bool kp_lx_page_type_test_is(const struct kp_lx_type_test *t, uint64_t head_flags, bool has_type,
+			     uint32_t head_page_type)
+{
+	switch (t->how) {
+	case KP_LX_TYPE_PGTY:
+		return has_type && head_page_type >> 24 == t->v;
+	case KP_LX_TYPE_FLAG:
+		return (head_flags >> t->v) & 1;
+	case KP_LX_TYPE_BIT:
+		return has_type && (head_page_type & (PAGE_TYPE_BASE | (uint32_t)t->v)) == PAGE_TYPE_BASE;
+	default:
+		return false;
+	}
 }
 
 bool kp_lx_page_type_is(struct kp_kernel *k, const struct kp_lx_page *p, const char *name)
 {
-	char pg[40];
-	uint64_t v;
-	snprintf(pg, sizeof(pg), "PGTY_%s", name);
-	if (kp_kernel_enum_value_in(k, "pagetype", pg, &v))
-		return p->has_page_type && p->head_page_type >> 24 == v;
-	snprintf(pg, sizeof(pg), "PG_%s", name);
-	if (kp_kernel_enum_value_in(k, "pageflags", pg, &v) && v < 64)
-		return (p->head_flags >> v) & 1;
-	return p->has_page_type && type_bit(k, p->head_page_type, name);
+	struct kp_lx_type_test t;
+	kp_lx_page_type_test(k, name, &t);
+	return kp_lx_page_type_test_is(&t, p->head_flags, p->has_page_type, p->head_page_type);
 }
 
 // The name of the type the page-type word holds, NULL if none.

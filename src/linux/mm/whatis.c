@@ -42,12 +42,14 @@ struct whatis_impl {
 	struct kp_whatis_fact facts[MAX_FACTS];
 	char cache[64];
 	char notes[3][256];
+	char memory[2][64];
 };
 
 static const char *const kind_names[] = {
 	[KP_WHATIS_SYMBOL] = "symbol", [KP_WHATIS_MODULE] = "module", [KP_WHATIS_SLAB] = "slab",
 	[KP_WHATIS_TASK] = "task", [KP_WHATIS_STACK] = "stack", [KP_WHATIS_PAGE] = "page",
 	[KP_WHATIS_DIRECT] = "direct", [KP_WHATIS_REGION] = "region", [KP_WHATIS_PHYSICAL] = "physical",
+	[KP_WHATIS_VMALLOC] = "vmalloc",
 };
 
 static struct kp_whatis_fact *add(struct whatis_impl *w, enum kp_whatis_kind kind)
@@ -215,6 +217,37 @@ static void physical(struct kp_kernel *k, uint64_t pa, struct whatis_impl *w)
 		if (pa >= r[i].start && pa < r[i].end)
 			f->in_dump = true;
 	f->has_page = kp_ok(kp_lx_pfn_to_page(k, f->pfn, &page));
+	struct kp_error *err = kp_lx_iomem(k, pa, w->memory[0], sizeof(w->memory[0]), w->memory[1],
+					   sizeof(w->memory[1]));
+	if (err) {
+		snprintf(w->notes[2], sizeof(w->notes[2]), "/proc/iomem: %s", kp_error_message(err));
+		f->note = w->notes[2];
+		kp_error_destroy(err);
+		return;
+	}
+	f->memory = w->memory[0][0] ? w->memory[0] : NULL;
+	f->memory_detail = w->memory[1][0] ? w->memory[1] : NULL;
+}
+
+static void vmalloc_area(struct kp_kernel *k, uint64_t a, struct whatis_impl *w)
+{
+	struct kp_lx_vmalloc v;
+	struct kp_error *err = kp_lx_vmalloc_area(k, a, &v);
+	if (err) {
+		if (kp_error_code(err) == KP_ERR_NOT_FOUND)
+			kp_error_destroy(err);
+		else
+			note(w, err, "the vmalloc areas");
+		return;
+	}
+	struct kp_whatis_fact *f = add(w, KP_WHATIS_VMALLOC);
+	if (!f)
+		return;
+	f->start = v.start;
+	f->end = v.end;
+	f->caller = v.caller;
+	if (!v.caller || !kp_kernel_symbol_at(k, v.caller, &f->caller_sym))
+		f->caller_sym.name = NULL;
 }
 
 static void regions(struct kp_kernel *k, uint64_t a, bool mapped, uint64_t pa, struct whatis_impl *w)
@@ -238,6 +271,8 @@ static void regions(struct kp_kernel *k, uint64_t a, bool mapped, uint64_t pa, s
 	}
 	const struct kp_arch *arch = kp_kernel_arch(k);
 	const char *name = arch->region ? arch->region(kp_kernel_arch_ctx(k), a, &start, &end) : NULL;
+	if (name && !strcmp(name, "vmalloc"))
+		vmalloc_area(k, a, w);
 	struct kp_whatis_fact *f = name ? add(w, KP_WHATIS_REGION) : NULL;
 	if (f) {
 		f->region = name;

@@ -4,6 +4,7 @@
 import rig
 import truth as T
 
+from .addr import addr_checks
 from .bt import ck_bt_all, ck_bt_cpus, ck_panic_bt
 from .checks import ck_check_clean, ck_patched_json, ck_patched_text
 from .common import SYMBOLS, notes
@@ -69,6 +70,7 @@ def command_checks(run, source):
     c += process_checks(run, source)
     # The system: the workload of tests/vm/init net_workload and kp_proc's net role.
     c += system_checks(run, source)
+    c += addr_checks(run, source)
     return c
 
 

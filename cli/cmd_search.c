@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: MIT
+// kpeek search: every address holding a value (under a mask) or a string
+// (crash's search): in the kernel's memory through the direct map, in a
+// process's user memory through its own page tables, or in physical
+// memory. Each hit is followed by what its address is (whatis).
+//
+// Bounds: each physical page of the source once (kernel, physical), each
+// page of the process's mappings once and at most MAX_USER_PAGES of them;
+// -n stops at a number of hits.
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "output.h"
+#include "search.h"
+
+static void usage(void)
+{
+	printf("Usage: kpeek [-c CORE] search [-k | -u PID | -p] [--start A] [--end B]\n"
+	       "                         [--mask M] [-w] [-n LIMIT] [--json] VALUE | -s STRING\n"
+	       "Prints every address whose 8 bytes (4 with -w; aligned) equal VALUE\n"
+	       "under the mask, or where STRING occurs, each followed by what the\n"
+	       "address is (as whatis says it; for user memory, its mapping).\n"
+	       "  -k  the kernel's memory (the default): every physical page of the\n"
+	       "      source once, through the direct map (vmalloc memory is found at\n"
+	       "      its direct-map alias, which whatis names)\n"
+	       "  -u  the user memory of process PID, through its own page tables\n"
+	       "      (pages not in memory are passed over)\n"
+	       "  -p  physical memory\n"
+	       "A progress line is shown on stderr when it is a terminal.\n"
+	       "\n"
+	       "Exit status: 0 success (hits or none), 1 an error, 2 a usage error or\n"
+	       "output that could not be written.\n"
+	       "\n"
+	       "Options:\n"
+	       "  -k, --kernel        search kernel memory (default)\n"
+	       "  -u, --pid PID       search the user memory of PID\n"
+	       "  -p, --physical      search physical memory\n"
+	       "      --start A       only addresses from A\n"
+	       "      --end B         only addresses below B\n"
+	       "  -m, --mask M        compare VALUE & M with each word & M\n"
+	       "  -w, --word          4-byte values\n"
+	       "  -s, --string STR    search for the bytes of STR\n"
+	       "  -n, --limit LIMIT   stop after LIMIT hits (said in the output)\n"
+	       "  -j, --json          {\"hits\": [{\"address\", \"what\"}], \"limit\",\n"
+	       "                      \"stopped_at_limit\", \"pages\", \"pages_unreadable\"}\n"
+	       "  -h, --help          show this help\n"
+	       "\n"
+	       "Examples:\n"
+	       "  kpeek -c vmcore search 0xffff8c76812a3c40\n"
+	       "  kpeek -c vmcore search -u 1234 -s MARKER\n");
+}
+
+static int parse_number(const char *opt, const char *arg, uint64_t *ret)
+{
+	if (!cli_parse_number(arg, ret))
+		return cli_usage_error("search", "%s takes a number (0xHEX or decimal), not '%s'", opt, arg);
+	return -1;
+}
+
+static int options(struct cli *cli, int argc, char **argv, struct search *s)
+{
+	static const struct option opts[] = {
+		{ "kernel", no_argument, NULL, 'k' }, { "pid", required_argument, NULL, 'u' },
+		{ "physical", no_argument, NULL, 'p' }, { "start", required_argument, NULL, 'S' },
+		{ "end", required_argument, NULL, 'E' }, { "mask", required_argument, NULL, 'm' },
+		{ "word", no_argument, NULL, 'w' }, { "string", required_argument, NULL, 's' },
+		{ "limit", required_argument, NULL, 'n' }, { "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+	};
+	int c, st = -1, modes = 0;
+	uint64_t pid;
+	opterr = 0;
+	while (st < 0 && (c = getopt_long(argc, argv, ":ku:pm:ws:n:jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'k':
+			s->mode = SEARCH_KERNEL;
+			modes++;
+			break;
+		case 'u':
+			if ((st = parse_number("--pid", optarg, &pid)) < 0 && (pid == 0 || pid > INT32_MAX))
+				st = cli_usage_error("search", "no process has PID %s", optarg);
+			s->pid = (int32_t)pid;
+			s->mode = SEARCH_USER;
+			modes++;
+			break;
+		case 'p':
+			s->mode = SEARCH_PHYS;
+			modes++;
+			break;
+		case 'S':
+			st = parse_number("--start", optarg, &s->start);
+			break;
+		case 'E':
+			st = parse_number("--end", optarg, &s->end);
+			break;
+		case 'm':
+			st = parse_number("--mask", optarg, &s->mask);
+			break;
+		case 'w':
+			s->width = 4;
+			break;
+		case 's':
+			s->str = optarg;
+			s->slen = strlen(optarg);
+			break;
+		case 'n':
+			if ((st = parse_number("--limit", optarg, &s->limit)) < 0 && !s->limit)
+				st = cli_usage_error("search", "--limit takes a number above 0");
+			break;
+		case 'j':
+			cli->json = true;
+			break;
+		case 'h':
+			usage();
+			return 0;
+		default:
+			return cli_bad_option("search", c, argv);
+		}
+	}
+	if (st >= 0)
+		return st;
+	if (modes > 1)
+		return cli_usage_error("search", "-k, -u and -p are exclusive");
+	if (s->str && !s->slen)
+		return cli_usage_error("search", "-s takes a string that is not empty");
+	if (s->str ? optind != argc : optind + 1 != argc)
+		return cli_usage_error("search", s->str ? "-s STRING takes no value" : "one VALUE or -s STRING");
+	if (s->end && s->end <= s->start)
+		return cli_usage_error("search", "--end must be above --start");
+	if (!s->str && (st = parse_number("VALUE", argv[optind], &s->value)) >= 0)
+		return st;
+	if (s->width == 4) {
+		s->mask &= 0xffffffffu;
+		if (s->value > 0xffffffffu)
+			return cli_usage_error("search", "-w takes a 32-bit value, not 0x%" PRIx64, s->value);
+	}
+	return -1;
+}
+
+int cmd_search(struct cli *cli, int argc, char **argv)
+{
+	struct search s = { .mode = SEARCH_KERNEL, .width = 8, .mask = ~(uint64_t)0 };
+	int status = options(cli, argc, argv, &s);
+	if (status >= 0)
+		return status;
+	if (!(s.k = cli_kernel(cli)))
+		return 1;
+	const struct kp_range *r;
+	uint64_t va;
+	if (s.mode == SEARCH_KERNEL && kp_kernel_ranges(s.k, KP_PHYS, &r) && !kp_phys_to_virt(s.k, r[0].start, &va))
+		return cli_fail("search: kernel memory is searched through the direct map, whose address the source "
+				"does not give (search -p searches physical memory)");
+	s.progress = isatty(STDERR_FILENO);
+	s.o = out_create(cli->json);
+	out_begin_list(s.o, "hits");
+	bool oom = false;
+	struct kp_error *err = search_run(&s, &oom);
+	out_end_list(s.o);
+	if (s.limit)
+		out_kv_uint(s.o, "limit", s.limit);
+	out_kv_bool(s.o, "stopped_at_limit", s.capped);
+	out_kv_uint(s.o, "pages", s.pages);
+	out_kv_uint(s.o, "pages_unreadable", s.unreadable);
+	out_destroy(s.o);
+	if (err)
+		return cli_error_prefix(err, "search");
+	if (oom)
+		return cli_fail("search: out of memory");
+	if (s.bound)
+		return cli_fail("search: incomplete: stopped at 0x%" PRIx64 " after %" PRIu64 " pages, the bound of "
+				"a process's search", s.bound_at, s.pages + s.unreadable);
+	return 0;
+}
