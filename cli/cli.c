@@ -12,6 +12,11 @@
 #include <time.h>
 #include "cli.h"
 
+// A part of a split dump opened alone: every error says so, where the
+// library's message does not (a scan that found nothing in the frames the
+// part lacks).
+static char split_note[512];
+
 struct kp_kernel *cli_kernel(struct cli *cli)
 {
 	if (cli->kernel)
@@ -23,6 +28,10 @@ struct kp_kernel *cli_kernel(struct cli *cli)
 		return NULL;
 	}
 	cli->kernel = k;
+	KP_INIT(kp_kernel_info, info);
+	kp_kernel_get_info(k, &info);
+	if (info.split)
+		snprintf(split_note, sizeof(split_note), "%s is %s", info.path, info.split);
 	return k;
 }
 
@@ -45,6 +54,11 @@ static int report(const char *prefix, const char *msg)
 		fputs(": ", stderr);
 	}
 	put_line(msg);
+	if (split_note[0] && !strstr(msg, "split dump")) {
+		fputs(" (", stderr);
+		put_line(split_note);
+		fputc(')', stderr);
+	}
 	fputc('\n', stderr);
 	return 1;
 }
