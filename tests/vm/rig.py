@@ -93,6 +93,24 @@ ARCHES = {
 }
 
 
+def boot_oopsed(guest):
+    """Why the guest's own kernel died while booting ("Oops: int3 ...",
+    the first such console line), or None: under TCG a kernel can oops on
+    its own while it patches its text (lab.md), which is no failure of
+    what the suite tests, and the guest is booted once more."""
+    try:
+        with open(guest.log, errors="replace") as f:
+            text = f.read()
+    except OSError:
+        return None
+    if "==KP-BOOTED==" in text or "==KP-READY==" in text:
+        return None
+    for line in text.splitlines():
+        if "Oops:" in line or "Kernel panic" in line or "BUG:" in line:
+            return line.strip()[:160]
+    return None
+
+
 class Guest:
     """One QEMU guest. name is used for the files in build/vm/."""
 

@@ -78,14 +78,21 @@ class GuestRun:
         if self.snapshot:
             shutil.rmtree(self.share, ignore_errors=True)
             os.makedirs(self.share)
-        g = rig.Guest(self.name, self.cpu, os.path.join(self.initrd_dir, "initrd.gz"),
-                      self.kernel.vmlinuz, late_fwcfg=True, arch=self.arch,
-                      share=self.share if self.snapshot else None)
-        self.guest = g
         t0 = time.monotonic()
+        g = None
         try:
-            g.start()
-            ok = g.wait_for("==KP-BOOTED==", READY_TIMEOUT)
+            for attempt in (1, 2):
+                g = rig.Guest(self.name, self.cpu, os.path.join(self.initrd_dir, "initrd.gz"),
+                              self.kernel.vmlinuz, late_fwcfg=True, arch=self.arch,
+                              share=self.share if self.snapshot else None)
+                self.guest = g
+                g.start()
+                ok = g.wait_for("==KP-BOOTED==", READY_TIMEOUT)
+                why = None if ok or attempt == 2 else rig.boot_oopsed(g)
+                if not why:
+                    break
+                notes.append("%s: the guest's kernel died while booting (%s): booted once more" % (self.name, why))
+                g.stop()
             timed("%s boot and ground truth" % self.name, t0)
             t1 = time.monotonic()
             ok = ok and g.wait_for("==KP-READY==", READY_TIMEOUT)
@@ -128,9 +135,10 @@ class GuestRun:
                 self.name, len(self.files), sum(len(v) for v in self.files.values()) >> 10), t1)
             self.check("files", True)
         except (OSError, rig.RigError) as e:
-            self.check("files", False, "%s (guest: %s)" % (e, g.dead))
+            self.check("files", False, "%s (guest: %s)" % (e, g.dead if g else None))
         finally:
-            g.stop()
+            if g:
+                g.stop()
             timed("%s guest total" % self.name, t0)
         try:
             self.kallsyms = T.kallsyms(self.files, "boot.kallsyms")

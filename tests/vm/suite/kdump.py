@@ -11,7 +11,7 @@ import rig
 import truth as T
 
 from .bt import ck_bt_all, ck_bt_cpus, ck_module_frames, ck_oops_bt, ck_panic_bt
-from .common import Ctx, READY_TIMEOUT, timed
+from .common import Ctx, READY_TIMEOUT, notes, timed
 from .guest import GuestRun
 from .modules import MODULE_BTF_ARGS, ck_module_btf
 from .panic import ck_panic
@@ -69,13 +69,21 @@ class KdumpRun:
         for i, p in enumerate([d[0] for d in disks] + [payload]):
             extra += ["-drive", "file=%s,format=raw,if=none,id=kpkd%d" % (p, i),
                       "-device", "virtio-blk-pci,drive=kpkd%d" % i]
-        g = rig.Guest(self.name, "max", initrd, self.kernel.vmlinuz, memory=self.MEMORY,
-                      extra=extra, arch=self.kernel.arch,
-                      append="crashkernel=%s kp_live=no" % self.CRASHKERNEL)
         t0 = time.monotonic()
+        g = None
         try:
-            g.start()
-            ok = g.wait_for("==KP-READY==", READY_TIMEOUT)
+            for attempt in (1, 2):
+                g = rig.Guest(self.name, "max", initrd, self.kernel.vmlinuz, memory=self.MEMORY,
+                              extra=extra, arch=self.kernel.arch,
+                              append="crashkernel=%s kp_live=no" % self.CRASHKERNEL)
+                g.start()
+                ok = g.wait_for("==KP-READY==", READY_TIMEOUT)
+                why = None if ok or attempt == 2 else rig.boot_oopsed(g)
+                if not why:
+                    break
+                notes.append("%s: the guest's kernel died while booting (%s): booted once more" % (
+                    self.name, why))
+                g.stop()
             if not self.check("boot", ok, g.dead or ""):
                 return
             # A module's type from its own BTF, live (qemu_fw_cfg's
@@ -94,10 +102,11 @@ class KdumpRun:
             self.files, self.console = g.kdump(self.kind)
             timed("%s crash kernel: vmcore saved" % self.name, t0)
         except (OSError, rig.RigError) as e:
-            self.check("files", False, "%s (guest: %s)" % (e, g.dead))
+            self.check("files", False, "%s (guest: %s)" % (e, g.dead if g else None))
             return
         finally:
-            g.stop()
+            if g:
+                g.stop()
             timed("%s guest total" % self.name, t0)
             if os.path.exists(payload):
                 os.unlink(payload)
