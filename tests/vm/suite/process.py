@@ -26,6 +26,7 @@ UNKNOWN_PID = 99999    # above pid_max (32768 on these 2-CPU guests)
 KTHREAD = 2            # kthreadd
 # The keys of /proc/PID/status kpeek knows (kpeek status --help); each
 # the truth has must be printed.
+RUNNING, SLEEPING = "R (running)", "S (sleeping)"
 STATUS_KEYS = ["Name", "Umask", "State", "Tgid", "Pid", "PPid", "TracerPid", "Uid", "Gid", "FDSize",
                "Groups", "NStgid", "NSpid", "NSpgid", "NSsid", "Threads", "SigPnd", "ShdPnd", "SigBlk",
                "SigIgn", "SigCgt", "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb", "NoNewPrivs",
@@ -565,6 +566,11 @@ def ck_status(res, c, w, t, source):
                 problems.append("pid %d: %r, /proc/%d/status has no %s" % (pid, line, pid, k))
             else:
                 keys.append(k)
+                # Live, PID 1 is the shell that runs kpeek and reads /proc
+                # (tests/vm/init): waiting on the one, running for the other,
+                # so its state is the observer's; either is right.
+                if source == "live" and pid == 1 and k == "State" and v in (RUNNING, SLEEPING):
+                    continue
                 if not in_between(v, sa[k], sb.get(k)):
                     problems.append("pid %d: %r, /proc %r" % (pid, line, "%s:\t%s" % (k, sa[k]) if sa[k] == sb.get(k)
                                                              else "%s:\t%s..%s" % (k, sa[k], sb.get(k))))
