@@ -87,8 +87,14 @@ def module_function(run, tag):
     count = {}
     for s in syms:
         count[s[2]] = count.get(s[2], 0) + 1
+    # ADDR+8 must still be inside the function: the next symbol of its
+    # module is further on (7.2-arm64's ts_kmp has 8-byte functions).
+    addrs = sorted({(s[3], s[0]) for s in syms})
+    def room(s):
+        later = [a for m, a in addrs if m == s[3] and a > s[0]]
+        return not later or min(later) > s[0] + 8
     funcs = [s for s in syms if s[1] in "tT" and count[s[2]] == 1 and s[2][0] not in "$." and
-             s[2] not in run.sym]  # the core kernel's symbol wins by name
+             s[2] not in run.sym and room(s)]  # the core kernel's symbol wins by name
     for s in funcs:
         if s[2] == "fw_cfg_sysfs_probe":
             return s
