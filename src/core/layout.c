@@ -88,6 +88,22 @@ const char *kp_kernel_enum_name(struct kp_kernel *k, const char *name, uint64_t 
 	return kp_types_enumerator_name(types, name, value);
 }
 
+struct kp_error *kp_kernel_read_per_cpu_struct(struct kp_kernel *k, const struct kp_struct_layout *l,
+					       uint64_t ptr, uint32_t cpu, void *buf, size_t size,
+					       bool *possible_ret)
+{
+	uint64_t off;
+	struct kp_error *err = kp_kernel_check_cpu(k, cpu);
+	*possible_ret = !err;
+	if (err) {
+		kp_error_destroy(err);
+		return NULL;
+	}
+	if ((err = kp_kernel_per_cpu_offset(k, cpu, &off)))
+		return err;
+	return kp_kernel_read_struct(k, l, ptr + off, buf, size);
+}
+
 struct kp_error *kp_kernel_per_cpu_offset(struct kp_kernel *k, uint64_t cpu, uint64_t *ret)
 {
 	struct kp_symbol sym;

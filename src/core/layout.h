@@ -36,5 +36,11 @@ const char *kp_kernel_enum_name(struct kp_kernel *kernel, const char *name, uint
 // __per_cpu_offset[cpu]: what a per-CPU variable's address is offset by in
 // that CPU's area. KP_ERR_INVALID for a CPU that is not possible.
 struct kp_error *kp_kernel_per_cpu_offset(struct kp_kernel *kernel, uint64_t cpu, uint64_t *ret);
+// CPU cpu's copy of the per-CPU struct l at ptr (a __percpu pointer) read
+// into buf; *possible_ret false (and buf untouched) for a CPU that is not
+// possible, which is no error.
+struct kp_error *kp_kernel_read_per_cpu_struct(struct kp_kernel *kernel, const struct kp_struct_layout *l,
+					       uint64_t ptr, uint32_t cpu, void *buf, size_t size,
+					       bool *possible_ret);
 
 #endif

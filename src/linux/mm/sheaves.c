@@ -130,16 +130,12 @@ static struct kp_error *collect(struct kp_kernel *k, uint64_t cache, struct objs
 		return err;
 	uint32_t n = kp_kernel_nr_cpu_ids(k);
 	for (uint32_t cpu = 0; cpu < n; cpu++) {
-		uint64_t off;
 		uint8_t buf[64];
-		struct kp_error *e = kp_kernel_check_cpu(k, cpu);
-		if (e) {
-			kp_error_destroy(e);
-			continue;
-		}
-		if ((err = kp_kernel_per_cpu_offset(k, cpu, &off)) ||
-		    (err = kp_kernel_read_struct(k, pl, pcs + off, buf, sizeof(buf))))
+		bool possible;
+		if ((err = kp_kernel_read_per_cpu_struct(k, pl, pcs, cpu, buf, sizeof(buf), &possible)))
 			return kp_error_prefix(err, "CPU %u's sheaves", cpu);
+		if (!possible)
+			continue;
 		for (unsigned m = P_MAIN; m <= P_SPARE; m++) {
 			uint64_t at = kp_layout_u64(pl, buf, m);
 			if (at && (err = sheaf(k, sl, at, capacity, o)))

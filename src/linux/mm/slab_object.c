@@ -127,17 +127,11 @@ static struct kp_error *cpu_freelists(struct kp_kernel *k, const struct kp_lx_sl
 		return err;
 	uint32_t n = kp_kernel_nr_cpu_ids(k);
 	for (uint32_t cpu = 0; cpu < n; cpu++) {
-		uint64_t off;
 		uint8_t buf[64];
-		struct kp_error *e = kp_kernel_check_cpu(k, cpu);
-		if (e) {
-			kp_error_destroy(e);
-			continue;
-		}
-		if ((err = kp_kernel_per_cpu_offset(k, cpu, &off)) ||
-		    (err = kp_kernel_read_struct(k, l, c->cpu_slab + off, buf, sizeof(buf))))
+		bool possible;
+		if ((err = kp_kernel_read_per_cpu_struct(k, l, c->cpu_slab, cpu, buf, sizeof(buf), &possible)))
 			return kp_error_prefix(err, "the per-CPU freelists");
-		if (kp_layout_u64(l, buf, K_SLAB) != slab)
+		if (!possible || kp_layout_u64(l, buf, K_SLAB) != slab)
 			continue;
 		char what[48];
 		snprintf(what, sizeof(what), "CPU %u's freelist", cpu);
