@@ -35,10 +35,6 @@
 static struct kp_error *copy_range(struct snap_copy *c, uint64_t pa, uint64_t size, uint64_t foff)
 {
 	for (uint64_t at = 0; at < size;) {
-		if (c->opts->cancel && *c->opts->cancel)
-			return kp_error_create(KP_ERR_INTERRUPTED,
-					       "%s: snapshot interrupted at physical 0x%" PRIx64,
-					       c->out->path, pa + at);
 		size_t len = size - at < SNAP_CHUNK ? (size_t)(size - at) : SNAP_CHUNK;
 		struct kp_error *err = snap_read_chunk(c, pa + at, len);
 		if (err)
@@ -69,10 +65,9 @@ static struct kp_error *copy_range(struct snap_copy *c, uint64_t pa, uint64_t si
 			if (err)
 				return err;
 		}
+		if ((err = snap_chunk_done(c, pa + at, len)))
+			return err;
 		at += len;
-		c->done += len;
-		if (c->opts->progress)
-			c->opts->progress(c->done, c->total, c->opts->arg);
 	}
 	return NULL;
 }
