@@ -111,6 +111,26 @@ def boot_oopsed(guest):
     return None
 
 
+def boot(make, marker, timeout):
+    """(guest, reached): a guest from make() started and waited on until
+    marker, booted once more when its kernel died before it
+    (boot_oopsed()); why is that death's console line, else None."""
+    why = None
+    for attempt in (1, 2):
+        g = make()
+        try:
+            g.start()
+            ok = g.wait_for(marker, timeout)
+        except BaseException:
+            g.stop()
+            raise
+        oops = None if ok or attempt == 2 else boot_oopsed(g)
+        if not oops:
+            return g, ok, why
+        why = oops
+        g.stop()
+
+
 class Guest:
     """One QEMU guest. name is used for the files in build/vm/."""
 

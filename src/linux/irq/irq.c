@@ -247,7 +247,7 @@ static struct kp_error *read_chip(struct kp_irq_iter *it, uint64_t chip)
 {
 	struct kp_irq *q = &it->irq;
 	uint8_t buf[512];
-	it->chip[0] = it->handler[0] = it->chip_print[0] = '\0';
+	it->chip[0] = it->chip_print[0] = '\0';
 	q->chip = NULL;
 	q->chip_print = NULL;
 	if (!chip)

@@ -81,18 +81,13 @@ class GuestRun:
         t0 = time.monotonic()
         g = None
         try:
-            for attempt in (1, 2):
-                g = rig.Guest(self.name, self.cpu, os.path.join(self.initrd_dir, "initrd.gz"),
-                              self.kernel.vmlinuz, late_fwcfg=True, arch=self.arch,
-                              share=self.share if self.snapshot else None)
-                self.guest = g
-                g.start()
-                ok = g.wait_for("==KP-BOOTED==", READY_TIMEOUT)
-                why = None if ok or attempt == 2 else rig.boot_oopsed(g)
-                if not why:
-                    break
+            g, ok, why = rig.boot(lambda: rig.Guest(
+                self.name, self.cpu, os.path.join(self.initrd_dir, "initrd.gz"), self.kernel.vmlinuz,
+                late_fwcfg=True, arch=self.arch, share=self.share if self.snapshot else None),
+                "==KP-BOOTED==", READY_TIMEOUT)
+            self.guest = g
+            if why:
                 notes.append("%s: the guest's kernel died while booting (%s): booted once more" % (self.name, why))
-                g.stop()
             timed("%s boot and ground truth" % self.name, t0)
             t1 = time.monotonic()
             ok = ok and g.wait_for("==KP-READY==", READY_TIMEOUT)

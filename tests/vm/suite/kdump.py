@@ -72,18 +72,13 @@ class KdumpRun:
         t0 = time.monotonic()
         g = None
         try:
-            for attempt in (1, 2):
-                g = rig.Guest(self.name, "max", initrd, self.kernel.vmlinuz, memory=self.MEMORY,
-                              extra=extra, arch=self.kernel.arch,
-                              append="crashkernel=%s kp_live=no" % self.CRASHKERNEL)
-                g.start()
-                ok = g.wait_for("==KP-READY==", READY_TIMEOUT)
-                why = None if ok or attempt == 2 else rig.boot_oopsed(g)
-                if not why:
-                    break
+            g, ok, why = rig.boot(lambda: rig.Guest(
+                self.name, "max", initrd, self.kernel.vmlinuz, memory=self.MEMORY, extra=extra,
+                arch=self.kernel.arch, append="crashkernel=%s kp_live=no" % self.CRASHKERNEL),
+                "==KP-READY==", READY_TIMEOUT)
+            if why:
                 notes.append("%s: the guest's kernel died while booting (%s): booted once more" % (
                     self.name, why))
-                g.stop()
             if not self.check("boot", ok, g.dead or ""):
                 return
             # A module's type from its own BTF, live (qemu_fw_cfg's
