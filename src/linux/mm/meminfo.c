@@ -260,6 +260,18 @@ static bool commit_limit(struct mi *m, int64_t totalram, int64_t swap, const str
 }
 
 // The lines, in meminfo_proc_show()'s order.
+// CONFIG_CMA: totalcma_pages and NR_FREE_CMA_PAGES exist without it
+// (mm/page_alloc.c, mmzone.h), the lines only with it; cma_alloc()
+// (mm/cma.c) only with it.
+static void cma_lines(struct mi *m)
+{
+	struct kp_symbol cma;
+	if (kp_symbol_find(m->k, "cma_alloc", &cma)) {
+		variable(m, "CmaTotal", "totalcma_pages", 8);
+		counter(m, "CmaFree", "NR_FREE_CMA_PAGES");
+	}
+}
+
 static struct kp_error *lines(struct mi *m)
 {
 	int64_t total, free, shmem = 0, buffers = 0, files = 0, swapcache = 0, swap_total = 0, swap_free = 0;
@@ -324,14 +336,7 @@ static struct kp_error *lines(struct mi *m)
 	       !__builtin_mul_overflow(populated, units, &percpu) && sane(percpu);
 	pages(m, "Percpu", have, percpu);
 	variable(m, "HardwareCorrupted", "num_poisoned_pages", 8);
-	// CONFIG_CMA: totalcma_pages and NR_FREE_CMA_PAGES exist without it
-	// (mm/page_alloc.c, mmzone.h), the lines only with it; cma_alloc()
-	// (mm/cma.c) only with it.
-	struct kp_symbol cma;
-	if (kp_symbol_find(m->k, "cma_alloc", &cma)) {
-		variable(m, "CmaTotal", "totalcma_pages", 8);
-		counter(m, "CmaFree", "NR_FREE_CMA_PAGES");
-	}
+	cma_lines(m);
 	counter(m, "Unaccepted", "NR_UNACCEPTED");	// 6.5
 	if (huge.have) {
 		put(m, "HugePages_Total", (int64_t)huge.nr, false);
