@@ -40,8 +40,13 @@ TEST_CFLAGS := -Iinclude -Isrc -Itests/gen
 # Every library kpeek links ships a .pc; the literal list is the fallback
 # for a system without pkg-config. (Their --cflags are not needed: the code
 # includes <lzo/lzo1x.h>, and host include paths would leak into cross builds.)
-PC_DEPS := libbpf libelf zlib libzstd lzo2 snappy
-LIBS := $(or $(shell pkg-config --libs $(PC_DEPS) 2>/dev/null),-lbpf -lelf -lz -lzstd -llzo2 -lsnappy) -lm
+# The decompressors only some dumps need (zstd, lzo, snappy) are loaded on
+# first use (src/format/codecs.c): the library and the CLI do not link them;
+# the tests' generators, which compress, do.
+PC_DEPS := libbpf libelf zlib
+LIBS := $(or $(shell pkg-config --libs $(PC_DEPS) 2>/dev/null),-lbpf -lelf -lz) -lm
+PC_CODECS := libzstd lzo2 snappy
+TEST_LIBS := $(LIBS) $(or $(shell pkg-config --libs $(PC_CODECS) 2>/dev/null),-lzstd -llzo2 -lsnappy)
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -137,11 +142,11 @@ $(B)/libkptest.a: $(GEN_OBJ)
 
 $(B)/tests/%: $(B)/tests/unit/%.o $(B)/libkptest.a $(B)/libkpeek.a
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS_SAN) $(LDFLAGS) -o $@ $< $(B)/libkptest.a $(B)/libkpeek.a $(LIBS)
+	$(CC) $(LDFLAGS_SAN) $(LDFLAGS) -o $@ $< $(B)/libkptest.a $(B)/libkpeek.a $(TEST_LIBS)
 
 $(B)/tools/%: $(B)/tests/tools/%.o $(B)/libkptest.a $(B)/libkpeek.a
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS_SAN) $(LDFLAGS) -o $@ $< $(B)/libkptest.a $(B)/libkpeek.a $(LIBS)
+	$(CC) $(LDFLAGS_SAN) $(LDFLAGS) -o $@ $< $(B)/libkptest.a $(B)/libkpeek.a $(TEST_LIBS)
 
 # Unit tests of one build tree.
 unit: all

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include "cli.h"
+#include "output.h"
 
 // A part of a split dump opened alone: every error says so, where the
 // library's message does not (a scan that found nothing in the frames the
@@ -28,10 +29,10 @@ struct kp_kernel *cli_kernel(struct cli *cli)
 		return NULL;
 	}
 	cli->kernel = k;
-	KP_INIT(kp_kernel_info, info);
-	kp_kernel_get_info(k, &info);
-	if (info.split)
-		snprintf(split_note, sizeof(split_note), "%s is %s", info.path, info.split);
+	// A part alone is opened with one -c (several parts make a set).
+	const char *split = kp_kernel_split(k);
+	if (split)
+		snprintf(split_note, sizeof(split_note), "%s is %s", cli->open.core, split);
 	return k;
 }
 
@@ -63,11 +64,18 @@ static int report(const char *prefix, const char *msg)
 	return 1;
 }
 
+// 2 for output that could not be written (as for stdout, main.c), else 1.
+static int error_status(const struct kp_error *err)
+{
+	return err && kp_error_code(err) == KP_ERR_OUTPUT ? 2 : 1;
+}
+
 int cli_error(struct kp_error *err)
 {
 	report(NULL, err ? kp_error_message(err) : "unknown error");
+	int status = error_status(err);
 	kp_error_destroy(err);
-	return 1;
+	return status;
 }
 
 int cli_error_prefix(struct kp_error *err, const char *fmt, ...)
@@ -78,8 +86,9 @@ int cli_error_prefix(struct kp_error *err, const char *fmt, ...)
 	vsnprintf(prefix, sizeof(prefix), fmt, ap);
 	va_end(ap);
 	report(prefix, kp_error_message(err));
+	int status = error_status(err);
 	kp_error_destroy(err);
-	return 1;
+	return status;
 }
 
 int cli_fail(const char *fmt, ...)
@@ -372,4 +381,35 @@ char *cli_shell_words(const char *buf, size_t len)
 	}
 	out[o] = '\0';
 	return out;
+}
+
+// Facts the source states twice that disagree (a forged or stale copy):
+// JSON "disagreements"; text lines key: LINE, or "facts: LINE" if key is NULL.
+void cli_disagreements(struct out *o, struct kp_kernel *k, const char *key)
+{
+	const struct kp_disagreement *d;
+	size_t n = kp_kernel_disagreements(k, &d);
+	if (out_is_json(o)) {
+		out_begin_list(o, "disagreements");
+		for (size_t i = 0; i < n; i++) {
+			out_begin_object(o, NULL);
+			out_kv_str(o, "fact", d[i].fact);
+			out_kv_str(o, "used_source", d[i].used_source);
+			out_kv_str(o, "used", d[i].used);
+			out_kv_str(o, "other_source", d[i].other_source);
+			out_kv_str(o, "other", d[i].other);
+			out_end_object(o);
+		}
+		out_end_list(o);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char line[1024];
+		snprintf(line, sizeof(line), "%s: %s says %s (used), %s says %s",
+			 d[i].fact, d[i].used_source, d[i].used, d[i].other_source, d[i].other);
+		if (key)
+			out_kv_str(o, key, line);
+		else
+			out_text(o, "facts: %s\n", line);
+	}
 }

@@ -24,7 +24,8 @@ struct cmd {
 // Opens the kernel named by the global options (once). On failure prints the
 // error and returns NULL; the command then returns cli_fail().
 struct kp_kernel *cli_kernel(struct cli *cli);
-// Prints "kpeek: MESSAGE" on stderr, destroys err, returns the exit status (1).
+// Prints "kpeek: MESSAGE" on stderr, destroys err, returns the exit status:
+// 2 for output that could not be written (KP_ERR_OUTPUT), else 1.
 int cli_error(struct kp_error *err);
 // The same with "PREFIX: " before the message.
 int cli_error_prefix(struct kp_error *err, const char *fmt, ...)
@@ -139,4 +140,9 @@ int cmd_diff(struct cli *cli, int argc, char **argv);
 // type slab cache kmalloc-256"), and as JSON members (cmd_page.c).
 void cli_page_summary(const struct kp_page *p, char *buf, size_t size);
 void cli_page_json(struct out *o, const struct kp_page *p);
+// Facts the source states twice that disagree (kp_kernel_disagreements()):
+// JSON "disagreements": [...]; in text, "key: ..." lines (or "facts: ..."
+// lines when key is NULL).
+void cli_disagreements(struct out *o, struct kp_kernel *k, const char *key);
+
 #endif

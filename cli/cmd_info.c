@@ -211,6 +211,7 @@ int cmd_info(struct cli *cli, int argc, char **argv)
 	print_arch_facts(o, k);
 	print_counts(o, &info, btf_err);
 	kp_error_destroy(btf_err);
+	cli_disagreements(o, k, "DISAGREES");
 	lost(o, &info);
 	ranges(o, k, KP_VIRT);
 	ranges(o, k, KP_PHYS);

@@ -77,6 +77,8 @@ static void json(struct out *o, const struct kp_netdev *d, const char *mac)
 	for (size_t i = 0; i < d->naddrs; i++)
 		out_kv_str(o, NULL, d->addrs[i]);
 	out_end_list(o);
+	if (d->addrs_not_shown)		// the list holds addresses only
+		out_kv_uint(o, "addrs_not_shown", d->addrs_not_shown);
 	const char *keys[4] = { "rx_bytes", "rx_packets", "tx_bytes", "tx_packets" };
 	uint64_t vals[4] = { d->rx_bytes, d->rx_packets, d->tx_bytes, d->tx_packets };
 	for (int i = 0; i < 4; i++)
@@ -124,8 +126,13 @@ int cmd_net(struct cli *cli, int argc, char **argv)
 		uint64_t vals[4] = { d->rx_bytes, d->rx_packets, d->tx_bytes, d->tx_packets };
 		for (int i = 0; i < 4; i++)
 			snprintf(n[i], sizeof(n[i]), d->has_stats ? "%" PRIu64 : "-", vals[i]);
-		for (size_t i = 0, at = 0; i < d->naddrs && at < sizeof(addrs); i++)
-			at += (size_t)snprintf(addrs + at, sizeof(addrs) - at, "%s%s", i ? " " : "", d->addrs[i]);
+		// What does not fit (or was not kept) is counted, never cut silently.
+		size_t a = 0, at = 0;
+		for (; a < d->naddrs && at + strlen(d->addrs[a]) + 32 < sizeof(addrs); a++)
+			at += (size_t)snprintf(addrs + at, sizeof(addrs) - at, "%s%s", a ? " " : "", d->addrs[a]);
+		if (d->naddrs - a + d->addrs_not_shown)
+			snprintf(addrs + at, sizeof(addrs) - at, "%s... (%zu more)", at ? " " : "",
+				 d->naddrs - a + d->addrs_not_shown);
 		out_cell_uint(o, d->netns);
 		out_cell_int(o, d->index);
 		out_cell_str(o, d->name);

@@ -27,7 +27,8 @@ static void usage(void)
 	       "\n"
 	       "Options:\n"
 	       "  -j, --json   {\"panicked\", \"cpu\", \"message\", \"oops\", \"uptime\",\n"
-	       "               \"crash_time\", \"task\": {\"address\", \"pid\", \"comm\"},\n"
+	       "               \"crash_time\", \"crash_time_invalid\",\n"
+	       "               \"task\": {\"address\", \"pid\", \"comm\"},\n"
 	       "               \"taint\", \"tainted_mask\", \"cpus_stopped\", \"from_log\",\n"
 	       "               \"registers\": {\"name\": \"0x...\"} of the panicking CPU}\n"
 	       "  -h, --help   show this help\n"
@@ -73,6 +74,7 @@ static void json_panic(struct out *o, const struct kp_panic *p, const struct pan
 	out_kv_str(o, "oops", p->oops[0] ? p->oops : NULL);
 	out_kv_json(o, "uptime", v->uptime[0] ? v->uptime : "null", NULL);
 	out_kv_int_known(o, "crash_time", p->has_crash_time, p->crash_time);
+	out_kv_bool(o, "crash_time_invalid", p->crash_time_invalid);
 	if (p->has_task) {
 		out_begin_object(o, "task");
 		out_kv_hex(o, "address", p->task);
@@ -116,7 +118,9 @@ static void text_panic(struct out *o, const struct kp_panic *p, const struct pan
 	if (v->uptime[0])
 		out_text(o, "uptime:     %s s (printk time of the %s)\n", v->uptime,
 			 p->message[0] ? "panic message" : "oops");
-	out_text(o, "crash time: %s\n", v->when[0] ? v->when : "unknown (no CRASHTIME in VMCOREINFO: not a kdump vmcore)");
+	out_text(o, "crash time: %s\n", v->when[0] ? v->when : p->crash_time_invalid ?
+		 "invalid (VMCOREINFO's CRASHTIME is not a time between 1970 and 9999)" :
+		 "unknown (no CRASHTIME in VMCOREINFO: not a kdump vmcore)");
 	out_text(o, "taint:      %s\n", p->taint);
 	if (v->f0) {
 		out_text(o, "registers:  CPU %d at the crash (%s):\n", p->cpu, kp_stack_origin(v->st));

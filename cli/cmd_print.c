@@ -29,7 +29,9 @@ static void usage(void)
 	       "  -j, --json       one EXPR: {\"expr\", \"type\", \"value\"}; several:\n"
 	       "                   {\"results\": [{\"expr\", \"type\", \"value\"}, ...]}\n"
 	       "                   (\"value\" is the value as JSON; an expression that\n"
-	       "                   failed has \"error\" instead)\n"
+	       "                   failed has \"error\" instead; a value cut by the\n"
+	       "                   output limits keeps its types and has \"truncated\":\n"
+	       "                   true, \"not_shown\": N, \"limit\": \"output\"|\"depth\")\n"
 	       "  -h, --help       show this help\n"
 	       "\n"
 	       "Examples:\n"
@@ -43,9 +45,10 @@ static int print_one(struct kp_kernel *k, struct out *o, const char *expr, unsig
 {
 	struct kp_value *v = NULL;
 	char *text = NULL, *type = NULL;
+	KP_INIT(kp_format_cap, cap);
 	struct kp_error *err = kp_eval(k, expr, &v);
 	if (!err)
-		err = kp_value_format(v, flags, &text);
+		err = kp_value_format_capped(v, flags, &text, &cap);
 	if (!err && out_is_json(o))
 		err = kp_value_type_name(v, &type);
 	kp_value_destroy(v);
@@ -56,6 +59,12 @@ static int print_one(struct kp_kernel *k, struct out *o, const char *expr, unsig
 		} else {
 			out_kv_str(o, "type", type);
 			out_kv_json(o, "value", text, NULL);
+			// A cap is said beside the value, which keeps its types.
+			if (cap.truncated) {
+				out_kv_bool(o, "truncated", true);
+				out_kv_uint(o, "not_shown", cap.not_shown);
+				out_kv_str(o, "limit", cap.limit);
+			}
 		}
 	} else if (!err) {
 		out_text(o, "%s\n", text);

@@ -32,7 +32,8 @@ static void usage(void)
 	       "               \"ADDRESS TYPE NAME\" and, for module symbols, \"\\t[module]\"\n"
 	       "  -p, --prefix PREFIX\n"
 	       "               the names that start with PREFIX, sorted, each once, at most\n"
-	       "               1000 (shell completion uses it)\n"
+	       "               1000 (shell completion uses it; past that, a last line\n"
+	       "               says so, JSON \"truncated\": true, \"shown\": 1000)\n"
 	       "  -j, --json   print {\"symbols\": [...]}, one object per argument found\n"
 	       "               (or per symbol with -l)\n"
 	       "  -h, --help   show this help\n"
@@ -169,10 +170,12 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-// The names that start with prefix, sorted and unique; a cap is said.
-static int list_prefix(struct out *o, struct kp_kernel *k, const char *prefix)
+enum { MAX_NAMES = 1000 };
+
+// The names that start with prefix, sorted and unique; a cap is said: in
+// text as a last line, in JSON by *capped (the list holds names only).
+static int list_prefix(struct out *o, struct kp_kernel *k, const char *prefix, bool *capped)
 {
-	enum { MAX_NAMES = 1000 };
 	struct kp_symbol_iter *it;
 	struct kp_error *err = kp_symbol_iter_create(k, &it);
 	if (err)
@@ -208,12 +211,8 @@ static int list_prefix(struct out *o, struct kp_kernel *k, const char *prefix)
 			if (i && !strcmp(names[i], names[i - 1]))
 				continue;
 			if (shown++ == MAX_NAMES) {
-				char more[64];
-				snprintf(more, sizeof(more), "... (more than %d names)", MAX_NAMES);
-				if (out_is_json(o))
-					out_kv_str(o, NULL, more);
-				else
-					out_text(o, "%s\n", more);
+				*capped = true;
+				out_text(o, "... (more than %d names)\n", MAX_NAMES);
 				break;
 			}
 			if (out_is_json(o))
@@ -264,10 +263,11 @@ int cmd_sym(struct cli *cli, int argc, char **argv)
 	if (cli->json)
 		out_begin_list(o, "symbols");
 	int status = 0;
+	bool capped = false;
 	if (list)
 		status = list_all(o, k);
 	else if (prefix)
-		status = list_prefix(o, k, prefix);
+		status = list_prefix(o, k, prefix, &capped);
 	for (int i = optind; i < argc; i++) {
 		int st = cli_is_symbol_name(argv[i], strlen(argv[i])) ? by_name(o, k, argv[i])
 						: by_address(o, cli, k, argv[i]);
@@ -276,6 +276,10 @@ int cmd_sym(struct cli *cli, int argc, char **argv)
 	}
 	if (cli->json)
 		out_end_list(o);
+	if (cli->json && capped) {
+		out_kv_bool(o, "truncated", true);
+		out_kv_uint(o, "shown", MAX_NAMES);
+	}
 	out_destroy(o);
 	return status;
 }

@@ -11,13 +11,15 @@
 
 // Length of a valid UTF-8 sequence at s (at most n bytes), 0 if invalid
 // (overlong forms, surrogates and code points above U+10FFFF are invalid).
-static size_t utf8_len(const unsigned char *s, size_t n)
+static size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp_ret)
 {
 	unsigned c = s[0];
 	size_t len;
 	uint32_t cp, min;
-	if (c < 0x80)
+	if (c < 0x80) {
+		*cp_ret = c;
 		return 1;
+	}
 	if (c >= 0xc2 && c <= 0xdf) {
 		len = 2; cp = c & 0x1f; min = 0x80;
 	} else if (c >= 0xe0 && c <= 0xef) {
@@ -36,7 +38,26 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 	}
 	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
 		return 0;
+	*cp_ret = cp;
 	return len;
+}
+
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	uint32_t cp;
+	return utf8_decode(s, n, &cp);
+}
+
+// Characters that are valid UTF-8 but reorder or hide text on a terminal
+// (Unicode format characters: "init\u202eexe.hs" shows as "initsh.exe"):
+// the bidi marks, embeddings, overrides and isolates, zero-width characters,
+// the line and paragraph separators and the BOM. They are escaped like
+// control characters.
+static bool hides_text(uint32_t cp)
+{
+	return cp == 0x061c || (cp >= 0x200b && cp <= 0x200f) ||
+	       (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x206f) ||
+	       cp == 0xfeff;
 }
 
 char *esc_text(const char *s, bool keep_newlines)
@@ -48,11 +69,15 @@ char *esc_text(const char *s, bool keep_newlines)
 		return NULL;
 	for (size_t i = 0; i < n;) {
 		unsigned char c = p[i];
-		size_t len = utf8_len(p + i, n - i);
+		uint32_t cp = 0;
+		size_t len = utf8_decode(p + i, n - i, &cp);
 		bool c1 = len == 2 && c == 0xc2 && p[i + 1] < 0xa0;
 		if (keep_newlines && (c == '\n' || c == '\t')) {
 			*q++ = (char)c;
 			i++;
+		} else if (len && hides_text(cp)) {
+			q += sprintf(q, "\\u%04x", (unsigned)cp);
+			i += len;
 		} else if (c < 0x20 || c == 0x7f || !len || c1) {
 			size_t k = c1 ? 2 : 1;
 			for (size_t m = 0; m < k; m++)

@@ -65,6 +65,8 @@ static void usage(FILE *f)
 		"      --btf FILE         BTF types: raw BTF, or an ELF file with a .BTF section\n"
 		"                         (a vmlinux); default: the live kernel's\n"
 		"                         /sys/kernel/btf/vmlinux, a dump's .BTF from its memory\n"
+		"      --force            use the --btf, -m and --kallsyms files even if the dump\n"
+		"                         disagrees with them, with a warning\n"
 		"  -j, --json             print JSON (one document per command)\n"
 		"  -h, --help             show this help; kpeek COMMAND --help for a command\n"
 		"  -V, --version          show the version\n"
@@ -154,6 +156,7 @@ static int parse_global_options(struct cli *cli, int argc, char **argv)
 		{ "system-map", required_argument, NULL, 'm' },
 		{ "kallsyms", required_argument, NULL, 'K' },
 		{ "btf", required_argument, NULL, 'B' },
+		{ "force", no_argument, NULL, 'F' },
 		{ "raw", optional_argument, NULL, 'R' },
 		{ "arch", required_argument, NULL, 'A' },
 		{ "json", no_argument, NULL, 'j' },
@@ -183,6 +186,9 @@ static int parse_global_options(struct cli *cli, int argc, char **argv)
 			break;
 		case 'B':
 			cli->open.btf = optarg;
+			break;
+		case 'F':
+			cli->open.force = true;
 			break;
 		case 'A':
 			cli->open.arch = optarg;
@@ -248,6 +254,11 @@ int main(int argc, char **argv)
 	// Commands see their own name as argv[0], whatever prefix was typed.
 	cargv[0] = (char *)cmd->name;
 	optind = 0;	// reset getopt for the command
+	const char *side[] = { cli.open.btf, cli.open.system_map, cli.open.kallsyms };
+	for (size_t i = 0; cli.open.force && i < sizeof(side) / sizeof(side[0]); i++)
+		if (side[i])
+			fprintf(stderr, "kpeek: warning: --force: %s is used without checking it "
+				"against the dump\n", side[i]);
 	status = cmd->fn(&cli, cargc, cargv);
 	kp_kernel_destroy(cli.kernel);
 	return finish(status);

@@ -36,4 +36,12 @@ struct __attribute__((packed)) fuzz_unwind_hdr {
 	uint64_t task;		// the task to unwind
 };
 
+// fuzz_ksymtab: the input is rodata right after the text's end; kallsyms
+// names FUZZ_KSYMTAB_FUNCS / 2 functions kNN_fn (N even) at
+// FUZZ_KSYMTAB_TEXT + 0x100 * N.
+#define FUZZ_KSYMTAB_TEXT 0xffffffff81000000ULL
+#define FUZZ_KSYMTAB_RODATA (FUZZ_KSYMTAB_TEXT + 0x10000)
+#define FUZZ_KSYMTAB_FUNCS 24
+#define FUZZ_KSYMTAB_MAX (1u << 20)
+
 #endif

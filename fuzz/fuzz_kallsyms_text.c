@@ -9,7 +9,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (kp_symtab_create(&st))
 		return 0;
 	struct kp_error *err = kp_kallsyms_parse_text((const char *)data, size, 0x1000,
-						      "fuzz", st);
+						      "fuzz", size & 1, st);
 	if (!err) {
 		struct kp_symbol sym;
 		kp_error_destroy(kp_symtab_by_name(st, "init_task", &sym));

@@ -74,6 +74,10 @@ enum kp_error_code {
 	KP_ERR_UNSUPPORTED,	// valid input kpeek cannot handle (yet)
 	KP_ERR_LOOP,		// cycle or runaway length in a kernel data structure
 	KP_ERR_INTERRUPTED,	// stopped by the caller (e.g. SIGINT)
+	// Since 0.6: the output the caller asked for could not be written or
+	// created (kp_snapshot_write*: a full disk, a closed pipe, a file
+	// size limit); kp_error_errno() says why.
+	KP_ERR_OUTPUT,
 };
 
 struct kp_error;
@@ -115,6 +119,12 @@ struct kp_open_options {
 	// dump (its VMCOREINFO and page frames) and, together, every frame.
 	const char *const *cores;
 	size_t ncores;
+	// 0.6: use the btf, system_map and kallsyms files even when they
+	// disagree with the dump (the BTF's task_struct does not put "swapper"
+	// in init_task.comm, or init_task's tasks links do not point back; the
+	// symbol file's linux_banner does not hold the banner); without it that
+	// is an error naming the file.
+	bool force;
 };
 
 // Opens a memory source, probing its format (ELF kcore/vmcore, kdump-
@@ -166,6 +176,28 @@ struct kp_kernel_info {
 
 // Fills *ret up to ret->sz bytes; strings are owned by the kernel handle.
 KP_API void kp_kernel_get_info(struct kp_kernel *kernel, struct kp_kernel_info *ret);
+// Since 0.6: the split field of kp_kernel_info alone, which reads nothing
+// (kp_kernel_get_info() loads every symbol and type for its counts): what
+// part of a split dump the file opened alone is, or NULL.
+KP_API const char *kp_kernel_split(const struct kp_kernel *kernel);
+
+// Since 0.6: a fact the source states in two places that do not agree: the
+// release in VMCOREINFO and in linux_banner or init_uts_ns, VMCOREINFO
+// against the kernel's own vmcoreinfo_data or a second note, the KASLR
+// offset (VMCOREINFO's SYMBOL(_stext) against kallsyms'), the page size.
+// kpeek goes by used; other is what the other place says. A forged or
+// stale copy shows here; nothing is resolved silently.
+struct kp_disagreement {
+	const char *fact;		// "release", "vmcoreinfo", "kaslr_offset", "page_size"
+	const char *used_source;	// e.g. "VMCOREINFO OSRELEASE"
+	const char *used;
+	const char *other_source;	// e.g. "linux_banner"
+	const char *other;
+};
+// The disagreements (at most 16), computed on the first call (it may read
+// memory and load BTF); the array is owned by kernel.
+KP_API size_t kp_kernel_disagreements(struct kp_kernel *kernel,
+				      const struct kp_disagreement **ret);
 
 // A fact of the architecture's layout, for display: x86_64 has "phys_base",
 // "paging levels", "page_offset_base", "pgd"; arm64 "VA bits",
@@ -312,6 +344,19 @@ KP_API struct kp_error *kp_value_container_of(struct kp_value *value, const char
 // Text of the value with its type, e.g. (char [16])"swapper/0". Caller frees *ret.
 // Output that reaches a cap (depth, size) says so in the text ("<...>").
 KP_API struct kp_error *kp_value_format(struct kp_value *value, unsigned flags, char **ret);
+// Since 0.6: what a cap left out of a KP_FORMAT_JSON value. JSON keeps its
+// types (an array of integers holds only integers; a value past the depth
+// limit is null), so the cap is said here instead of inside the value.
+struct kp_format_cap {
+	size_t sz;		// use KP_INIT(kp_format_cap, cap)
+	bool truncated;		// something was left out
+	uint64_t not_shown;	// elements and members left out, values made null
+	const char *limit;	// "output" or "depth" (static); NULL if not truncated
+};
+// kp_value_format(), and with KP_FORMAT_JSON what its caps left out (cap
+// may be NULL). Since 0.6.
+KP_API struct kp_error *kp_value_format_capped(struct kp_value *value, unsigned flags,
+					       char **ret, struct kp_format_cap *cap);
 // s (len bytes, NULs included) as a quoted JSON string, escaped as
 // KP_FORMAT_JSON escapes strings read from memory: valid UTF-8 is kept;
 // control characters (C0, DEL, C1 U+0080..U+009F) and bytes that are not
@@ -761,6 +806,7 @@ struct kp_netdev {
 	bool has_stats;
 	const char *stats_source;
 	uint64_t rx_bytes, rx_packets, tx_bytes, tx_packets;
+	size_t addrs_not_shown;	// addresses past the first 256, not in addrs
 };
 
 struct kp_netdev_iter;
@@ -1138,6 +1184,9 @@ struct kp_panic {
 	// PID (has_task false for PID 0, the idle task).
 	bool from_log;
 	bool has_tainted_mask;	// since 0.5: tainted_mask was read (else 0)
+	// Since 0.6: VMCOREINFO has a CRASHTIME that is not a time (not a
+	// decimal number, or outside 1970..9999): has_crash_time is false.
+	bool crash_time_invalid;
 };
 KP_API struct kp_error *kp_panic_get(struct kp_kernel *kernel, struct kp_panic *ret);
 

@@ -38,6 +38,7 @@ PyObject *kpy_error(struct kp_error *err)
 		PyErr_NoMemory();
 		break;
 	case KP_ERR_OS:
+	case KP_ERR_OUTPUT:
 	case KP_ERR_PERMISSION: {
 		PyObject *e = Py_BuildValue("(is)", kp_error_errno(err), msg);
 		if (e) {

@@ -57,6 +57,8 @@ struct kp_locate_result {
 	char *vmcoreinfo;
 	size_t vmcoreinfo_size;
 	char origin[160];	// "found in memory at phys 0x...", "reconstructed from ..."
+	bool found;		// the text is a page found in memory, ...
+	uint64_t pa;		// ... at this physical address
 	char verified[192];	// what it was checked against, or "not verified: ..."
 };
 
@@ -184,11 +186,29 @@ struct kp_arch {
 	const char *const *syscall_dispatchers;	// functions that switch on the number
 	// A symbol a syscall table entry may point at ("__x64_sys_read").
 	bool (*syscall_handler_name)(const char *name);
+	// For a kallsyms without variables (core/derive_refs.c): functions
+	// whose code forms the native syscall table's address, and entries
+	// (number, handler) it must hold; NULL-ended, NULL if none.
+	const char *const *syscall_table_users;
+	const struct kp_syscall_probe {
+		unsigned nr;
+		const char *handler;
+	} *syscall_probes;
 	// Calls fn for every direct call/jump target in code (at vaddr addr).
 	// Targets may be false positives where the architecture cannot decode
 	// instruction boundaries; the caller keeps those that start a symbol.
 	void (*call_targets)(const uint8_t *code, size_t size, uint64_t addr,
 			     void (*fn)(uint64_t target, uint64_t at, void *arg), void *arg);
+	// Calls fn for every address code forms from its own location (at
+	// vaddr addr): the variables a function refers to; with to_exit, up to
+	// its first return or tail call only (a function of a few
+	// instructions). arm64: an ADRP and the ADD or LDR that completes it on
+	// the same register; NULL where kallsyms always names variables
+	// (Debian's x86-64 kernels). Targets may be wrong where a register was
+	// reused between the two: the caller validates each by what it points
+	// at.
+	void (*data_refs)(const uint8_t *code, size_t size, uint64_t addr, bool to_exit,
+			  void (*fn)(uint64_t target, void *arg), void *arg);
 	// ---- integrity checks (src/checks/)
 	// The first branch of the function whose first size bytes are code (at
 	// addr), past what the kernel itself patches into every function entry

@@ -215,16 +215,27 @@ void kp_ptcache_get_stats(const struct kp_ptcache *c, struct kp_pgtable_stats *r
 	*ret = c->stats;
 }
 
+struct kp_error *kp_ptcache_span(struct kp_error *err, uint64_t vaddr, unsigned shift)
+{
+	if (err && err != &kp_enomem && shift < 64) {
+		uint64_t span = 1ULL << shift;
+		err->span = span - (vaddr & (span - 1));
+	}
+	return err;
+}
+
 struct kp_error *kp_ptcache_answer(struct kp_ptcache *c, const struct kp_vtop *v,
-				   const char *absent, uint64_t *paddr_ret, uint64_t *size_ret)
+				   const char *absent, unsigned last_shift,
+				   uint64_t *paddr_ret, uint64_t *size_ret)
 {
 	if (!v->present) {
 		const struct kp_vtop_step *last = &v->step[v->nsteps - 1];
-		return kp_error_fault(v->vaddr,
-				      "virtual address 0x%" PRIx64 " is not mapped (%s entry %u"
-				      " = 0x%" PRIx64 " in table 0x%" PRIx64 " not %s)",
-				      v->vaddr, last->name, last->index, last->entry, last->table,
-				      absent);
+		struct kp_error *err = kp_error_fault(v->vaddr,
+						      "virtual address 0x%" PRIx64 " is not mapped (%s entry %u"
+						      " = 0x%" PRIx64 " in table 0x%" PRIx64 " not %s)",
+						      v->vaddr, last->name, last->index, last->entry,
+						      last->table, absent);
+		return kp_ptcache_span(err, v->vaddr, last_shift);
 	}
 	kp_ptcache_remember(c, v->vaddr, v->paddr, v->page_size);
 	*paddr_ret = v->paddr;

@@ -43,11 +43,17 @@ bool kp_ptcache_fast(struct kp_ptcache *c, uint64_t vaddr, uint64_t *paddr_ret,
 // Remembers a translation (page_size a power of two).
 void kp_ptcache_remember(struct kp_ptcache *c, uint64_t vaddr, uint64_t paddr,
 			 uint64_t page_size);
+// err (returned) with its span: the bytes from vaddr to the end of the
+// 1 << shift bytes around it, which the same fault covers (an entry that is
+// absent, a table that cannot be read: the parent entry's span).
+struct kp_error *kp_ptcache_span(struct kp_error *err, uint64_t vaddr, unsigned shift);
 // A finished walk as a kp_translate_fn answer: a fault naming the entry
-// that stopped it ("... not <absent>)", the architecture's word), or the
-// mapping, remembered for the fast path, and the bytes left in its page.
+// that stopped it ("... not <absent>)", the architecture's word), with the
+// span of that entry (it maps 1 << last_shift bytes), or the mapping,
+// remembered for the fast path, and the bytes left in its page.
 struct kp_error *kp_ptcache_answer(struct kp_ptcache *c, const struct kp_vtop *v,
-				   const char *absent, uint64_t *paddr_ret, uint64_t *size_ret);
+				   const char *absent, unsigned last_shift,
+				   uint64_t *paddr_ret, uint64_t *size_ret);
 // Counts a walk through the tables (a fast-path miss).
 void kp_ptcache_count_walk(struct kp_ptcache *c);
 void kp_ptcache_get_stats(const struct kp_ptcache *c, struct kp_pgtable_stats *ret);

@@ -337,9 +337,6 @@ static struct kp_error *task_info(struct state *s, uint64_t task, struct task_in
 	ret->thread_pid = kp_layout_u64(l, buf, T_THREAD_PID);
 	memcpy(ret->comm, kp_layout_at(l, buf, T_COMM), 16);
 	ret->comm[16] = '\0';
-	for (int i = 0; i < 16; i++)
-		if ((unsigned char)ret->comm[i] < 0x20 || (unsigned char)ret->comm[i] > 0x7e)
-			ret->comm[i] = ret->comm[i] ? '?' : '\0';
 	return NULL;
 }
 

@@ -57,8 +57,11 @@ static bool scan_header(struct kp_memory *mem, uint64_t lo, uint64_t hi, uint64_
 		uint64_t len = SCAN_BLOCK;
 		bool whole = kp_ok(kp_memory_read(mem, KP_VIRT, va, buf, len));
 		for (uint64_t p = 0; p < len && !found; p += SCAN_PAGE) {
-			if (!whole && !kp_ok(kp_memory_read(mem, KP_VIRT, va + p, buf + p, SCAN_PAGE)))
+			if (!whole && !kp_ok(kp_memory_read(mem, KP_VIRT, va + p, buf + p, SCAN_PAGE))) {
+				// A fault of the translation: the pages it spans too.
+				p += kp_memory_fault_step(mem, va + p, SCAN_PAGE, len - p) - SCAN_PAGE;
 				continue;
+			}
 			for (uint64_t o = p; o + BTF_HDR <= p + SCAN_PAGE && !found; o += 4) {
 				*size = header_size(buf + o);
 				if (*size) {

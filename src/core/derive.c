@@ -5,11 +5,14 @@
 //   init_task  the task_struct in the kernel image whose comm is
 //              "swapper/0" and pid 0, whose tasks list is consistent
 //              (tasks.next->prev and tasks.prev->next point back at it),
-//              and whose real_parent is itself (layout from BTF).
+//              and whose real_parent is itself (layout from BTF);
+//   per-CPU    every per-CPU variable BTF names, from the section's
+//              address the exported ones agree on (add_percpu());
+//   the variables functions refer to (derive_refs.c).
 //
-// Each is added as a symbol of type 'D' only if exactly one candidate
-// passes, so a wrong one is never taken: the kernel's own init_task is the
-// only task_struct in the image.
+// Each is added as a symbol only if exactly one candidate passes, so a
+// wrong one is never taken: the kernel's own init_task is the only
+// task_struct in the image.
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,19 +110,87 @@ static uint64_t scan_init_task(struct kp_memory *mem, const struct task_layout *
 	return found;
 }
 
-struct kp_error *kp_derive_symbols(struct kp_memory *mem, struct kp_types *types,
-				   uint64_t image_start, uint64_t image_end, struct kp_symtab *st,
-				   unsigned *added)
+// ---------------------------------------------------------------- per-CPU
+
+// Per-CPU variables: BTF's DATASEC ".data..percpu" gives each one's offset
+// in the section (pahole encodes every per-CPU variable, 1.18+), and the
+// exported ones (EXPORT_PER_CPU_SYMBOL: cpu_number, irq_stat, kstat, ...)
+// have their addresses from __ksymtab: those must all put the section at
+// one address, and then every per-CPU variable has its own.
+#define MIN_AGREE 2
+
+static bool percpu_base(struct kp_symtab *st, const struct btf *btf,
+			const struct btf_type *sec, uint64_t *ret)
+{
+	const struct btf_var_secinfo *vi = btf_var_secinfos(sec);
+	unsigned agree = 0;
+	uint64_t base = 0;
+	struct kp_symbol sym;
+	for (unsigned i = 0; i < btf_vlen(sec); i++, vi++) {
+		const struct btf_type *v = btf__type_by_id(btf, vi->type);
+		const char *name = v ? btf__name_by_offset(btf, v->name_off) : NULL;
+		if (!name || !kp_symtab_find(st, name, &sym) || sym.address < vi->offset)
+			continue;
+		if (agree && sym.address - vi->offset != base)
+			return false;
+		base = sym.address - vi->offset;
+		agree++;
+	}
+	*ret = base;
+	return agree >= MIN_AGREE;
+}
+
+static struct kp_error *add_percpu(struct kp_types *types, struct kp_symtab *st, unsigned *added)
+{
+	const struct btf *btf = kp_types_btf(types);
+	int32_t id = btf__find_by_name_kind(btf, ".data..percpu", BTF_KIND_DATASEC);
+	const struct btf_type *sec = id > 0 ? btf__type_by_id(btf, (uint32_t)id) : NULL;
+	uint64_t base;
+	if (!sec || !percpu_base(st, btf, sec, &base))
+		return NULL;
+	// Picked before any is added: a lookup after an addition sorts again.
+	uint32_t n = btf_vlen(sec), *pick = malloc(n * sizeof(*pick) + 1);
+	if (!pick)
+		return &kp_enomem;
+	uint32_t npick = 0;
+	const struct btf_var_secinfo *vi = btf_var_secinfos(sec);
+	struct kp_symbol sym;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct btf_type *v = btf__type_by_id(btf, vi[i].type);
+		const char *name = v ? btf__name_by_offset(btf, v->name_off) : NULL;
+		if (name && *name && !kp_symtab_find(st, name, &sym))
+			pick[npick++] = i;
+	}
+	struct kp_error *err = NULL;
+	for (uint32_t i = 0; i < npick && !err; i++) {
+		const struct btf_type *v = btf__type_by_id(btf, vi[pick[i]].type);
+		const char *name = btf__name_by_offset(btf, v->name_off);
+		if (!(err = kp_symtab_add(st, name, strlen(name), base + vi[pick[i]].offset, 'D', NULL)))
+			(*added)++;
+	}
+	free(pick);
+	return err;
+}
+
+// ---------------------------------------------------------------- all
+
+struct kp_error *kp_derive_symbols(struct kp_memory *mem, const struct kp_arch *arch,
+				   struct kp_types *types, uint64_t image_start, uint64_t image_end,
+				   struct kp_symtab *st, unsigned *added)
 {
 	struct kp_symbol sym;
 	struct task_layout l;
+	struct kp_error *err;
 	*added = 0;
+	if ((err = add_percpu(types, st, added)))
+		return err;
+	if ((err = kp_derive_refs(mem, arch, types, image_start, image_end, st, added)))
+		return err;
 	if (!kp_symtab_find(st, "init_task", &sym) && layout(types, &l)) {
 		unsigned n;
 		uint64_t task = scan_init_task(mem, &l, image_start, image_end, &n);
 		if (n == 1) {
-			struct kp_error *err = kp_symtab_add(st, "init_task", 9, task, 'D', NULL);
-			if (err)
+			if ((err = kp_symtab_add(st, "init_task", 9, task, 'D', NULL)))
 				return err;
 			(*added)++;
 		}

@@ -90,6 +90,11 @@ struct kp_error *kp_kernel_types(struct kp_kernel *k, struct kp_types **ret)
 		k->arch->image_range(k->arch_ctx, &start, &end);
 		struct kp_error *err = kp_btf_source_load(k->mem, k->symtab, k->src.live,
 							  k->btf_path, start, end, &k->types);
+		if (!err && k->btf_path && !k->force &&
+		    (err = kp_kernel_check_btf_file(k, k->types))) {
+			kp_types_destroy(k->types);
+			k->types = NULL;
+		}
 		if (err == &kp_enomem)
 			return err;	// not remembered: may succeed later
 		k->types_error = err;

@@ -71,6 +71,11 @@ enum kp_section {
 enum kp_section kp_kernel_section(struct kp_kernel *kernel, uint64_t address);
 // "text", "rodata", "data", "init", "bss"; NULL for KP_SEC_NONE.
 const char *kp_section_name(enum kp_section section);
+// The per-CPU section (__per_cpu_start..__per_cpu_end: the "addresses" of
+// per-CPU variables, 0-based on x86-64, inside the init area elsewhere);
+// false when its markers are unknown.
+bool kp_kernel_percpu_section(struct kp_kernel *kernel, uint64_t *start_ret,
+			      uint64_t *end_ret);
 
 // kp_kernel_open() without what the layers above add (linux/open.c).
 struct kp_error *kp_kernel_open_core(const struct kp_open_options *opts,

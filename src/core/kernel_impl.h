@@ -6,6 +6,8 @@
 #ifndef KP_CORE_KERNEL_IMPL_H
 #define KP_CORE_KERNEL_IMPL_H
 
+#include <string.h>
+
 #include "core/kernel.h"
 #include "format/source.h"
 
@@ -31,13 +33,26 @@ struct kp_kernel {
 	// The kernel's kallsyms names functions only (CONFIG_KALLSYMS_ALL=n,
 	// e.g. Debian's 6.1 arm64) and nothing else gave data symbols.
 	bool no_data_symbols;
-	char vmcoreinfo_origin[160];		// "dump note", "found in memory at ..."
+	char vmcoreinfo_origin[256];		// "dump note", "found in memory at ..."
 	char kaslr_check[192];			// how the architecture checked the layout
+	bool vmcoreinfo_ignored;
+	// The vmcoreinfo page a scan found (locate.c), and the different one
+	// it met first where the kernel's own vmcoreinfo_data points past that
+	// (kernel_open.c): facts.c reports it as a disagreement.
+	bool vmcoreinfo_found;
+	uint64_t vmcoreinfo_pa;
+	char *scan_first;
+	size_t scan_first_size;
+	uint64_t scan_first_pa;
+	bool disagree_done;			// facts.c
+	struct kp_disagreement *disagree;
+	size_t ndisagree, disagree_cap;		// the source's note had no OSRELEASE
 
 	// BTF, loaded on first use by kp_kernel_types().
 	struct kp_types *types;
 	struct kp_error *types_error;		// remembered failure of the first load
 	char *btf_path;				// --btf override
+	bool force;				// use btf_path unchecked
 
 	// Symbols a higher layer reads when a lookup first needs them (module
 	// symbols out of memory: linux/open.c). Not when a kallsyms text
@@ -76,5 +91,23 @@ bool kp_kernel_load_late_symbols(struct kp_kernel *kernel);
 // split.c: the parts of a split dump (k->src and k->part_srcs) are one
 // dump and cover every page frame once.
 struct kp_error *kp_split_check(struct kp_kernel *k);
+
+void kp_kernel_disagreements_free(struct kp_kernel *kernel);
+
+#define KP_BANNER_PREFIX "Linux version "
+// The release in a banner "Linux version RELEASE (...) ...": its *len
+// bytes start at the pointer returned; NULL if banner is not one.
+static inline const char *kp_banner_release(const char *banner, size_t *len)
+{
+	size_t n = strlen(KP_BANNER_PREFIX);
+	if (!banner || strncmp(banner, KP_BANNER_PREFIX, n))
+		return NULL;
+	*len = strcspn(banner + n, " ");
+	return banner + n;
+}
+
+// A BTF file given by the user checked against the dump (side_check.c):
+// KP_ERR_INVALID naming the file and what disagreed.
+struct kp_error *kp_kernel_check_btf_file(struct kp_kernel *kernel, struct kp_types *types);
 
 #endif

@@ -107,10 +107,15 @@ void kp_kernel_get_info(struct kp_kernel *k, struct kp_kernel_info *ret)
 		.lost = k->src.lost,
 		.nlost = k->src.nlost,
 		.nfiles = (k->file ? 1 : 0) + k->nparts,
-		.split = k->split[0] ? k->split : NULL,
+		.split = kp_kernel_split(k),
 	};
 	info.online_cpus = online_cpus(k, info.possible_cpus);
 	kp_out_copy(ret, &info, sizeof(info));
+}
+
+const char *kp_kernel_split(const struct kp_kernel *k)
+{
+	return k->split[0] ? k->split : NULL;
 }
 
 bool kp_kernel_arch_fact(struct kp_kernel *k, size_t i, struct kp_fact *ret)

@@ -87,10 +87,10 @@ static void read_banner(struct kp_kernel *k)
 	buf[strcspn(buf, "\n")] = '\0';
 	k->banner = strdup(buf);
 	// "Linux version 6.1.0-57-amd64 (debian-kernel@...) ..."
-	if (!k->release && !strncmp(buf, "Linux version ", 14)) {
-		size_t n = strcspn(buf + 14, " ");
-		k->release = strndup(buf + 14, n);
-	}
+	size_t n;
+	const char *rel = kp_banner_release(buf, &n);
+	if (!k->release && rel)
+		k->release = strndup(rel, n);
 }
 
 static struct kp_error *parse_vmcoreinfo(struct kp_kernel *k, const char *path)
@@ -103,20 +103,27 @@ static struct kp_error *parse_vmcoreinfo(struct kp_kernel *k, const char *path)
 // A physical-only dump without VMCOREINFO: the VMCOREINFO found in its
 // memory or reconstructed (locate.c) stands for the missing note.
 static struct kp_error *locate_kernel(struct kp_kernel *k, const char *path,
-				      const struct kp_open_options *opts)
+				      const struct kp_open_options *opts, const uint64_t *only)
 {
 	struct kp_locate_result loc;
-	struct kp_error *err = kp_locate_kernel(k->mem, &k->src, k->arch, opts, &loc);
+	struct kp_error *err = kp_locate_kernel(k->mem, &k->src, k->arch, opts, only, &loc);
 	if (err)
 		return kp_error_prefix(err, "%s", path);
 	k->src.vmcoreinfo = loc.vmcoreinfo;
 	k->src.vmcoreinfo_size = loc.vmcoreinfo_size;
-	snprintf(k->vmcoreinfo_origin, sizeof(k->vmcoreinfo_origin), "%s", loc.origin);
+	k->vmcoreinfo_found = loc.found;
+	k->vmcoreinfo_pa = loc.pa;
+	snprintf(k->vmcoreinfo_origin, sizeof(k->vmcoreinfo_origin), "%.100s%s", loc.origin,
+		 k->vmcoreinfo_ignored ? " (the dump's VMCOREINFO note has no OSRELEASE: "
+		 "ignored)" : "");
 	snprintf(k->kaslr_check, sizeof(k->kaslr_check), "%s", loc.verified);
 	return parse_vmcoreinfo(k, path);
 }
 
-static struct kp_error *kernel_open(struct kp_kernel *k, const struct kp_open_options *opts)
+// only: NULL, or the one physical page a dump without the note may take
+// its VMCOREINFO from (no scan).
+static struct kp_error *kernel_open(struct kp_kernel *k, const struct kp_open_options *opts,
+				    const uint64_t *only)
 {
 	const char *path = opts->ncores > 1 ? opts->cores[0] : opts->core ? opts->core : KCORE_PATH;
 	struct kp_error *err = kp_memory_create(&k->mem);
@@ -132,12 +139,26 @@ static struct kp_error *kernel_open(struct kp_kernel *k, const struct kp_open_op
 			 k->src.live ? "kcore note" : "dump note");
 		if ((err = parse_vmcoreinfo(k, path)))
 			return err;
+		// Every kernel's VMCOREINFO starts with OSRELEASE: a note without
+		// it (empty, or not VMCOREINFO text) is as good as none, and must
+		// not stop the search of memory for the real one.
+		if (!kp_vmcoreinfo_get(k->vmcoreinfo, "OSRELEASE")) {
+			kp_vmcoreinfo_destroy(k->vmcoreinfo);
+			k->vmcoreinfo = NULL;
+			free(k->src.vmcoreinfo);
+			k->src.vmcoreinfo = NULL;
+			k->src.vmcoreinfo_size = 0;
+			k->vmcoreinfo_ignored = true;
+			snprintf(k->vmcoreinfo_origin, sizeof(k->vmcoreinfo_origin),
+				 "none (the %s has no OSRELEASE: ignored)",
+				 k->src.live ? "kcore note" : "dump's VMCOREINFO note");
+		}
 	}
 	bool locate = !k->vmcoreinfo && !kp_memory_has_segments(k->mem, KP_VIRT);
 	if ((err = kp_detect_arch(k->mem, &k->src, k->vmcoreinfo, path, opts->arch, locate,
 				  &k->arch)))
 		return err;
-	if (locate && (err = locate_kernel(k, path, opts)))
+	if (locate && (err = locate_kernel(k, path, opts, only)))
 		return err;
 	if (k->vmcoreinfo) {
 		if (kp_vmcoreinfo_kerneloffset(k->vmcoreinfo, &k->kaslr_offset))
@@ -149,6 +170,7 @@ static struct kp_error *kernel_open(struct kp_kernel *k, const struct kp_open_op
 	struct kp_arch_input in = { .mem = k->mem, .src = &k->src, .vmcoreinfo = k->vmcoreinfo };
 	if ((err = k->arch->create(&in, &k->arch_ctx)))
 		return err;
+	k->force = opts->force;
 	if ((err = kp_kernel_load_symbols(k, opts)))
 		return err;
 	k->arch->symbols_loaded(k->arch_ctx, k->symtab);
@@ -158,6 +180,53 @@ static struct kp_error *kernel_open(struct kp_kernel *k, const struct kp_open_op
 	if (k->no_data_symbols)
 		return kp_kernel_derive_symbols(k);
 	return NULL;
+}
+
+// The physical address of the page the kernel's vmcoreinfo_data points to
+// (crash_save_vmcoreinfo_init(), 4.13+), if its symbols say.
+static bool own_page(struct kp_kernel *k, uint64_t *ret)
+{
+	struct kp_symbol data;
+	uint64_t p;
+	KP_INIT(kp_vtop, v);
+	if (!kp_symtab_find(k->symtab, "vmcoreinfo_data", &data) ||
+	    !kp_ok(kp_read_u64(k, data.address, &p)) || !p ||
+	    !kp_ok(kp_vtop(k, p, &v)) || !v.present || (v.paddr & 4095))
+		return false;
+	*ret = v.paddr;
+	return true;
+}
+
+// A scan takes the first page that looks right and passes the CPU
+// registers' check, and a forged copy placed below the kernel's own passes
+// both. Where the kernel opened with the scanned page says its vmcoreinfo
+// is another page, it is opened again from that page and kept if that one
+// says the same of itself: the page met first is then a disagreement
+// (facts.c), never the answer. Else k stays as it is.
+static struct kp_kernel *prefer_own_page(struct kp_kernel *k, const struct kp_open_options *opts)
+{
+	uint64_t own, again;
+	if (!k->vmcoreinfo_found || !own_page(k, &own) || own == k->vmcoreinfo_pa)
+		return k;
+	struct kp_kernel *k2 = calloc(1, sizeof(*k2));
+	if (!k2)
+		return k;
+	struct kp_error *err = kernel_open(k2, opts, &own);
+	if (err || k2->vmcoreinfo_pa != own || !own_page(k2, &again) || again != own) {
+		kp_error_destroy(err);
+		kp_kernel_destroy(k2);
+		return k;
+	}
+	k2->scan_first = k->src.vmcoreinfo;
+	k2->scan_first_size = k->src.vmcoreinfo_size;
+	k2->scan_first_pa = k->vmcoreinfo_pa;
+	k->src.vmcoreinfo = NULL;
+	size_t n = strlen(k2->vmcoreinfo_origin);
+	snprintf(k2->vmcoreinfo_origin + n, sizeof(k2->vmcoreinfo_origin) - n,
+		 ", the page vmcoreinfo_data points to; the scan met phys 0x%" PRIx64 " first",
+		 k2->scan_first_pa);
+	kp_kernel_destroy(k);
+	return k2;
 }
 
 struct kp_error *kp_kernel_open_core(const struct kp_open_options *user_opts,
@@ -170,7 +239,9 @@ struct kp_error *kp_kernel_open_core(const struct kp_open_options *user_opts,
 	struct kp_kernel *k = calloc(1, sizeof(*k));
 	if (!k)
 		return &kp_enomem;
-	err = kernel_open(k, &opts);
+	err = kernel_open(k, &opts, NULL);
+	if (!err)
+		k = prefer_own_page(k, &opts);
 	if (err && k->split[0])
 		err = kp_error_prefix(err, "%s is %s", opts.core, k->split);
 	if (err) {
@@ -199,6 +270,9 @@ struct kp_error *kp_kernel_from_parts(struct kp_memory *mem, struct kp_symtab *s
 	struct kp_error *err = arch->create(&in, &k->arch_ctx);
 	if (!err && btf_path && !(k->btf_path = strdup(btf_path)))
 		err = &kp_enomem;
+	// The BTF of a kernel assembled from parts (tests, fuzzers) is part of
+	// the assembly, not a user's side file to be checked against it.
+	k->force = true;
 	if (err) {
 		kp_kernel_destroy(k);
 		return err;
@@ -227,6 +301,8 @@ void kp_kernel_destroy(struct kp_kernel *k)
 	if (k->arch && k->arch_ctx)
 		k->arch->destroy(k->arch_ctx);
 	kp_vmcoreinfo_destroy(k->vmcoreinfo);
+	free(k->scan_first);
+	kp_kernel_disagreements_free(k);
 	kp_memory_destroy(k->mem);
 	kp_source_deinit(&k->src);
 	kp_file_destroy(k->file);

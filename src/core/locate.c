@@ -159,6 +159,7 @@ struct search {
 	struct kp_error *rejected;	// why the first rejected page was stale ...
 	uint64_t rejected_pa;		// ... and where it was
 	unsigned nrejected;
+	bool exact;			// the page at the start only: no scan
 };
 
 // Scans physical memory from *pa for a vmcoreinfo page the locator
@@ -170,7 +171,10 @@ static struct kp_error *find_page(struct search *s, uint64_t *pa, struct kp_loca
 	for (;; *pa += PAGE) {
 		char *text;
 		size_t len;
-		struct kp_error *err = kp_locate_vmcoreinfo_page(s->mem, pa, &text, &len);
+		struct kp_error *err = s->exact ? try_page(s->mem, *pa, &text, &len)
+						: kp_locate_vmcoreinfo_page(s->mem, pa, &text, &len);
+		if (err == &kp_not_found)
+			err = kp_error_create(KP_ERR_NOT_FOUND, "no vmcoreinfo page at phys 0x%" PRIx64, *pa);
 		if (err) {
 			if (err->code != KP_ERR_NOT_FOUND)
 				return err;
@@ -202,6 +206,8 @@ static struct kp_error *find_page(struct search *s, uint64_t *pa, struct kp_loca
 			kp_error_destroy(why);
 		}
 		s->nrejected++;
+		if (s->exact)
+			return NULL;
 	}
 }
 
@@ -219,20 +225,26 @@ static struct kp_error *without_page(struct search *s, struct kp_locate_result *
 
 struct kp_error *kp_locate_kernel(struct kp_memory *mem, const struct kp_source *src,
 				  const struct kp_arch *arch, const struct kp_open_options *opts,
-				  struct kp_locate_result *ret)
+				  const uint64_t *only, struct kp_locate_result *ret)
 {
-	struct search s = { .mem = mem, .arch = arch, .opts = opts };
+	struct search s = { .mem = mem, .arch = arch, .opts = opts, .exact = only != NULL };
 	s.regs_err = arch->locator_create(mem, src, &s.l);
 	if (s.regs_err == &kp_enomem)
 		return s.regs_err;
 
 	struct kp_locate_result res = {0};
-	uint64_t pa = 0;
+	uint64_t pa = only ? *only : 0;
 	struct kp_error *err = find_page(&s, &pa, &res);
-	if (!err && res.vmcoreinfo)
+	if (!err && res.vmcoreinfo) {
 		snprintf(res.origin, sizeof(res.origin), "found in memory at phys 0x%" PRIx64, pa);
-	else if (!err)
+		res.found = true;
+		res.pa = pa;
+	} else if (!err && only) {
+		err = kp_error_create(KP_ERR_NOT_FOUND, "%s", s.rejected ? s.rejected->message
+				      : s.scan_err ? s.scan_err->message : "no vmcoreinfo page");
+	} else if (!err) {
 		err = without_page(&s, &res);
+	}
 	if (!err && s.rejected) {
 		size_t n = strlen(res.verified);
 		snprintf(res.verified + n, sizeof(res.verified) - n,

@@ -12,10 +12,12 @@
 // physical memory for the vmcoreinfo page and has arch check each candidate
 // against the CPU registers; rejects stale candidates and, when none is
 // left, has arch derive everything from the registers, the kernel image and
-// the symbol files in opts. Fills *ret on success.
+// the symbol files in opts. With only, the page at physical *only is the one
+// candidate (no scan, no derivation): KP_ERR_NOT_FOUND if it is not a
+// vmcoreinfo page the architecture accepts. Fills *ret on success.
 struct kp_error *kp_locate_kernel(struct kp_memory *mem, const struct kp_source *src,
 				  const struct kp_arch *arch, const struct kp_open_options *opts,
-				  struct kp_locate_result *ret);
+				  const uint64_t *only, struct kp_locate_result *ret);
 
 // Finds the next plausible vmcoreinfo page at or after physical *pa (a page
 // boundary): on success *text_ret is a malloc'ed NUL-terminated copy and *pa

@@ -46,3 +46,14 @@ const char *kp_section_name(enum kp_section section)
 {
 	return section > KP_SEC_NONE && section < KP_NSECTIONS ? markers[section].name : NULL;
 }
+
+bool kp_kernel_percpu_section(struct kp_kernel *k, uint64_t *start_ret, uint64_t *end_ret)
+{
+	struct kp_symbol s, e;
+	if (!kp_symtab_find(k->symtab, "__per_cpu_start", &s) ||
+	    !kp_symtab_find(k->symtab, "__per_cpu_end", &e) || s.address >= e.address)
+		return false;
+	*start_ret = s.address;
+	*end_ret = e.address;
+	return true;
+}

@@ -211,7 +211,7 @@ static struct kp_error *write_headers(struct snap_out *out, const struct elf_lay
 				      "%s: a snapshot of 0x%" PRIx64 " bytes is too large",
 				      out->path, l->file_size);
 	else if (ftruncate(out->fd, (off_t)l->file_size) < 0)
-		err = kp_error_os(errno, "%s: cannot size the output to %" PRIu64 " bytes",
+		err = kp_error_output(errno, "%s: cannot size the output to %" PRIu64 " bytes",
 				  out->path, l->file_size);
 	if (!err)
 		err = snap_write_at(out, &l->eh, sizeof(l->eh), 0);
@@ -358,7 +358,7 @@ static struct kp_error *create_temp(const char *path, char **tmp_ret, int *fd_re
 			return NULL;
 		}
 		if (errno != EEXIST) {
-			struct kp_error *err = kp_error_os(errno, "%s: cannot create", tmp);
+			struct kp_error *err = kp_error_output(errno, "%s: cannot create", tmp);
 			free(tmp);
 			return err;
 		}
@@ -409,11 +409,11 @@ struct kp_error *kp_snapshot_write(struct kp_kernel *k, const char *path,
 	err = opts->format == KP_SNAPSHOT_ELF ? write_elf(k, &out, opts, &stats)
 					      : snap_write_kdump(k, &out, opts, &stats);
 	if (!err && fsync(fd) < 0)
-		err = kp_error_os(errno, "%s: fsync", tmp);
+		err = kp_error_output(errno, "%s: fsync", tmp);
 	if (close(fd) < 0 && !err)
-		err = kp_error_os(errno, "%s: close", tmp);
+		err = kp_error_output(errno, "%s: close", tmp);
 	if (!err && rename_noreplace(tmp, path) < 0)
-		err = kp_error_os(errno, "%s: cannot rename %s to it", path, tmp);
+		err = kp_error_output(errno, "%s: cannot rename %s to it", path, tmp);
 	if (err)
 		unlink(tmp);
 	free(tmp);

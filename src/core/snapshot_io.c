@@ -27,7 +27,7 @@ static struct kp_error *write_all(struct snap_out *o, const void *buf, size_t le
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return kp_error_os(errno, "%s: write of %zu bytes at %s0x%" PRIx64, o->path, len,
+			return kp_error_output(errno, "%s: write of %zu bytes at %s0x%" PRIx64, o->path, len,
 					   o->flat ? "stream offset " : "offset ", seek ? off : o->pos);
 		}
 		p += n;

@@ -29,6 +29,7 @@
 #include "arch/arch.h"
 #include "core/kernel.h"
 #include "core/snapshot.h"
+#include "format/codecs.h"
 #include "format/kdump.h"
 #include "format/kdump_layout.h"
 #include "format/source.h"
@@ -49,6 +50,7 @@ struct kdw {
 	uint8_t *data, *descs, *packed;	// a chunk's data and descriptors; one page packed
 	size_t packed_cap;
 	ZSTD_CCtx *zstd;
+	const struct kp_zstd *z;	// zstd's functions, when it compresses
 };
 
 static void put32(uint8_t *p, uint32_t v)
@@ -70,8 +72,8 @@ static size_t pack(struct kdw *w, const uint8_t *page)
 		if (compress2(w->packed, &len, page, w->bs, Z_BEST_SPEED) == Z_OK && len < w->bs)
 			return (size_t)len;
 	} else if (w->flags & DUMP_DH_COMPRESSED_ZSTD) {
-		size_t len = ZSTD_compressCCtx(w->zstd, w->packed, w->packed_cap, page, w->bs, 1);
-		if (!ZSTD_isError(len) && len < w->bs)
+		size_t len = w->z->compress(w->zstd, w->packed, w->packed_cap, page, w->bs, 1);
+		if (!w->z->is_error(len) && len < w->bs)
 			return len;
 	}
 	return 0;
@@ -253,7 +255,10 @@ static struct kp_error *lay_out(struct kdw *w, struct kp_kernel *k, const struct
 	w->pd_off = 2ULL * w->bs + 2 * w->bitmap_len;
 	w->zero_off = (w->pd_off + 24 * pages + w->bs - 1) / w->bs * w->bs;
 	w->data_off = w->zero_off + w->bs;
-	size_t bound = compressBound(w->bs), zb = ZSTD_compressBound(w->bs);
+	struct kp_error *err;
+	if ((w->flags & DUMP_DH_COMPRESSED_ZSTD) && (err = kp_codec_zstd(&w->z)))
+		return err;
+	size_t bound = compressBound(w->bs), zb = w->z ? w->z->compress_bound(w->bs) : 0;
 	w->packed_cap = bound > zb ? bound : zb;
 	w->ram = calloc(1, w->bitmap_len);
 	w->dumped = calloc(1, w->bitmap_len);
@@ -262,7 +267,7 @@ static struct kp_error *lay_out(struct kdw *w, struct kp_kernel *k, const struct
 	w->packed = malloc(w->packed_cap);
 	if (!w->ram || !w->dumped || !w->data || !w->descs || !w->packed)
 		return &kp_enomem;
-	if ((w->flags & DUMP_DH_COMPRESSED_ZSTD) && !(w->zstd = ZSTD_createCCtx()))
+	if (w->z && !(w->zstd = w->z->create_c()))
 		return &kp_enomem;
 	return NULL;
 }
@@ -306,7 +311,8 @@ struct kp_error *snap_write_kdump(struct kp_kernel *k, struct snap_out *out,
 		c.st.file_size = out->pos;
 	free(zero), free(c.buf), free(c.lost);
 	free(w.ram), free(w.dumped), free(w.data), free(w.descs), free(w.packed);
-	ZSTD_freeCCtx(w.zstd);
+	if (w.zstd)
+		w.z->free_c(w.zstd);
 	if (!err) {
 		size_t sz = ret->sz;
 		*ret = c.st;

@@ -16,6 +16,7 @@
 
 #include "arch/arch.h"
 #include "core/derive.h"
+#include "core/ksymtab.h"
 #include "core/kernel_impl.h"
 #include "format/vmcoreinfo.h"
 #include "io/file.h"
@@ -34,6 +35,32 @@ void kp_kernel_add_symbol_source(struct kp_kernel *k, const char *name)
 		 len ? ", " : "", name);
 }
 
+// A symbol file given by the user must be this kernel's: its linux_banner
+// (moved by bias, as its other addresses) must hold the banner, which every
+// kernel keeps in rodata. A file of another build or of another boot (a
+// different KASLR offset) points elsewhere. Without linux_banner in the
+// file there is nothing to check it against.
+static struct kp_error *check_symbol_file(struct kp_kernel *k, const char *text, size_t len,
+					  uint64_t bias, const char *path)
+{
+	uint64_t addr;
+	char buf[sizeof(KP_BANNER_PREFIX)];
+	if (k->force || !kp_kallsyms_text_find(text, len, bias, "linux_banner", &addr))
+		return NULL;
+	struct kp_error *err = kp_read(k, KP_VIRT, addr, buf, sizeof(buf) - 1);
+	buf[sizeof(buf) - 1] = '\0';
+	if (!err && !strcmp(buf, KP_BANNER_PREFIX))
+		return NULL;
+	struct kp_error *why = kp_error_create(KP_ERR_INVALID, "%s: not this kernel's symbols: "
+					       "its linux_banner, 0x%" PRIx64 ", %s; give the "
+					       "file of the kernel (and boot) that wrote the dump, or "
+					       "--force to use it anyway", path, addr,
+					       err ? "cannot be read in the dump" :
+					       "does not hold \"Linux version \"");
+	kp_error_destroy(err);
+	return why;
+}
+
 static struct kp_error *load_text_symbols(struct kp_kernel *k, const char *path,
 					  uint64_t bias, const char *name)
 {
@@ -42,7 +69,10 @@ static struct kp_error *load_text_symbols(struct kp_kernel *k, const char *path,
 	struct kp_error *err = kp_read_whole_file(path, &text, &len);
 	if (err)
 		return err;
-	err = kp_kallsyms_parse_text(text, len, bias, path, k->symtab);
+	// A malformed file is said first; then whether it is this kernel's.
+	err = kp_kallsyms_parse_text(text, len, bias, path, false, k->symtab);
+	if (!err && strcmp(path, KALLSYMS_PATH))
+		err = check_symbol_file(k, text, len, bias, path);
 	free(text);
 	if (!err) {
 		kp_kernel_add_symbol_source(k, name);
@@ -183,7 +213,9 @@ static struct kp_error *load_system_map(struct kp_kernel *k, const char *path)
 	struct kp_error *err = kp_read_whole_file(path, &text, &len);
 	if (err)
 		return err;
-	err = kp_kallsyms_parse_text(text, len, system_map_bias(k), path, k->symtab);
+	err = kp_kallsyms_parse_text(text, len, system_map_bias(k), path, true, k->symtab);
+	if (!err)
+		err = check_symbol_file(k, text, len, system_map_bias(k), path);
 	free(text);
 	if (err)
 		return err;
@@ -214,19 +246,27 @@ struct kp_error *kp_kernel_load_symbols(struct kp_kernel *k, const struct kp_ope
 }
 
 // A kallsyms of functions only: the variables kpeek's commands start from,
-// found by their shape (core/derive.c) with the kernel's BTF.
+// from the kernel's tables of exported symbols (core/ksymtab.c) and found
+// by their shape (core/derive.c) with the kernel's BTF.
 struct kp_error *kp_kernel_derive_symbols(struct kp_kernel *k)
 {
-	struct kp_types *types;
-	if (!kp_ok(kp_kernel_types(k, &types)))
-		return NULL;	// no BTF: the commands say so when they need it
 	uint64_t start, end;
 	unsigned added;
 	k->arch->image_range(k->arch_ctx, &start, &end);
-	struct kp_error *err = kp_derive_symbols(k->mem, types, start, end, k->symtab, &added);
+	struct kp_error *err = kp_ksymtab_add_variables(k->mem, start, end, k->symtab, &added);
 	if (err)
 		return err;
+	if (added) {
+		kp_kernel_add_symbol_source(k, "exported variables (__ksymtab)");
+		if ((err = kp_symtab_finalize(k->symtab)))
+			return err;
+	}
+	struct kp_types *types;
+	if (!kp_ok(kp_kernel_types(k, &types)))
+		return NULL;	// no BTF: the commands say so when they need it
+	if ((err = kp_derive_symbols(k->mem, k->arch, types, start, end, k->symtab, &added)))
+		return err;
 	if (added)
-		kp_kernel_add_symbol_source(k, "init_task found by its shape");
+		kp_kernel_add_symbol_source(k, "variables found by their shape");
 	return kp_symtab_finalize(k->symtab);
 }

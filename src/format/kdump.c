@@ -322,10 +322,7 @@ static struct kp_error *open_kdump(struct kdump *kd, struct kp_source *src)
 	kd->zero = calloc(1, kd->block_size);
 	if (!kd->scratch || !kd->zero)
 		return &kp_enomem;
-	err = kp_kdump_cache_init(&kd->cache, kd->block_size);
-	if (err)
-		return err;
-	return kp_kdump_decomp_init(&kd->decomp);
+	return kp_kdump_cache_init(&kd->cache, kd->block_size);
 }
 
 static struct kp_error *kdump_open(struct kp_file *file, struct kp_memory *mem,
@@ -356,6 +353,8 @@ static struct kp_error *kdump_open(struct kp_file *file, struct kp_memory *mem,
 		free(src->vmcoreinfo);
 		src->vmcoreinfo = NULL;
 		src->vmcoreinfo_size = 0;
+		free(src->vmcoreinfo_other);
+		src->vmcoreinfo_other = NULL;
 		kp_source_drop_cpus(src);
 		src->has_phys_base = false;
 		src->phys_base = 0;

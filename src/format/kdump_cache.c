@@ -4,29 +4,21 @@
 // across pages) and the cache of decompressed pages, a hash by pfn over a fixed
 // set of block-sized slots reused least recently used first. Uncompressed
 // pages are not cached here: the file's block cache (io/file.c) holds them.
-#include <lzo/lzo1x.h>
-#include <snappy-c.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zstd_errors.h>
 
+#include "format/codecs.h"
 #include "format/kdump_cache.h"
 #include "util/error.h"
 
 // ---------------------------------------------------------------- decompression
 
-struct kp_error *kp_kdump_decomp_init(struct kp_kdump_decomp *d)
-{
-	if (lzo_init() != LZO_E_OK)
-		return kp_error_create(KP_ERR_UNSUPPORTED, "lzo_init failed");
-	return NULL;
-}
-
 void kp_kdump_decomp_deinit(struct kp_kdump_decomp *d)
 {
 	if (d->zs_ready)
 		inflateEnd(&d->zs);
-	ZSTD_freeDCtx(d->zstd);
+	if (d->zstd)
+		d->zstd_fns->free(d->zstd);
 }
 
 // Each decompressor below: *out_len is SIZE_MAX when the data holds more
@@ -65,8 +57,12 @@ static struct kp_error *inflate_page(struct kp_kdump_decomp *d, const uint8_t *i
 static struct kp_error *lzo_page(const uint8_t *in, size_t in_len, uint8_t *out, size_t cap,
 				 size_t *out_len)
 {
+	const struct kp_lzo *lzo;
+	struct kp_error *err = kp_codec_lzo(&lzo);
+	if (err)
+		return err;
 	lzo_uint n = cap;
-	int ret = lzo1x_decompress_safe(in, in_len, out, &n, NULL);
+	int ret = lzo->decompress_safe(in, in_len, out, &n, NULL);
 	if (ret == LZO_E_OUTPUT_OVERRUN) {
 		*out_len = SIZE_MAX;
 		return NULL;
@@ -82,15 +78,19 @@ static struct kp_error *lzo_page(const uint8_t *in, size_t in_len, uint8_t *out,
 static struct kp_error *snappy_page(const uint8_t *in, size_t in_len, uint8_t *out,
 				    size_t cap, size_t *out_len)
 {
+	const struct kp_snappy *snappy;
+	struct kp_error *err = kp_codec_snappy(&snappy);
+	if (err)
+		return err;
 	size_t n;
-	if (snappy_uncompressed_length((const char *)in, in_len, &n) != SNAPPY_OK)
+	if (snappy->uncompressed_length((const char *)in, in_len, &n) != SNAPPY_OK)
 		return kp_error_create(KP_ERR_FORMAT, "snappy data is corrupt "
 				       "(no valid length)");
 	if (n != cap) {
 		*out_len = n;
 		return NULL;
 	}
-	if (snappy_uncompress((const char *)in, in_len, (char *)out, &n) != SNAPPY_OK)
+	if (snappy->uncompress((const char *)in, in_len, (char *)out, &n) != SNAPPY_OK)
 		return kp_error_create(KP_ERR_FORMAT, "snappy data is corrupt");
 	*out_len = n;
 	return NULL;
@@ -100,18 +100,20 @@ static struct kp_error *zstd_page(struct kp_kdump_decomp *d, const uint8_t *in, 
 				  uint8_t *out, size_t cap, size_t *out_len)
 {
 	if (!d->zstd) {
-		d->zstd = ZSTD_createDCtx();
-		if (!d->zstd)
+		struct kp_error *err = kp_codec_zstd(&d->zstd_fns);
+		if (err)
+			return err;
+		if (!(d->zstd = d->zstd_fns->create()))
 			return &kp_enomem;
 	}
-	size_t n = ZSTD_decompressDCtx(d->zstd, out, cap, in, in_len);
-	if (ZSTD_isError(n)) {
-		if (ZSTD_getErrorCode(n) == ZSTD_error_dstSize_tooSmall) {
+	const struct kp_zstd *z = d->zstd_fns;
+	size_t n = z->decompress(d->zstd, out, cap, in, in_len);
+	if (z->is_error(n)) {
+		if (z->error_code(n) == ZSTD_error_dstSize_tooSmall) {
 			*out_len = SIZE_MAX;
 			return NULL;
 		}
-		return kp_error_create(KP_ERR_FORMAT, "zstd data is corrupt (%s)",
-				       ZSTD_getErrorName(n));
+		return kp_error_create(KP_ERR_FORMAT, "zstd data is corrupt (%s)", z->error_name(n));
 	}
 	*out_len = n;
 	return NULL;

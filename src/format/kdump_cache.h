@@ -19,14 +19,15 @@
 #define COMPRESSION_MASK (DUMP_DH_COMPRESSED_ZLIB | DUMP_DH_COMPRESSED_LZO | \
 			  DUMP_DH_COMPRESSED_SNAPPY | DUMP_DH_COMPRESSED_ZSTD)
 
-// Decompressor state kept across pages. All zeros is a valid state to deinit.
+// Decompressor state kept across pages. All zeros is the state to start
+// with, and a valid one to deinit.
 struct kp_kdump_decomp {
 	z_stream zs;
 	bool zs_ready;
-	ZSTD_DCtx *zstd;
+	ZSTD_DCtx *zstd;		// created with ...
+	const struct kp_zstd *zstd_fns;	// ... these, on the first zstd page
 };
 
-struct kp_error *kp_kdump_decomp_init(struct kp_kdump_decomp *d);
 void kp_kdump_decomp_deinit(struct kp_kdump_decomp *d);
 // Decompresses in_len bytes of in, compressed as flags (one DUMP_DH_COMPRESSED_*
 // bit), into the cap bytes at out. *out_len is the decompressed size, SIZE_MAX

@@ -12,16 +12,22 @@
 // each block's bytes are a framed snappy stream followed by a u64 with the
 // stream's length. AVML without --compress writes LiME version 1.
 //
-// Version 1 ranges are plain file segments. For version 2 every framed chunk
-// (at most 64 KiB of data) is indexed at open (one header read per chunk);
-// reads decompress the chunk holding the address into a one-chunk cache.
+// Version 1 ranges are plain file segments. For version 2 the framed chunks
+// (at most 64 KiB of data each) are indexed at open (one header read per
+// chunk); reads decompress the chunk holding the address into a one-chunk
+// cache. The index has an entry for the first chunk of each range, and after
+// that for a data chunk only once 64 KiB of data or ENTRY_EVERY chunks have
+// passed since the last entry: AVML's own 64 KiB chunks all get one, while a
+// hostile stream of tiny chunks costs an index of a few bytes per KiB of
+// file, and a read walks at most ENTRY_EVERY chunk headers from its entry.
+// A file may have at most MAX_RANGES ranges (SECURITY.md).
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <snappy-c.h>
 
+#include "format/codecs.h"
 #include "format/source.h"
 #include "util/error.h"
 #include "util/vec.h"
@@ -33,6 +39,11 @@
 // Snappy framing format: chunks carry at most 65536 bytes of data.
 #define SNAPPY_MAX_CHUNK 65536U
 #define SNAPPY_MAX_CHUNK_LEN (SNAPPY_MAX_CHUNK + 4)	// uncompressed chunk + CRC
+#define ENTRY_EVERY 64
+// A machine's memory map has tens of System RAM ranges, and AVML splits them
+// into 16 MiB blocks: 2^18 ranges is 4 TiB of AVML blocks, and bounds the
+// index of a hostile image of tiny ranges to ~40 MB.
+#define MAX_RANGES (1u << 18)
 // x86-64 MAXPHYADDR is at most 52 bits.
 #define PHYS_LIMIT (1ULL << 52)
 
@@ -55,11 +66,12 @@ struct chunk {
 
 struct lime {
 	struct kp_file *file;
-	struct chunk *chunks;
+	struct chunk *chunks;	// the index (see the top), in uoff order
 	size_t nchunks, cap;
+	size_t since_entry;	// while indexing: chunks since the last entry
 	// One decompressed chunk: readers walk memory mostly in order.
 	uint8_t *cache;
-	size_t cache_chunk;	// index into chunks, SIZE_MAX when empty
+	struct chunk cur;	// the chunk in cache; cur.ulen 0 when empty
 	uint8_t *in;		// the chunk being read, as in the file (CRC first)
 };
 
@@ -114,12 +126,11 @@ static struct kp_error *add_chunk(struct lime *l, const struct chunk *c)
 	return NULL;
 }
 
-// A data chunk of the snappy framing format (type 0x00 compressed, 0x01
-// not) at pos, len bytes after its 4-byte header: indexed unless empty;
-// *ulen_ret is how many bytes of the block it holds (have so far).
-static struct kp_error *index_data_chunk(struct lime *l, const struct range *r, uint64_t pos,
-					 uint8_t type, uint32_t len, uint64_t have,
-					 size_t *ulen_ret)
+// The data chunk of the snappy framing format (type 0x00 compressed, 0x01
+// not) whose 4-byte header at pos says len, as a struct chunk at uoff; an
+// error when it is malformed or holds more than 64 KiB or than left bytes.
+static struct kp_error *data_chunk(struct lime *l, uint64_t pos, uint8_t type, uint32_t len,
+				   uint64_t uoff, uint64_t left, struct chunk *ret)
 {
 	const char *path = l->file->path;
 	if (len < 4 || len > SNAPPY_MAX_CHUNK_LEN * 2)
@@ -134,26 +145,45 @@ static struct kp_error *index_data_chunk(struct lime *l, const struct range *r, 
 		if (err)
 			return err;
 		// The varint preamble of the compressed block says its size.
-		if (snappy_uncompressed_length((const char *)h, n, &ulen) != SNAPPY_OK)
+		const struct kp_snappy *snappy;
+		if ((err = kp_codec_snappy(&snappy)))
+			return err;
+		if (snappy->uncompressed_length((const char *)h, n, &ulen) != SNAPPY_OK)
 			ulen = SIZE_MAX;
 	}
-	if (ulen > SNAPPY_MAX_CHUNK || ulen > r->size - have)
+	if (ulen > SNAPPY_MAX_CHUNK || ulen > left)
 		return kp_error_create(KP_ERR_FORMAT,
 				       "%s: snappy chunk at 0x%" PRIx64
 				       " holds %s bytes (block has 0x%" PRIx64
 				       " left, chunks hold at most 64 KiB)", path, pos,
 				       ulen == SIZE_MAX ? "an unreadable number of" :
-				       "too many", r->size - have);
-	if (ulen) {
-		struct chunk c = {
-			.uoff = r->ubase + have, .foff = pos + 4, .len = len,
-			.ulen = (uint32_t)ulen, .compressed = type == 0x00,
-		};
-		struct kp_error *err = add_chunk(l, &c);
-		if (err)
+				       "too many", left);
+	*ret = (struct chunk){
+		.uoff = uoff, .foff = pos + 4, .len = len, .ulen = (uint32_t)ulen,
+		.compressed = type == 0x00,
+	};
+	return NULL;
+}
+
+// Indexes the data chunk at pos (see data_chunk()) when it starts a range or
+// enough has passed since the last entry; *ulen_ret is how many bytes of
+// the block it holds (have so far).
+static struct kp_error *index_data_chunk(struct lime *l, const struct range *r, uint64_t pos,
+					 uint8_t type, uint32_t len, uint64_t have,
+					 size_t *ulen_ret)
+{
+	struct chunk c;
+	struct kp_error *err = data_chunk(l, pos, type, len, r->ubase + have, r->size - have, &c);
+	if (err)
+		return err;
+	const struct chunk *last = l->nchunks ? &l->chunks[l->nchunks - 1] : NULL;
+	if (c.ulen && (!have || !last || l->since_entry >= ENTRY_EVERY ||
+		       c.uoff - last->uoff >= SNAPPY_MAX_CHUNK)) {
+		if ((err = add_chunk(l, &c)))
 			return err;
+		l->since_entry = 0;
 	}
-	*ulen_ret = ulen;
+	*ulen_ret = c.ulen;
 	return NULL;
 }
 
@@ -189,6 +219,7 @@ static struct kp_error *index_stream(struct lime *l, struct range *r, uint64_t *
 	bool seen_id = false;
 	while (have < r->size) {
 		uint8_t h[4];
+		l->since_entry++;
 		if (f->size - pos < 4)
 			return kp_error_create(KP_ERR_FORMAT,
 					       "%s: truncated: AVML block at 0x%" PRIx64
@@ -239,19 +270,22 @@ static struct kp_error *index_stream(struct lime *l, struct range *r, uint64_t *
 	return NULL;
 }
 
-static struct kp_error *load_chunk(struct lime *l, size_t i)
+// Decompresses chunk c into the cache (checking its CRC).
+static struct kp_error *load_chunk(struct lime *l, const struct chunk *c)
 {
-	const struct chunk *c = &l->chunks[i];
 	struct kp_file *f = l->file;
 	struct kp_error *err = kp_file_read(f, c->foff, l->in, c->len);
 	if (err)
 		return err;
 	const uint8_t *in = l->in;
-	l->cache_chunk = SIZE_MAX;
+	l->cur.ulen = 0;
 	const uint8_t *data;
 	if (c->compressed) {
+		const struct kp_snappy *snappy;
+		if ((err = kp_codec_snappy(&snappy)))
+			return err;
 		size_t n = SNAPPY_MAX_CHUNK;
-		if (snappy_uncompress((const char *)in + 4, c->len - 4, (char *)l->cache, &n) !=
+		if (snappy->uncompress((const char *)in + 4, c->len - 4, (char *)l->cache, &n) !=
 		    SNAPPY_OK || n != c->ulen)
 			return kp_error_create(KP_ERR_FORMAT,
 					       "%s: snappy chunk at 0x%" PRIx64 " is corrupt",
@@ -266,7 +300,36 @@ static struct kp_error *load_chunk(struct lime *l, size_t i)
 				       f->path, c->foff - 4);
 	if (data != l->cache)
 		memcpy(l->cache, data, c->ulen);
-	l->cache_chunk = i;
+	l->cur = *c;
+	return NULL;
+}
+
+// The chunk holding uncompressed offset off, at most ENTRY_EVERY chunks after
+// index entry e (the last at or below off); false if there is none.
+static struct kp_error *walk_to(struct lime *l, const struct chunk *e, uint64_t off,
+				struct chunk *ret, bool *found)
+{
+	uint64_t pos = e->foff - 4, u = e->uoff;
+	*found = false;
+	for (unsigned step = 0; step <= ENTRY_EVERY && u <= off; step++) {
+		uint8_t h[4];
+		struct kp_error *err = kp_file_read(l->file, pos, h, 4);
+		if (err)
+			return err;
+		uint32_t len = h[1] | (uint32_t)h[2] << 8 | (uint32_t)h[3] << 16;
+		if (h[0] == 0x00 || h[0] == 0x01) {
+			if ((err = data_chunk(l, pos, h[0], len, u, SNAPPY_MAX_CHUNK, ret)))
+				return err;
+			if (off - u < ret->ulen) {
+				*found = true;
+				return NULL;
+			}
+			u += ret->ulen;
+		} else if (h[0] < 0x80) {
+			break;	// the stream's end (indexing checked every chunk in it)
+		}
+		pos += 4 + (uint64_t)len;
+	}
 	return NULL;
 }
 
@@ -277,10 +340,8 @@ static struct kp_error *avml_read(void *buf, uint64_t address, size_t count,
 	struct lime *l = arg;
 	uint8_t *out = buf;
 	while (count) {
-		size_t i = l->cache_chunk;
-		if (i == SIZE_MAX || offset < l->chunks[i].uoff ||
-		    offset - l->chunks[i].uoff >= l->chunks[i].ulen) {
-			// Last chunk starting at or below offset.
+		if (!l->cur.ulen || offset < l->cur.uoff || offset - l->cur.uoff >= l->cur.ulen) {
+			// Last entry starting at or below offset.
 			size_t lo = 0, hi = l->nchunks;
 			while (hi - lo > 1) {
 				size_t mid = lo + (hi - lo) / 2;
@@ -289,18 +350,20 @@ static struct kp_error *avml_read(void *buf, uint64_t address, size_t count,
 				else
 					hi = mid;
 			}
-			if (!l->nchunks || offset < l->chunks[lo].uoff ||
-			    offset - l->chunks[lo].uoff >= l->chunks[lo].ulen)
+			struct chunk c;
+			bool found = false;
+			struct kp_error *err = NULL;
+			if (l->nchunks && offset >= l->chunks[lo].uoff)
+				err = walk_to(l, &l->chunks[lo], offset, &c, &found);
+			if (!err && !found)
 				return kp_error_fault(address, "%s: physical address 0x%" PRIx64
 						      " has no data in the AVML image",
 						      l->file->path, address);
-			struct kp_error *err = load_chunk(l, lo);
-			if (err)
+			if (err || (err = load_chunk(l, &c)))
 				return kp_error_prefix(err, "reading physical 0x%" PRIx64, address);
-			i = lo;
 		}
-		size_t in = (size_t)(offset - l->chunks[i].uoff);
-		size_t n = l->chunks[i].ulen - in;
+		size_t in = (size_t)(offset - l->cur.uoff);
+		size_t n = l->cur.ulen - in;
 		if (n > count)
 			n = count;
 		memcpy(out, l->cache + in, n);
@@ -418,6 +481,13 @@ static struct kp_error *parse(struct lime *l, struct range **ranges_ret, size_t 
 		struct range r;
 		if ((err = read_range_header(f, pos, &r)))
 			break;
+		if (n == MAX_RANGES) {
+			err = kp_error_create(KP_ERR_FORMAT,
+					      "%s: more than %u ranges (range header at 0x%"
+					      PRIx64 "): a memory map has far fewer; not read as "
+					      "an image", f->path, MAX_RANGES, pos);
+			break;
+		}
 		if (!KP_VEC_RESERVE(ranges, cap, n + 1)) {
 			err = &kp_enomem;
 			break;
@@ -454,7 +524,6 @@ static struct kp_error *lime_open(struct kp_file *file, struct kp_memory *mem,
 	if (!l)
 		return &kp_enomem;
 	l->file = file;
-	l->cache_chunk = SIZE_MAX;
 	struct range *ranges = NULL;
 	size_t n = 0;
 	bool avml = false;

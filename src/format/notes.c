@@ -121,15 +121,24 @@ struct kp_error *kp_notes_parse(const uint8_t *buf, size_t len, const char *wher
 		const uint8_t *name = buf + name_off, *desc = buf + desc_off;
 		struct kp_error *err = NULL;
 		if (name_is(name, namesz, "VMCOREINFO") && type == 0) {
-			if (!src->vmcoreinfo) {
-				size_t n = strnlen((const char *)desc, descsz);
+			// The first is used; a second that differs is kept to be
+			// compared (core/facts.c), never silently dropped.
+			size_t n = strnlen((const char *)desc, descsz);
+			bool same = src->vmcoreinfo && n == src->vmcoreinfo_size &&
+				    !memcmp(desc, src->vmcoreinfo, n);
+			if (!same && !src->vmcoreinfo_other) {
 				char *text = malloc(n + 1);
 				if (!text)
 					return &kp_enomem;
 				memcpy(text, desc, n);
 				text[n] = '\0';
-				src->vmcoreinfo = text;
-				src->vmcoreinfo_size = n;
+				if (!src->vmcoreinfo) {
+					src->vmcoreinfo = text;
+					src->vmcoreinfo_size = n;
+				} else {
+					src->vmcoreinfo_other = text;
+					src->vmcoreinfo_other_size = n;
+				}
 			}
 		} else if (name_is(name, namesz, "CORE") && type == NT_PRSTATUS) {
 			err = add_cpu_note(src, false, desc, descsz, where, at, &cap);
@@ -163,6 +172,7 @@ void kp_source_deinit(struct kp_source *src)
 	if (!src)
 		return;
 	free(src->vmcoreinfo);
+	free(src->vmcoreinfo_other);
 	free(src->lost);
 	kp_source_drop_cpus(src);
 	if (src->destroy)

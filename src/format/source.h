@@ -26,6 +26,8 @@ struct kp_source {
 	bool live;			// /proc/kcore
 	char *vmcoreinfo;		// owned, NUL-terminated, NULL if absent
 	size_t vmcoreinfo_size;
+	char *vmcoreinfo_other;		// a second, different VMCOREINFO note (owned)
+	size_t vmcoreinfo_other_size;
 	struct kp_cpu_notes *cpus;	// owned; the i-th PRSTATUS and QEMU notes
 	size_t ncpus;			// are CPU i's
 	// What the file says the architecture is: the ELF e_machine (0 if not

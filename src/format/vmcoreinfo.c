@@ -13,6 +13,7 @@
 // The note's descriptor is padded with NULs to a 4-byte boundary, and QEMU's
 // vmcoreinfo device or kdump headers may hand us the whole reserved page, so
 // the text ends at the first NUL; the last line may lack its newline.
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -274,4 +275,24 @@ bool kp_vmcoreinfo_entry(const struct kp_vmcoreinfo *vi, size_t i, const char **
 	*key_ret = vi->entries[i].key;
 	*value_ret = vi->entries[i].value;
 	return true;
+}
+
+// 9999-12-31 23:59:59 UTC: the last second a "%Y" of four digits shows.
+#define MAX_CRASH_TIME 253402300799LL
+
+int kp_vmcoreinfo_crash_time(const struct kp_vmcoreinfo *vi, int64_t *ret)
+{
+	// crash_save_vmcoreinfo() writes ktime_get_real_seconds() with "%lld":
+	// an overflowing or far-future number is not a time, and saying so beats
+	// a saturated or wrapped date.
+	const char *ct = kp_vmcoreinfo_get(vi, "CRASHTIME");
+	if (!ct)
+		return -1;
+	char *end;
+	errno = 0;
+	long long t = strtoll(ct, &end, 10);
+	if (end == ct || *end || errno == ERANGE || t < 0 || t > MAX_CRASH_TIME)
+		return 1;
+	*ret = t;
+	return 0;
 }

@@ -25,6 +25,10 @@ bool kp_vmcoreinfo_size(const struct kp_vmcoreinfo *vi, const char *type, uint64
 bool kp_vmcoreinfo_length(const struct kp_vmcoreinfo *vi, const char *name, uint64_t *ret);
 // KERNELOFFSET=hex
 bool kp_vmcoreinfo_kerneloffset(const struct kp_vmcoreinfo *vi, uint64_t *ret);
+// CRASHTIME (seconds since the epoch, written by the crash kernel): 0 and
+// *ret set; -1 when absent; 1 when present but not a time (not a decimal
+// number, or outside 1970..9999).
+int kp_vmcoreinfo_crash_time(const struct kp_vmcoreinfo *vi, int64_t *ret);
 // Entry i (0-based) as key/value; false past the end.
 bool kp_vmcoreinfo_entry(const struct kp_vmcoreinfo *vi, size_t i, const char **key_ret,
 			 const char **value_ret);

@@ -92,6 +92,60 @@ static struct kp_error *os_error(int errnum, const char *path, const char *what)
 	return kp_error_os(errnum, "%s", path);
 }
 
+// What a file that is not one kpeek reads is, for the error naming it.
+static const char *file_kind(mode_t mode)
+{
+	if (S_ISFIFO(mode))
+		return "a FIFO (named pipe)";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISREG(mode) || S_ISBLK(mode))
+		return NULL;
+	return "not a regular file";
+}
+
+// Opens a file named by the user for reading without ever blocking: a FIFO
+// opened O_RDONLY waits for a writer, and a read of a pipe, a terminal or a
+// socket waits for data, so the open is non-blocking and anything but a
+// regular file or a block device (dumps on a disk partition, kdump's raw
+// target) is refused before the first read. /proc and /sys files (kcore,
+// kallsyms, BTF) are regular files.
+static struct kp_error *open_input(const char *path, int *fd_ret, struct stat *st_ret)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0) {
+		int errnum = errno;
+		struct stat st;
+		// open() of a UNIX socket fails with ENXIO: say what it is.
+		if (errnum == ENXIO && stat(path, &st) == 0 && file_kind(st.st_mode))
+			return kp_error_create(KP_ERR_INVALID,
+					       "%s: is %s, not a file kpeek can read "
+					       "(a dump or a side file must be a regular file "
+					       "or a block device)", path, file_kind(st.st_mode));
+		return os_error(errnum, path, NULL);
+	}
+	struct kp_error *err = NULL;
+	if (fstat(fd, st_ret) < 0)
+		err = os_error(errno, path, "fstat");
+	else if (file_kind(st_ret->st_mode))
+		err = kp_error_create(KP_ERR_INVALID,
+				      "%s: is %s, not a file kpeek can read (a dump or a "
+				      "side file must be a regular file or a block device)",
+				      path, file_kind(st_ret->st_mode));
+	else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0)
+		err = os_error(errno, path, "fcntl");
+	if (err) {
+		close(fd);
+		return err;
+	}
+	*fd_ret = fd;
+	return NULL;
+}
+
 struct kp_error *kp_file_open(const char *path, struct kp_file **ret)
 {
 	struct kp_file *file = calloc(1, sizeof(*file));
@@ -103,21 +157,10 @@ struct kp_error *kp_file_open(const char *path, struct kp_file **ret)
 		free(file);
 		return &kp_enomem;
 	}
-	struct kp_error *err;
-	file->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (file->fd < 0) {
-		err = os_error(errno, path, NULL);
-		goto fail;
-	}
 	struct stat st;
-	if (fstat(file->fd, &st) < 0) {
-		err = os_error(errno, path, "fstat");
+	struct kp_error *err = open_input(path, &file->fd, &st);
+	if (err)
 		goto fail;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		err = kp_error_create(KP_ERR_INVALID, "%s: is a directory", path);
-		goto fail;
-	}
 	struct statfs sfs;
 	bool procfs = fstatfs(file->fd, &sfs) == 0 && sfs.f_type == PROC_SUPER_MAGIC;
 	if (S_ISREG(st.st_mode) && !procfs && !is_kcore(path) && st.st_size > 0) {
@@ -236,12 +279,13 @@ struct kp_error *kp_file_read_fn(void *buf, uint64_t address, size_t count,
 
 struct kp_error *kp_read_whole_file(const char *path, char **buf_ret, size_t *len_ret)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return os_error(errno, path, NULL);
+	int fd;
 	struct stat st;
+	struct kp_error *oerr = open_input(path, &fd, &st);
+	if (oerr)
+		return oerr;
 	size_t cap = 4096;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	if (S_ISREG(st.st_mode) && st.st_size > 0 &&
 	    (uint64_t)st.st_size < WHOLE_FILE_MAX)
 		cap = (size_t)st.st_size + 1;	// +1 to see EOF without growing
 	char *buf = malloc(cap);

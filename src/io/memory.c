@@ -246,6 +246,23 @@ void kp_memory_set_translator(struct kp_memory *mem, kp_translate_fn *fn, void *
 	mem->translate_arg = arg;
 }
 
+uint64_t kp_memory_fault_span(struct kp_memory *mem, uint64_t vaddr)
+{
+	uint64_t paddr, size;
+	if (!mem->translate || kp_memory_has_segments(mem, KP_VIRT))
+		return 0;
+	struct kp_error *err = mem->translate(mem->translate_arg, vaddr, &paddr, &size);
+	uint64_t n = err && err != &kp_enomem ? err->span : 0;
+	kp_error_destroy(err);
+	return n;
+}
+
+uint64_t kp_memory_fault_step(struct kp_memory *mem, uint64_t vaddr, uint64_t page, uint64_t left)
+{
+	uint64_t span = kp_memory_fault_span(mem, vaddr) & ~(page - 1);
+	return span < page ? page : span < left ? span : left;
+}
+
 bool kp_memory_segment_at(struct kp_memory *mem, enum kp_space space, uint64_t address,
 			  struct kp_segment_info *ret)
 {

@@ -14,7 +14,9 @@ typedef struct kp_error *kp_read_fn(void *buf, uint64_t address, size_t count,
 
 // Translates vaddr. On success *paddr_ret is the physical address and
 // *size_ret the bytes that stay contiguous from vaddr (to the end of its page).
-// An unmapped address returns a KP_ERR_FAULT error naming vaddr.
+// An address that does not translate returns an error (KP_ERR_FAULT naming
+// vaddr for an unmapped one) whose span may say how many bytes from vaddr
+// the same failure covers.
 typedef struct kp_error *kp_translate_fn(void *arg, uint64_t vaddr,
 					 uint64_t *paddr_ret, uint64_t *size_ret);
 
@@ -34,6 +36,16 @@ struct kp_error *kp_memory_add(struct kp_memory *mem, enum kp_space space,
 // memory is an error of the open, not a lookup that finds nothing.
 struct kp_error *kp_memory_settle(struct kp_memory *mem);
 void kp_memory_set_translator(struct kp_memory *mem, kp_translate_fn *fn, void *arg);
+// The bytes from virtual vaddr on that cannot be translated, for the same
+// reason as vaddr (an absent page-table entry, a table that cannot be
+// read), for scans to step over at once: 0 where vaddr translates, where
+// the source has virtual segments of its own, or where the translator
+// cannot say.
+uint64_t kp_memory_fault_span(struct kp_memory *mem, uint64_t vaddr);
+// For a scan reading page bytes at a time whose read at vaddr failed: how
+// far to go on, the whole pages of the fault's span, at least page and at
+// most left.
+uint64_t kp_memory_fault_step(struct kp_memory *mem, uint64_t vaddr, uint64_t page, uint64_t left);
 
 // Reads exactly count bytes, across segment edges; on a hole, fails with
 // KP_ERR_FAULT naming the first missing address. Allocates nothing on success.

@@ -5,6 +5,18 @@
 // keep the type of their left operand, and pointers step by the size of
 // what they point to (GNU C: void * and function pointers by one byte).
 // Results are rvalues of the kernel's own int types (kp_types_int_type).
+//
+// Where C leaves behaviour undefined, kpeek's rule (doc/expressions.md):
+// signed overflow (+, -, *, unary -, <<, INT_MIN / -1) wraps around in two's
+// complement, as the kernel itself assumes (it is built with
+// -fno-strict-overflow); a shift count that is negative or at least the width
+// of the promoted left operand, and division or remainder by zero, are
+// errors naming the operator's column; pointer arithmetic and indexing whose
+// byte offset or address overflows 64 bits is an error. Conversions (casts)
+// follow C's rules for the target type: unsigned types keep the low bits,
+// signed ones the two's-complement value of the low bits (what GCC defines).
+#include <inttypes.h>
+
 #include "lang/arith.h"
 #include "lang/lex.h"
 #include "types/types.h"
@@ -119,22 +131,69 @@ static struct kp_error *pointer_arith(struct kp_eval_env *e, int op, int col,
 		return err;
 	if ((err = kp_value_pointer_step(p, &esize)))
 		return err;
-	uint64_t xp = pa ? xa : xb;
-	uint64_t r = op == '+' ? xp + ni.x * esize : xp - ni.x * esize;
+	int64_t idx = 0;
+	if ((err = kp_num_index(ni, col, &idx)))
+		return err;
+	if (op == '-') {
+		if (idx == INT64_MIN)
+			return kp_error_create(KP_ERR_INVALID, "pointer offset overflows 64 bits "
+					       "at column %d", col);
+		idx = -idx;
+	}
+	uint64_t r;
+	if ((err = kp_arith_element(pa ? xa : xb, idx, esize, col, &r)))
+		return err;
 	return kp_value_from_u64(e->k, p->type, r, ret);
 }
 
-// x << y and x >> y: the type of x; shifting by its width or more gives 0
-// (or -1 for an arithmetic right shift of a negative x), not C's undefined
-// behaviour.
-static struct kp_error *shift(struct kp_eval_env *e, int op, struct kp_num x, struct kp_num y,
-			      struct kp_value **ret)
+struct kp_error *kp_num_index(struct kp_num n, int col, int64_t *ret)
+{
+	if (!n.sgn && n.x > INT64_MAX)
+		return kp_error_create(KP_ERR_INVALID, "index %" PRIu64 " at column %d is "
+				       "larger than any array", n.x, col);
+	*ret = (int64_t)n.x;
+	return NULL;
+}
+
+struct kp_error *kp_arith_element(uint64_t base, int64_t idx, uint64_t esize, int col,
+				  uint64_t *ret)
+{
+	int64_t off;
+	uint64_t r;
+	if (esize > INT64_MAX || __builtin_mul_overflow(idx, (int64_t)esize, &off))
+		return kp_error_create(KP_ERR_INVALID, "index %" PRId64 " of %" PRIu64
+				       "-byte elements at column %d: the byte offset "
+				       "overflows 64 bits", idx, esize, col);
+	r = base + (uint64_t)off;
+	if (off >= 0 ? r < base : r > base)
+		return kp_error_create(KP_ERR_INVALID, "0x%" PRIx64 " %s %" PRIu64
+				       " bytes at column %d: the address overflows 64 bits",
+				       base, off >= 0 ? "+" : "-",
+				       off >= 0 ? (uint64_t)off : -(uint64_t)off, col);
+	*ret = r;
+	return NULL;
+}
+
+// x << y and x >> y: the type of x. A count that is negative or at least
+// the width of x is an error (C: undefined); a signed x << y wraps, a
+// negative x >> y is arithmetic (what GCC defines).
+static struct kp_error *shift(struct kp_eval_env *e, int op, int col, struct kp_num x,
+			      struct kp_num y, struct kp_value **ret)
 {
 	struct kp_num r = x;
 	unsigned bits = x.size * 8;
+	const char *name = op == KP_OP_SHL ? "<<" : ">>";
+	if (y.sgn && (int64_t)y.x < 0)
+		return kp_error_create(KP_ERR_INVALID, "'%s' at column %d: negative shift "
+				       "count %" PRId64, name, col, (int64_t)y.x);
 	if (y.x >= bits)
-		r.x = op == KP_OP_SHR && r.sgn && (int64_t)x.x < 0 ? UINT64_MAX : 0;
-	else if (op == KP_OP_SHL)
+		return kp_error_create(KP_ERR_INVALID, "'%s' at column %d: shift count %"
+				       PRIu64 " is not less than the width of its %s-bit "
+				       "left operand (%s); cast it to a wider type first",
+				       name, col, y.x, bits == 64 ? "64" : "32",
+				       x.sgn ? (bits == 64 ? "long" : "int") :
+				       (bits == 64 ? "unsigned long" : "unsigned int"));
+	if (op == KP_OP_SHL)
 		r.x = x.x << y.x;
 	else
 		r.x = r.sgn ? (uint64_t)((int64_t)x.x >> y.x) : x.x >> y.x;
@@ -165,8 +224,8 @@ static struct kp_error *integer_arith(struct kp_eval_env *e, int op, int col, st
 	case '/':
 	case '%':
 		if (!y.x)
-			return kp_error_create(KP_ERR_INVALID, "division by zero at column %d",
-					       col);
+			return kp_error_create(KP_ERR_INVALID, "'%c' at column %d: %s by zero",
+					       op, col, op == '/' ? "division" : "remainder");
 		if (r.sgn && !(sy == -1 && sx == INT64_MIN))
 			r.x = (uint64_t)(op == '/' ? sx / sy : sx % sy);
 		else if (r.sgn)
@@ -192,7 +251,7 @@ struct kp_error *kp_arith_binary(struct kp_eval_env *e, int op, int col, struct 
 	if ((err = kp_num_of(a, &x)) || (err = kp_num_of(b, &y)))
 		return err;
 	if (op == KP_OP_SHL || op == KP_OP_SHR)
-		return shift(e, op, x, y, ret);
+		return shift(e, op, col, x, y, ret);
 	return integer_arith(e, op, col, x, y, ret);
 }
 

@@ -21,6 +21,14 @@ struct kp_error *kp_num_value(struct kp_eval_env *e, struct kp_num n, struct kp_
 struct kp_error *kp_ulong_value(struct kp_eval_env *e, uint64_t x, struct kp_value **ret);
 // Whether a scalar value is nonzero (conditions of !, && and ||).
 struct kp_error *kp_value_truth(struct kp_value *v, bool *ret);
+// The address of element idx of an array of esize-byte elements at base
+// (p + idx, &p[idx]): an error naming the column when the byte offset or
+// the address overflows 64 bits, never a wrapped address.
+struct kp_error *kp_arith_element(uint64_t base, int64_t idx, uint64_t esize, int col,
+				  uint64_t *ret);
+// An index (or pointer offset) as a signed 64-bit count: an unsigned one past
+// INT64_MAX is an error, since no array is that large.
+struct kp_error *kp_num_index(struct kp_num n, int col, int64_t *ret);
 // a op b for rvalues a and b (arrays and functions decayed): op a char or
 // KP_OP_* of lex.h other than && and ||; col for messages.
 struct kp_error *kp_arith_binary(struct kp_eval_env *e, int op, int col, struct kp_value *a,

@@ -6,6 +6,7 @@
 // CPU cpu's copy is at that offset plus __per_cpu_offset[cpu]. The CPU
 // must be a possible one (kp_kernel_check_cpu): below nr_cpu_ids and in
 // cpu_possible_mask, as the offset of any other points at no area.
+#include <inttypes.h>
 #include <linux/btf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,28 @@ struct kp_error *kp_per_cpu_check_var(const struct kp_value *var)
 	return NULL;
 }
 
+// per_cpu() of something that is not a per-CPU variable adds a CPU's offset
+// to an ordinary address and reads garbage: the variable must be typed
+// per-CPU by BTF (in .data..percpu) or lie between __per_cpu_start and
+// __per_cpu_end.
+static struct kp_error *check_percpu(struct kp_kernel *k, const struct kp_value *var)
+{
+	uint64_t start, end;
+	bool known = kp_kernel_percpu_section(k, &start, &end);
+	if (var->percpu || (known && var->address >= start && var->address < end))
+		return NULL;
+	if (known)
+		return kp_error_create(KP_ERR_TYPE, "per_cpu(): %s%s0x%" PRIx64 " is not a "
+				       "per-CPU variable (not in __per_cpu_start..__per_cpu_end, "
+				       "0x%" PRIx64 "..0x%" PRIx64 ")",
+				       var->symbol ? var->symbol : "", var->symbol ? " at " : "",
+				       var->address, start, end);
+	return kp_error_create(KP_ERR_TYPE, "per_cpu(): %s%s0x%" PRIx64 " is not a per-CPU "
+			       "variable (BTF does not place it in .data..percpu)",
+			       var->symbol ? var->symbol : "", var->symbol ? " at " : "",
+			       var->address);
+}
+
 struct kp_error *kp_per_cpu(struct kp_eval_env *e, const struct kp_value *var,
 			    struct kp_value *cpu, struct kp_value **ret)
 {
@@ -31,6 +54,8 @@ struct kp_error *kp_per_cpu(struct kp_eval_env *e, const struct kp_value *var,
 	uint64_t off;
 	struct kp_error *err = kp_num_of(cpu, &c);
 	if (err)
+		return err;
+	if ((err = check_percpu(e->k, var)))
 		return err;
 	if ((err = kp_kernel_check_cpu(e->k, c.x)))
 		return kp_error_prefix(err, "per_cpu()");

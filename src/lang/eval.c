@@ -119,8 +119,9 @@ static struct kp_error *eval_index(struct kp_eval_env *e, const struct kp_node *
 		return err;
 	}
 	struct kp_num idx;
-	if (!(err = kp_num_of(i, &idx)))
-		err = kp_nav_subscript(e, a, idx.x, n->col, ret);
+	int64_t at;
+	if (!(err = kp_num_of(i, &idx)) && !(err = kp_num_index(idx, n->col, &at)))
+		err = kp_nav_subscript(e, a, at, n->col, ret);
 	kp_value_destroy(a);
 	kp_value_destroy(i);
 	return err;

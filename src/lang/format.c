@@ -19,6 +19,7 @@
 #include "symbols/symtab.h"
 #include "util/error.h"
 #include "util/json.h"
+#include "util/opts.h"
 #include "util/strbuf.h"
 
 #define MAX_FORMAT_DEPTH 32
@@ -34,6 +35,9 @@ struct fmt {
 	// Values visited: hostile BTF can nest a struct in itself many times
 	// over, which the depth bound alone leaves exponential.
 	long budget;
+	// JSON: what the caps left out (text says it in place instead).
+	uint64_t not_shown;
+	const char *limit;
 };
 
 #define FORMAT_BUDGET (256L << 10)
@@ -77,11 +81,17 @@ static void put_string(struct fmt *f, const uint8_t *s, size_t n)
 	kp_sb_putn(f->sb, "\"", 1);
 }
 
-// What an output cap left out, in the output itself (a string in JSON).
+// What an output cap left out: in text, in the output itself; in JSON,
+// counted for kp_value_format_capped() so that every array keeps elements
+// of its one type and every object its members.
 static void put_cap(struct fmt *f, uint64_t left, const char *what)
 {
-	kp_sb_printf(f->sb, f->json ? "\"<%" PRIu64 " more %s not shown: output limit>\"" :
-		     "<%" PRIu64 " more %s not shown: output limit>", left, what);
+	if (f->json) {
+		f->not_shown += left;
+		f->limit = "output";
+		return;
+	}
+	kp_sb_printf(f->sb, "<%" PRIu64 " more %s not shown: output limit>", left, what);
 }
 
 static void put_symbol(struct fmt *f, uint64_t address)
@@ -239,20 +249,17 @@ static void format_members(struct fmt *f, uint32_t type, const uint8_t *bytes, s
 		if (!f->json)
 			kp_sb_printf(f->sb, f->one_line ? "," : ",\n");
 	}
-	if (i < n && !f->sb->failed) {
+	if (i < n && !f->sb->failed && f->json) {
+		put_cap(f, n - i, "members");
+	} else if (i < n && !f->sb->failed) {
 		// The cap stopped the members early: say so where they would be.
-		if (f->json) {
-			kp_sb_printf(f->sb, "%s\"<truncated>\": ", *first ? "" : ", ");
-		} else {
-			if (f->one_line)
-				kp_sb_putn(f->sb, " ", 1);
-			else
-				indent(f, level + 1);
-		}
+		if (f->one_line)
+			kp_sb_putn(f->sb, " ", 1);
+		else
+			indent(f, level + 1);
 		put_cap(f, n - i, "members");
 		*first = false;
-		if (!f->json)
-			kp_sb_printf(f->sb, f->one_line ? "," : ",\n");
+		kp_sb_printf(f->sb, f->one_line ? "," : ",\n");
 	}
 }
 
@@ -321,7 +328,9 @@ static void format_array(struct fmt *f, uint32_t type, const uint8_t *bytes, siz
 		if (nested)
 			kp_sb_putn(f->sb, ",", 1);
 	}
-	if (i < shown && !f->sb->failed) {
+	if (i < shown && !f->sb->failed && f->json) {
+		put_cap(f, shown - i, "elements");
+	} else if (i < shown && !f->sb->failed) {
 		// Not "}" alone: that would read as "the rest is zero".
 		sep(f, i, nested, level);
 		put_cap(f, shown - i, "elements");
@@ -360,10 +369,12 @@ static void format_body(struct fmt *f, uint32_t type, const uint8_t *bytes, size
 	if (f->sb->len > MAX_OUTPUT)
 		f->budget = 0;
 	if (level > MAX_FORMAT_DEPTH || --f->budget < 0) {
-		if (f->json)
-			kp_sb_printf(f->sb, "\"<not shown: %s limit>\"",
-				     level > MAX_FORMAT_DEPTH ? "depth" : "output");
-		else
+		if (f->json) {
+			// null keeps the document's shape; the cap is counted.
+			kp_sb_printf(f->sb, "null");
+			f->not_shown++;
+			f->limit = level > MAX_FORMAT_DEPTH ? "depth" : "output";
+		} else
 			kp_sb_printf(f->sb, "{...}");
 		return;
 	}
@@ -417,6 +428,12 @@ static void format_body(struct fmt *f, uint32_t type, const uint8_t *bytes, size
 
 struct kp_error *kp_value_format(struct kp_value *v, unsigned flags, char **ret)
 {
+	return kp_value_format_capped(v, flags, ret, NULL);
+}
+
+struct kp_error *kp_value_format_capped(struct kp_value *v, unsigned flags, char **ret,
+					struct kp_format_cap *cap)
+{
 	if (v->untyped)
 		return kp_error_create(KP_ERR_TYPE,
 				       "no type known for symbol '%s' (BTF has no VAR for it); cast it, "
@@ -460,6 +477,13 @@ struct kp_error *kp_value_format(struct kp_value *v, unsigned flags, char **ret)
 	char *s = kp_sb_take(&sb);
 	if (!s)
 		return &kp_enomem;
+	struct kp_format_cap c = {
+		.truncated = f.not_shown > 0, .not_shown = f.not_shown, .limit = f.limit,
+	};
+	if (cap && !kp_out_copy(cap, &c, sizeof(c))) {
+		free(s);
+		return kp_error_create(KP_ERR_INVALID, "struct kp_format_cap: sz not set (use KP_INIT)");
+	}
 	*ret = s;
 	return NULL;
 }

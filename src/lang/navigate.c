@@ -13,6 +13,7 @@
 #include <linux/btf.h>
 
 #include "core/kernel.h"
+#include "lang/arith.h"
 #include "lang/navigate.h"
 #include "lang/typename.h"
 #include "types/types.h"
@@ -133,7 +134,7 @@ struct kp_error *kp_nav_member_of(struct kp_eval_env *e, struct kp_value *a, boo
 	return member(e, a, name, len, ret);
 }
 
-struct kp_error *kp_nav_subscript(struct kp_eval_env *e, struct kp_value *a, uint64_t idx,
+struct kp_error *kp_nav_subscript(struct kp_eval_env *e, struct kp_value *a, int64_t idx,
 				  int col, struct kp_value **ret)
 {
 	struct kp_error *err;
@@ -145,15 +146,20 @@ struct kp_error *kp_nav_subscript(struct kp_eval_env *e, struct kp_value *a, uin
 		const struct btf_array *arr = btf_array(t);
 		uint64_t esize = kp_btf_size(a->btf, arr->type);
 		if (a->lvalue) {
-			err = kp_value_lvalue(e->k, arr->type, a->address + idx * esize, ret);
+			// No bound: kernel arrays of [0] and [] are read past their size.
+			uint64_t at;
+			if ((err = kp_arith_element(a->address, idx, esize, col, &at)))
+				return err;
+			err = kp_value_lvalue(e->k, arr->type, at, ret);
 			if (!err)
 				inherit_percpu(a, *ret);
 			return err;
 		}
-		if (idx >= arr->nelems || (idx + 1) * esize > a->size)
+		if (idx < 0 || (uint64_t)idx >= arr->nelems || esize > a->size ||
+		    (esize && (uint64_t)idx > a->size / esize - 1))
 			return kp_error_create(KP_ERR_INVALID, "index %" PRId64 " out of bounds [0, %u)",
-					       (int64_t)idx, arr->nelems);
-		return kp_value_rvalue(e->k, arr->type, a->data + idx * esize, esize, ret);
+					       idx, arr->nelems);
+		return kp_value_rvalue(e->k, arr->type, a->data + (uint64_t)idx * esize, esize, ret);
 	}
 	if (kind == BTF_KIND_PTR) {
 		uint64_t esize, x;
@@ -163,7 +169,10 @@ struct kp_error *kp_nav_subscript(struct kp_eval_env *e, struct kp_value *a, uin
 					       col);
 		if ((err = kp_value_pointer_step(a, &esize)) || (err = kp_value_scalar(a, &x)))
 			return err;
-		return kp_value_lvalue(e->k, target, x + idx * esize, ret);
+		uint64_t at;
+		if ((err = kp_arith_element(x, idx, esize, col, &at)))
+			return err;
+		return kp_value_lvalue(e->k, target, at, ret);
 	}
 	return kp_value_type_error(a, "cannot index a value of type %s");
 }
@@ -370,7 +379,7 @@ struct kp_error *kp_value_member(struct kp_value *v, const char *member, struct 
 struct kp_error *kp_value_subscript(struct kp_value *v, int64_t index, struct kp_value **ret)
 {
 	struct kp_eval_env e = ev_of(v);
-	return kp_nav_subscript(&e, v, (uint64_t)index, 0, ret);
+	return kp_nav_subscript(&e, v, index, 0, ret);
 }
 
 struct kp_error *kp_value_deref(struct kp_value *v, struct kp_value **ret)

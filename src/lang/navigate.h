@@ -16,7 +16,7 @@ struct kp_error *kp_nav_decay(struct kp_eval_env *e, struct kp_value *v, struct 
 struct kp_error *kp_nav_member_of(struct kp_eval_env *e, struct kp_value *a, bool arrow,
 				  const char *name, size_t len, struct kp_value **ret);
 // a[idx] of an array (lvalue or rvalue) or a pointer a; col for messages.
-struct kp_error *kp_nav_subscript(struct kp_eval_env *e, struct kp_value *a, uint64_t idx,
+struct kp_error *kp_nav_subscript(struct kp_eval_env *e, struct kp_value *a, int64_t idx,
 				  int col, struct kp_value **ret);
 // *a for a pointer rvalue a.
 struct kp_error *kp_nav_deref(struct kp_eval_env *e, struct kp_value *a, int col,

@@ -118,11 +118,12 @@ static const char *parse_line(const char *p, const char *end, struct text_line *
 // Calls each line of text in turn: the validation pass (st NULL) checks every
 // line before the adding pass touches st, so bad input leaves st unchanged.
 static struct kp_error *text_pass(const char *text, size_t len, uint64_t bias,
-				  const char *what, struct kp_symtab *st,
+				  const char *what, bool sorted, struct kp_symtab *st,
 				  size_t *lines_ret, bool *nonzero_ret)
 {
 	const char *p = text, *end = text + len;
 	size_t lineno = 0, lines = 0;
+	uint64_t prev = 0;
 	bool nonzero = false;
 	char module[MAX_MODULE_NAME + 1];
 	while (p < end) {
@@ -145,6 +146,12 @@ static struct kp_error *text_pass(const char *text, size_t len, uint64_t bias,
 						       what, (int)(lend - line > 120 ? 120 : lend - line), line);
 			return kp_error_create(KP_ERR_FORMAT, "%s line %zu: %s", what, lineno, why);
 		}
+		if (sorted && tl.address < prev)
+			return kp_error_create(KP_ERR_FORMAT, "%s line %zu: address %016" PRIx64
+					       " is below the previous line's %016" PRIx64 ": a "
+					       "System.map is sorted by address (nm -n)", what,
+					       lineno, tl.address, prev);
+		prev = tl.address;
 		lines++;
 		nonzero |= tl.address != 0;
 		if (!st)
@@ -168,15 +175,23 @@ static struct kp_error *text_pass(const char *text, size_t len, uint64_t bias,
 }
 
 struct kp_error *kp_kallsyms_parse_text(const char *text, size_t len, uint64_t bias,
-					const char *what, struct kp_symtab *st)
+					const char *what, bool sorted, struct kp_symtab *st)
 {
-	// A NUL ends the text (a buffer read from /proc may carry one).
+	// Neither /proc/kallsyms nor a System.map holds a NUL: one means the
+	// file is not what it claims (or was damaged), and reading on past it,
+	// or stopping there, would both give a wrong symbol table.
 	const char *nul = memchr(text, '\0', len);
-	if (nul)
-		len = nul - text;
+	if (nul) {
+		size_t lineno = 1;
+		for (const char *q = text; q < nul; q++)
+			lineno += *q == '\n';
+		return kp_error_create(KP_ERR_FORMAT, "%s line %zu: a NUL byte (file offset "
+				       "0x%zx): not kallsyms or System.map text", what, lineno,
+				       (size_t)(nul - text));
+	}
 	size_t lines;
 	bool nonzero;
-	struct kp_error *err = text_pass(text, len, bias, what, NULL, &lines, &nonzero);
+	struct kp_error *err = text_pass(text, len, bias, what, sorted, NULL, &lines, &nonzero);
 	if (err)
 		return err;
 	if (lines == 0)
@@ -190,7 +205,28 @@ struct kp_error *kp_kallsyms_parse_text(const char *text, size_t len, uint64_t b
 	err = kp_symtab_reserve(st, lines);
 	if (err)
 		return err;
-	return text_pass(text, len, bias, what, st, &lines, &nonzero);
+	return text_pass(text, len, bias, what, sorted, st, &lines, &nonzero);
+}
+
+bool kp_kallsyms_text_find(const char *text, size_t len, uint64_t bias, const char *name,
+			   uint64_t *ret)
+{
+	size_t n = strlen(name);
+	const char *end = text + len;
+	for (const char *p = text; p < end;) {
+		const char *eol = memchr(p, '\n', end - p);
+		const char *lend = eol ? eol : end;
+		struct text_line tl;
+		if (lend - p > (ptrdiff_t)n && !memcmp(lend - n - (lend[-1] == '\r'), name, n) &&
+		    !parse_line(p, lend - (lend[-1] == '\r'), &tl) && tl.name_len == n &&
+		    !tl.module) {
+			// The same rule as the parse: absolute values stay put.
+			*ret = tl.address + (tl.address >= MIN_RELOCATED_ADDRESS ? bias : 0);
+			return true;
+		}
+		p = eol ? eol + 1 : end;
+	}
+	return false;
 }
 
 // ---------------------------------------------------------------- helpers
@@ -205,7 +241,7 @@ struct kp_error *kp_symtab_from_file(const char *path, uint64_t bias, struct kp_
 	struct kp_symtab *st;
 	err = kp_symtab_create(&st);
 	if (!err) {
-		err = kp_kallsyms_parse_text(text, len, bias, path, st);
+		err = kp_kallsyms_parse_text(text, len, bias, path, false, st);
 		if (!err)
 			err = kp_symtab_finalize(st);
 		if (err)

@@ -15,8 +15,14 @@
 // Parses "ADDR TYPE NAME [MODULE]" lines, adding bias to every address (the
 // KASLR offset for System.map; 0 for /proc/kallsyms). 'what' names the input in
 // errors. Detects Debian's System.map stub and all-zero (kptr_restrict) kallsyms.
+// A NUL byte, a line of another form, or (sorted: a System.map) an address
+// below the line before is an error naming the line; st is then unchanged.
 struct kp_error *kp_kallsyms_parse_text(const char *text, size_t len, uint64_t bias,
-					const char *what, struct kp_symtab *st);
+					const char *what, bool sorted, struct kp_symtab *st);
+// The address the text gives a core kernel symbol, moved by bias as
+// kp_kallsyms_parse_text() moves it; false if no well-formed line names it.
+bool kp_kallsyms_text_find(const char *text, size_t len, uint64_t bias, const char *name,
+			   uint64_t *ret);
 
 // Virtual addresses of the kernel's kallsyms tables (from VMCOREINFO or a
 // scan of the image). Addresses are encoded one of three ways (kallsyms.c):

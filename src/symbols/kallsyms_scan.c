@@ -350,6 +350,8 @@ struct kp_error *kp_locate_scan_image(struct kp_memory *mem, uint64_t start, uin
 				scan_run(mem, min_addr, buf, have, from, va + p - have, ret);
 				have = 0;
 				from = 0;
+				// A fault of the translation: the pages it spans too.
+				p += kp_memory_fault_step(mem, va + p, PAGE, blk - p) - PAGE;
 			}
 		}
 		va += blk;

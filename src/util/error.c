@@ -58,6 +58,17 @@ struct kp_error *kp_error_fault(uint64_t address, const char *fmt, ...)
 	return err;
 }
 
+// err with ": strerror(errnum)" appended to its message.
+static struct kp_error *with_strerror(struct kp_error *err, int errnum)
+{
+	char *msg;
+	if (!is_singleton(err) && asprintf(&msg, "%s: %s", err->message, strerror(errnum)) >= 0) {
+		free(err->message);
+		err->message = msg;
+	}
+	return err;
+}
+
 struct kp_error *kp_error_os(int errnum, const char *fmt, ...)
 {
 	va_list ap;
@@ -66,14 +77,16 @@ struct kp_error *kp_error_os(int errnum, const char *fmt, ...)
 		KP_ERR_PERMISSION : (errnum == ENOENT ? KP_ERR_NOT_FOUND : KP_ERR_OS);
 	struct kp_error *err = verror(code, errnum, false, 0, fmt, ap);
 	va_end(ap);
-	if (is_singleton(err))
-		return err;
-	char *msg;
-	if (asprintf(&msg, "%s: %s", err->message, strerror(errnum)) >= 0) {
-		free(err->message);
-		err->message = msg;
-	}
-	return err;
+	return with_strerror(err, errnum);
+}
+
+struct kp_error *kp_error_output(int errnum, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	struct kp_error *err = verror(KP_ERR_OUTPUT, errnum, false, 0, fmt, ap);
+	va_end(ap);
+	return with_strerror(err, errnum);
 }
 
 struct kp_error *kp_error_prefix(struct kp_error *err, const char *fmt, ...)
@@ -114,6 +127,7 @@ struct kp_error *kp_error_copy(const struct kp_error *e)
 	if (c != &kp_enomem) {
 		c->code = e->code;
 		c->errnum = e->errnum;
+		c->span = e->span;
 	}
 	return c;
 }
@@ -141,6 +155,7 @@ const char *kp_error_code_name(enum kp_error_code code)
 	case KP_ERR_UNSUPPORTED: return "UNSUPPORTED";
 	case KP_ERR_LOOP: return "LOOP";
 	case KP_ERR_INTERRUPTED: return "INTERRUPTED";
+	case KP_ERR_OUTPUT: return "OUTPUT";
 	}
 	return "UNKNOWN";
 }

@@ -12,6 +12,10 @@ struct kp_error {
 	int errnum;		// errno for KP_ERR_OS / system-call permission errors, else 0
 	bool has_address;
 	uint64_t address;	// first failing address for KP_ERR_FAULT
+	uint64_t span;		// a fault of a page-table walk: the bytes from
+				// address it covers too (the span of the entry
+				// that is absent or whose table cannot be read;
+				// 0: unknown), for scans to step over at once
 	char *message;		// one line, no trailing newline
 };
 
@@ -29,6 +33,9 @@ struct kp_error *kp_error_fault(uint64_t address, const char *fmt, ...)
 // KP_ERR_OS; the message gets ": strerror(errnum)" appended. Maps EPERM/EACCES
 // to KP_ERR_PERMISSION and ENOENT to KP_ERR_NOT_FOUND (errnum kept).
 struct kp_error *kp_error_os(int errnum, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+// KP_ERR_OUTPUT (writing the caller's output failed), with ": strerror(errnum)".
+struct kp_error *kp_error_output(int errnum, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 // Returns err with "PREFIX: " prepended to its message (consumes err; copies a
 // singleton). Never fails: on out-of-memory the original error is returned.

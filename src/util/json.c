@@ -10,13 +10,15 @@
 
 // Length of the valid UTF-8 sequence at s (at most n bytes), 0 if there is
 // none: overlong forms, surrogates and code points past U+10FFFF are invalid.
-static size_t utf8_len(const uint8_t *s, size_t n)
+static size_t utf8_decode(const uint8_t *s, size_t n, uint32_t *cp_ret)
 {
 	uint8_t c = s[0];
 	size_t len;
 	uint32_t cp, min;
-	if (c < 0x80)
+	if (c < 0x80) {
+		*cp_ret = c;
 		return 1;
+	}
 	if (c >= 0xc2 && c <= 0xdf) {
 		len = 2; cp = c & 0x1f; min = 0x80;
 	} else if (c >= 0xe0 && c <= 0xef) {
@@ -35,7 +37,20 @@ static size_t utf8_len(const uint8_t *s, size_t n)
 	}
 	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
 		return 0;
+	*cp_ret = cp;
 	return len;
+}
+
+// Characters that are valid UTF-8 but reorder or hide text on a terminal
+// (Unicode format characters: "init\u202eexe.hs" shows as "initsh.exe"):
+// the bidi marks, embeddings, overrides and isolates, zero-width characters,
+// the line and paragraph separators and the BOM. They are escaped like
+// control characters.
+static bool hides_text(uint32_t cp)
+{
+	return cp == 0x061c || (cp >= 0x200b && cp <= 0x200f) ||
+	       (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x206f) ||
+	       cp == 0xfeff;
 }
 
 void kp_json_put_string(struct kp_sb *sb, const void *str, size_t n)
@@ -44,7 +59,8 @@ void kp_json_put_string(struct kp_sb *sb, const void *str, size_t n)
 	kp_sb_putn(sb, "\"", 1);
 	for (size_t i = 0; i < n;) {
 		uint8_t c = s[i];
-		size_t len = utf8_len(s + i, n - i);
+		uint32_t cp = 0;
+		size_t len = utf8_decode(s + i, n - i, &cp);
 		if (c == '"' || c == '\\') {
 			char esc[2] = { '\\', (char)c };
 			kp_sb_putn(sb, esc, 2);
@@ -57,6 +73,10 @@ void kp_json_put_string(struct kp_sb *sb, const void *str, size_t n)
 		} else if (len == 2 && c == 0xc2 && s[i + 1] < 0xa0) {
 			kp_sb_printf(sb, "\\u%04x", s[i + 1]);	// C1: U+0080..U+009F
 			i += 2;
+			continue;
+		} else if (len && hides_text(cp)) {
+			kp_sb_printf(sb, "\\u%04x", (unsigned)cp);
+			i += len;
 			continue;
 		} else if (c < 0x20 || c == 0x7f || !len) {
 			// Not UTF-8 (kernel strings are bytes): the byte as the code

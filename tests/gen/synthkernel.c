@@ -298,6 +298,8 @@ static void symbols(const struct sk_opts *o, struct image *im)
 		{ "nr_cpu_ids", 'D', SK_NR_CPU_IDS },
 		{ "__cpu_online_mask", 'D', SK_ONLINE_MASK },
 		{ "evil_string", 'd', SK_EVIL },
+		{ "vmcoreinfo_data", 'D', SK_VMCOREINFO_DATA },
+		{ "vmcoreinfo_size", 'D', SK_VMCOREINFO_SIZE },
 		{ "init_task", 'D', SK_INIT_TASK },
 		{ "__start_BTF", 'R', SK_BTF },
 		{ "__stop_BTF", 'R', SK_BTF + im->btf_size },
@@ -385,6 +387,8 @@ static void build_image(const struct sk_opts *o, struct image *im)
 	symbols(o, im);
 	im->vmcoreinfo = sk_vmcoreinfo(&im->ks);
 	memcpy(m + SK_VMCOREINFO_PA, im->vmcoreinfo, strlen(im->vmcoreinfo) + 1);
+	sk_put64(m, PA(SK_VMCOREINFO_DATA), SK_DIRECT + SK_VMCOREINFO_PA);
+	sk_put64(m, PA(SK_VMCOREINFO_SIZE), strlen(im->vmcoreinfo));
 	if (o->edit)
 		o->edit(m, o->edit_arg);
 }

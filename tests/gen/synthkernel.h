@@ -46,6 +46,8 @@
 #define SK_NR_CPU_IDS (SK_DATA + 0x170)	// unsigned int: 4 possible CPUs
 #define SK_ONLINE_MASK (SK_DATA + 0x178)	// __cpu_online_mask: CPUs 0 and 2
 #define SK_EVIL (SK_DATA + 0x180)
+#define SK_VMCOREINFO_DATA (SK_DATA + 0x1e0)	// pointer to the vmcoreinfo page
+#define SK_VMCOREINFO_SIZE (SK_DATA + 0x1e8)	// and its text's length
 #define SK_INIT_TASK (SK_DATA + 0x200)
 #define SK_SIGNAL (SK_DATA + 0x300)
 #define SK_TASKS_PA UINT64_C(0x2000)

@@ -216,6 +216,28 @@ static void kallsyms_memory_seed(const struct kp_mkkallsyms_sym *syms, size_t n,
 	kp_mkkallsyms_deinit(&k);
 }
 
+// A __ksymtab of 24 entries sorted by name (include/linux/export.h: value,
+// name and namespace offsets), kNN_fn functions and kNN_var variables, its
+// names after it: fuzz_ksymtab finds it.
+static void ksymtab_seeds(void)
+{
+	static uint8_t ro[0x4000];
+	size_t strings = 0x3000;
+	for (unsigned i = 0; i < 24; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), i % 2 ? "k%02u_var" : "k%02u_fn", i);
+		uint64_t at = FUZZ_KSYMTAB_RODATA + 0x104 + 12 * i;
+		uint64_t v = i % 2 ? FUZZ_KSYMTAB_RODATA + 0x2000 + 8 * i : FUZZ_KSYMTAB_TEXT + 0x100 * i;
+		int32_t rv = (int32_t)(int64_t)(v - at);
+		int32_t rn = (int32_t)(int64_t)(FUZZ_KSYMTAB_RODATA + strings - (at + 4));
+		memcpy(ro + 0x104 + 12 * i, &rv, 4);
+		memcpy(ro + 0x104 + 12 * i + 4, &rn, 4);
+		memcpy(ro + strings, name, strlen(name) + 1);
+		strings += strlen(name) + 1;
+	}
+	seed("fuzz_ksymtab", ro, sizeof(ro));
+}
+
 static void kallsyms_memory_seeds(void)
 {
 	static const struct kp_mkkallsyms_sym syms[] = {
@@ -664,6 +686,7 @@ int main(int argc, char **argv)
 	vmcoreinfo_seeds();
 	kallsyms_text_seeds();
 	kallsyms_memory_seeds();
+	ksymtab_seeds();
 	kdump_seeds();
 	lime_seeds();
 	kernel_open_seeds();

@@ -39,7 +39,7 @@ TEST(proc_kallsyms_with_modules)
 {
 	struct kp_symtab *st = new_symtab();
 	CHECK_OK(kp_kallsyms_parse_text(proc_kallsyms, sizeof(proc_kallsyms) - 1, 0,
-					"/proc/kallsyms", st));
+					"/proc/kallsyms", false, st));
 	CHECK_U64(kp_symtab_count(st), 9);
 	struct kp_symbol sym;
 	CHECK_OK(kp_symtab_by_name(st, "ext4_mount", &sym));
@@ -73,7 +73,7 @@ TEST(system_map_with_bias)
 		"ffffffff83200000 B _end";	// no final newline
 	struct kp_symtab *st = new_symtab();
 	const uint64_t kaslr = 0x17a00000;
-	CHECK_OK(kp_kallsyms_parse_text(map, sizeof(map) - 1, kaslr, "System.map", st));
+	CHECK_OK(kp_kallsyms_parse_text(map, sizeof(map) - 1, kaslr, "System.map", true, st));
 	struct kp_symbol sym;
 	CHECK_OK(kp_symtab_by_name(st, "_text", &sym));
 	CHECK_U64(sym.address, 0xffffffff81000000 + kaslr);
@@ -97,9 +97,9 @@ TEST(debian_stub_and_hidden_addresses)
 		"ffffffffffffffff B The real System.map is in the linux-image-<version>-dbg package\n";
 	struct kp_symtab *st = new_symtab();
 	CHECK_ERR(kp_kallsyms_parse_text(stub, sizeof(stub) - 1, 0,
-					 "/boot/System.map-6.1.0-57-amd64", st),
+					 "/boot/System.map-6.1.0-57-amd64", true, st),
 		  KP_ERR_UNSUPPORTED, "/boot/System.map-6.1.0-57-amd64 is Debian's placeholder");
-	struct kp_error *err = kp_kallsyms_parse_text(stub, sizeof(stub) - 1, 0, "map", st);
+	struct kp_error *err = kp_kallsyms_parse_text(stub, sizeof(stub) - 1, 0, "map", false, st);
 	CHECK(err && strstr(err->message, "-dbg") && strstr(err->message, "/usr/lib/debug/boot/System.map"));
 	kp_error_destroy(err);
 
@@ -109,9 +109,9 @@ TEST(debian_stub_and_hidden_addresses)
 		"0000000000000000 T _text\n"
 		"0000000000000000 T startup_64\n"
 		"0000000000000000 t ext4_fill_super\t[ext4]\n";
-	CHECK_ERR(kp_kallsyms_parse_text(hidden, sizeof(hidden) - 1, 0, "/proc/kallsyms", st),
+	CHECK_ERR(kp_kallsyms_parse_text(hidden, sizeof(hidden) - 1, 0, "/proc/kallsyms", false, st),
 		  KP_ERR_PERMISSION, "addresses are hidden (kernel.kptr_restrict): run as root with CAP_SYSLOG or set kernel.kptr_restrict=0");
-	CHECK_ERR(kp_kallsyms_parse_text("", 0, 0, "empty.map", st), KP_ERR_FORMAT,
+	CHECK_ERR(kp_kallsyms_parse_text("", 0, 0, "empty.map", false, st), KP_ERR_FORMAT,
 		  "empty.map has no symbols");
 	CHECK_U64(kp_symtab_count(st), 0);	// failures add nothing
 	kp_symtab_destroy(st);
@@ -137,22 +137,30 @@ TEST(malformed_lines_name_file_and_line)
 	struct kp_symtab *st = new_symtab();
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		CHECK_ERR(kp_kallsyms_parse_text(cases[i].text, strlen(cases[i].text), 0,
-						 "kallsyms", st),
+						 "kallsyms", false, st),
 			  KP_ERR_FORMAT, cases[i].want);
 	char longname[2100] = "ffffffff81000000 T ";
 	memset(longname + strlen(longname), 'a', 2000);
-	CHECK_ERR(kp_kallsyms_parse_text(longname, strlen(longname), 0, "k", st), KP_ERR_FORMAT,
+	CHECK_ERR(kp_kallsyms_parse_text(longname, strlen(longname), 0, "k", false, st), KP_ERR_FORMAT,
 		  "symbol name too long");
 	CHECK_U64(kp_symtab_count(st), 0);
-	// A NUL ends the text.
-	const char nul[] = "ffffffff81000000 T _text\n\0garbage";
-	CHECK_OK(kp_kallsyms_parse_text(nul, sizeof(nul) - 1, 0, "k", st));
-	CHECK_U64(kp_symtab_count(st), 1);
+	// A NUL is an error naming its line, wherever it is.
+	const char nul[] = "ffffffff81000000 T _text\nffffffff81000010 T b\0c\nffffffff81000020 T d\n";
+	CHECK_ERR(kp_kallsyms_parse_text(nul, sizeof(nul) - 1, 0, "k", false, st), KP_ERR_FORMAT,
+		  "k line 2: a NUL byte (file offset 0x2d): not kallsyms or System.map text");
+	CHECK_U64(kp_symtab_count(st), 0);
+	// A System.map out of address order is an error; kallsyms text may be.
+	const char unsorted[] = "ffffffff81000010 T b\nffffffff81000000 T _text\n";
+	CHECK_ERR(kp_kallsyms_parse_text(unsorted, sizeof(unsorted) - 1, 0, "map", true, st),
+		  KP_ERR_FORMAT, "map line 2: address ffffffff81000000 is below the previous "
+		  "line's ffffffff81000010: a System.map is sorted by address (nm -n)");
+	CHECK_OK(kp_kallsyms_parse_text(unsorted, sizeof(unsorted) - 1, 0, "k", false, st));
+	CHECK_U64(kp_symtab_count(st), 2);
 	// Names are bytes up to a separator, as /proc/kallsyms prints them:
 	// gcc 16's local labels in modules (Debian 7.2 arm64) hold a \x02.
 	const char odd[] = "ffffffffc0001000 r .L14472\x02" "1\t[virtio_blk]\n"
 			   "ffffffffc0001010 t f\xc3\xa9\t[ext4]\n";
-	CHECK_OK(kp_kallsyms_parse_text(odd, sizeof(odd) - 1, 0, "k", st));
+	CHECK_OK(kp_kallsyms_parse_text(odd, sizeof(odd) - 1, 0, "k", false, st));
 	struct kp_symbol sym;
 	CHECK_OK(kp_symtab_by_name(st, ".L14472\x02" "1", &sym));
 	CHECK_U64(sym.address, 0xffffffffc0001000);

@@ -181,6 +181,42 @@ TEST(avml_compressed)
 	free(buf);
 }
 
+// Chunks of a few bytes (compressed and stored): the index keeps one entry
+// per ENTRY_EVERY chunks and a read walks the headers from it; every byte,
+// read one at a time in a scattered order, is the one written.
+TEST(avml_tiny_chunks)
+{
+	size_t n = 0x5000;
+	uint8_t *a = malloc(n);
+	fill(a, n, 6);
+	struct mklime *ml = mklime_create();
+	mklime_add_avml(ml, 0x10000, a, n, &(struct mklime_avml){.chunk = 3});
+	mklime_add_avml(ml, 0x10000 + n, a, n,
+			&(struct mklime_avml){.chunk = 1, .uncompressed = true, .padding = true});
+	char *path;
+	struct kp_opened_source o;
+	CHECK_OK(open_ml(ml, &path, &o));
+	if (o.file) {
+		bool same = true;
+		for (size_t k = 0; k < 2 * n && same; k++) {
+			size_t i = (k * 7919) % (2 * n);	// 7919 is prime: every i once
+			uint8_t b;
+			CHECK_OK(kp_memory_read(o.mem, KP_PHYS, 0x10000 + i, &b, 1));
+			same = b == a[i % n];
+		}
+		CHECK(same);
+		uint8_t b;
+		struct kp_error *err = kp_memory_read(o.mem, KP_PHYS, 0x10000 + 2 * n, &b, 1);
+		CHECK(err != NULL);
+		kp_error_destroy(err);
+		close_image(&o);
+	}
+	unlink(path);
+	free(path);
+	mklime_destroy(ml);
+	free(a);
+}
+
 TEST(avml_bad_crc)
 {
 	static uint8_t a[0x2000];
@@ -355,6 +391,7 @@ int main(void)
 	RUN(lime_ranges);
 	RUN(lime_padded_single_range);
 	RUN(avml_compressed);
+	RUN(avml_tiny_chunks);
 	RUN(avml_bad_crc);
 	RUN(bad_headers);
 	RUN(every_truncation);

@@ -231,11 +231,65 @@ TEST(a_kernel_without_a_network_says_so)
 	kp_kernel_destroy(k);
 }
 
+// eth0 with 300 more IPv4 addresses (10.1.0.0/16 ...), chained after its
+// two in the free area: the first 256 of all its addresses are listed, the
+// other 48 (the last 46 IPv4, both IPv6) counted in addrs_not_shown.
+#define MANY 300
+static void many_addresses(uint8_t *m, void *arg)
+{
+	(void)arg;
+	sk_put64(m, SKS_IFA(2) + SKS_IFA_NEXT, SKP_VA(SKS_FREE));
+	for (unsigned i = 0; i < MANY; i++) {
+		uint64_t pa = SKS_FREE + 0x20 * i;
+		uint8_t a[4] = { 10, 1, (uint8_t)(i >> 8), (uint8_t)i };
+		memcpy(m + pa + SKS_IFA_LOCAL, a, 4);
+		memcpy(m + pa + SKS_IFA_LOCAL + 4, a, 4);
+		m[pa + SKS_IFA_PREFIX] = 16;
+		sk_put64(m, pa + SKS_IFA_NEXT, i + 1 < MANY ? SKP_VA(pa + 0x20) : 0);
+	}
+}
+
+TEST(addresses_beyond_the_cap_are_counted)
+{
+	struct sk_opts o = { .format = SK_ELF, .ntasks = 12, .procs = SK_PROCS_LIST, .sys = SK_SYS_NEW,
+			     .edit = many_addresses };
+	struct kp_kernel *k = NULL;
+	CHECK_OK(sk_open(&o, &k));
+	struct kp_netdev_iter *it = NULL;
+	const struct kp_netdev *d;
+	if (k)
+		CHECK_OK(kp_netdev_iter_create(k, &it));
+	if (!it) {
+		kp_kernel_destroy(k);
+		return;
+	}
+	bool eth0 = false;
+	struct kp_error *err;
+	while (!(err = kp_netdev_iter_next(it, &d)) && d) {
+		if (d->address != SKP_VA(SKS_DEV(1))) {
+			CHECK_U64(d->addrs_not_shown, 0);
+			continue;
+		}
+		eth0 = true;
+		CHECK_U64(d->naddrs, 256);
+		CHECK_U64(d->addrs_not_shown, 2 + MANY + 2 - 256);
+		CHECK_STR(d->addrs[0], "10.0.2.15/24");
+		CHECK_STR(d->addrs[1], "10.0.2.16/24");
+		CHECK_STR(d->addrs[2], "10.1.0.0/16");
+		CHECK_STR(d->addrs[255], "10.1.0.253/16");
+	}
+	CHECK_OK(err);
+	CHECK(eth0);
+	kp_netdev_iter_destroy(it);
+	kp_kernel_destroy(k);
+}
+
 int main(void)
 {
 	RUN(interfaces_and_sockets_of_both_generations);
 	RUN(hostile_networks);
 	RUN(sockets_held_by_no_process);
 	RUN(a_kernel_without_a_network_says_so);
+	RUN(addresses_beyond_the_cap_are_counted);
 	return TEST_SUMMARY();
 }

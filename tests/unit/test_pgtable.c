@@ -220,6 +220,12 @@ static void check_not_present(int levels, const char *const *names)
 		CHECK_ERR(kp_pgtable_translate(f.pt, va, &pa, &size), KP_ERR_FAULT, msg);
 		CHECK_U64(pa, 1);
 		CHECK_U64(size, 1);
+		// The fault spans what the absent entry would map, from va on.
+		struct kp_error *e = kp_pgtable_translate(f.pt, va, &pa, &size);
+		uint64_t span = 1ULL << (12 + 9 * (level - 1));
+		CHECK_U64(e ? e->span : 0, span - (va & (span - 1)));
+		CHECK_U64(kp_memory_fault_span(f.mem, va), span - (va & (span - 1)));
+		kp_error_destroy(e);
 	}
 	// The mapped neighbour still works.
 	struct kp_vtop v = walk_ok(&f, 0xffffc90000002010);

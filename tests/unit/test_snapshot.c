@@ -458,7 +458,7 @@ TEST(refuses_existing_and_bad_paths)
 		struct stat sb;
 		CHECK(stat(snap, &sb) == 0 && sb.st_size == 4);
 		char *missing = out_path("no/such/dir/x");
-		CHECK_ERR(kp_snapshot_write(a, missing, NULL, NULL), KP_ERR_NOT_FOUND, "no/such/dir");
+		CHECK_ERR(kp_snapshot_write(a, missing, NULL, NULL), KP_ERR_OUTPUT, "no/such/dir");
 		free(missing);
 		char *k = out_path("k.snap");
 		KP_OPTS(kp_snapshot_options, o, .format = (enum kp_snapshot_format)7);

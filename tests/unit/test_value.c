@@ -174,8 +174,9 @@ TEST(json)
 	mkk_destroy(k);
 }
 
-// An output cap is visible in the output: the elements shown plus the
-// count the marker gives are the array's length, in text and in JSON.
+// An output cap is visible: in text, a marker whose count and the elements
+// shown are the array's length; in JSON, an array of integers only (a JSON
+// parser reading it never meets a string) and the count beside it.
 TEST(output_cap_is_shown)
 {
 	struct kp_kernel *k = mkk_scene();
@@ -192,20 +193,40 @@ TEST(output_cap_is_shown)
 		bytes[i] = 7;	// every element 7, little-endian
 	struct kp_value *v;
 	CHECK_OK(kp_value_rvalue(k, arr, bytes, size, &v));
-	for (int json = 0; json < 2; json++) {
-		char *s = NULL;
-		CHECK_OK(kp_value_format(v, KP_FORMAT_ONE_LINE | (json ? KP_FORMAT_JSON : 0), &s));
-		const char *mark = strstr(s, json ? "\"<" : "<");
-		size_t shown = 0;
-		for (const char *p = s; mark && p < mark; p++)
-			shown += *p == '7';
-		unsigned long left = 0;
-		CHECK(mark && sscanf(mark + (json ? 2 : 1), "%lu more elements not shown: output limit>",
-				     &left) == 1);
-		CHECK_U64(shown + left, 300000);
-		CHECK(left > 0);
-		free(s);
-	}
+	char *s = NULL;
+	CHECK_OK(kp_value_format(v, KP_FORMAT_ONE_LINE, &s));
+	const char *mark = strstr(s, "<");
+	size_t shown = 0;
+	for (const char *p = s; mark && p < mark; p++)
+		shown += *p == '7';
+	unsigned long left = 0;
+	CHECK(mark && sscanf(mark + 1, "%lu more elements not shown: output limit>", &left) == 1);
+	CHECK_U64(shown + left, 300000);
+	CHECK(left > 0);
+	free(s);
+
+	KP_INIT(kp_format_cap, cap);
+	CHECK_OK(kp_value_format_capped(v, KP_FORMAT_ONE_LINE | KP_FORMAT_JSON, &s, &cap));
+	// [7, 7, ..., 7]: nothing but integers between the brackets.
+	size_t n = strlen(s);
+	CHECK(n > 2 && s[0] == '[' && s[n - 1] == ']');
+	CHECK(strspn(s + 1, "7, ") == n - 2);
+	shown = 0;
+	for (const char *p = s; *p; p++)
+		shown += *p == '7';
+	CHECK(cap.truncated);
+	CHECK_STR(cap.limit, "output");
+	CHECK_U64(shown + cap.not_shown, 300000);
+	CHECK(cap.not_shown > 0);
+	free(s);
+	// Not capped: nothing said.
+	struct kp_value *one;
+	CHECK_OK(kp_value_rvalue(k, ulong, bytes, 8, &one));
+	CHECK_OK(kp_value_format_capped(one, KP_FORMAT_JSON, &s, &cap));
+	CHECK_STR(s, "7");
+	CHECK(!cap.truncated && cap.not_shown == 0 && cap.limit == NULL);
+	free(s);
+	kp_value_destroy(one);
 	kp_value_destroy(v);
 	free(bytes);
 	mkk_destroy(k);

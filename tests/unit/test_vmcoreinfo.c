@@ -35,6 +35,32 @@ static const char sample[] =
 	"CONFIG_KALLSYMS=y\n"
 	"CRASHTIME=1733216400\n";
 
+// CRASHTIME that is not a time is said to be so, never saturated or wrapped.
+TEST(crash_time_out_of_range)
+{
+	static const char *const bad[] = {
+		"CRASHTIME=99999999999999999999999\n", "CRASHTIME=-5\n", "CRASHTIME=12x\n",
+		"CRASHTIME=\n", "CRASHTIME=253402300800\n",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct kp_vmcoreinfo *vi = NULL;
+		CHECK_OK(kp_vmcoreinfo_parse(bad[i], strlen(bad[i]), &vi));
+		int64_t t = 42;
+		CHECK(kp_vmcoreinfo_crash_time(vi, &t) == 1);
+		CHECK_U64(t, 42);
+		kp_vmcoreinfo_destroy(vi);
+	}
+	struct kp_vmcoreinfo *vi = NULL;
+	CHECK_OK(kp_vmcoreinfo_parse("CRASHTIME=253402300799\n", 23, &vi));
+	int64_t t = 0;
+	CHECK(kp_vmcoreinfo_crash_time(vi, &t) == 0);
+	CHECK_U64(t, 253402300799);
+	kp_vmcoreinfo_destroy(vi);
+	CHECK_OK(kp_vmcoreinfo_parse("OSRELEASE=6.1\n", 14, &vi));
+	CHECK(kp_vmcoreinfo_crash_time(vi, &t) == -1);
+	kp_vmcoreinfo_destroy(vi);
+}
+
 TEST(all_key_kinds)
 {
 	struct kp_vmcoreinfo *vi = NULL;
@@ -45,6 +71,9 @@ TEST(all_key_kinds)
 	CHECK_STR(kp_vmcoreinfo_get(vi, "BUILD-ID"), "0c5b1ba2d8ac2a4d7b9e0e2c4f3a1b2c3d4e5f60");
 	CHECK_STR(kp_vmcoreinfo_get(vi, "PAGESIZE"), "4096");
 	CHECK_STR(kp_vmcoreinfo_get(vi, "CRASHTIME"), "1733216400");
+	int64_t t = 0;
+	CHECK(kp_vmcoreinfo_crash_time(vi, &t) == 0);
+	CHECK_U64(t, 1733216400);
 	CHECK_STR(kp_vmcoreinfo_get(vi, "CONFIG_KALLSYMS"), "y");
 	CHECK_STR(kp_vmcoreinfo_get(vi, "SYMBOL(_stext)"), "ffffffff98a00000");
 	CHECK(kp_vmcoreinfo_get(vi, "SYMBOL") == NULL);
@@ -185,6 +214,7 @@ TEST(garbage_is_rejected_naming_the_line)
 int main(void)
 {
 	RUN(all_key_kinds);
+	RUN(crash_time_out_of_range);
 	RUN(missing_newline_nul_padding_blank_lines);
 	RUN(first_of_duplicate_keys_and_bad_numbers);
 	RUN(garbage_is_rejected_naming_the_line);

@@ -357,6 +357,22 @@ TEST(partial_objects_and_the_error_that_ends_the_walk)
 	CHECK(kp_lx_walk_finish(&w) == NULL);	// returned once
 	kp_lx_walk_deinit(&w);
 
+	// Live, an object that could not be read went away under the walk,
+	// unless the kernel lacks what reading it needs (a symbol): that is
+	// left out and returned at the end, as in a dump.
+	kp_kernel_destroy(k);
+	k = kernel(true);
+	kp_lx_walk_init(&w, k);
+	CHECK(kp_lx_walk_unreadable(&w, kp_error_create(KP_ERR_FAULT, "task 7 went away")) == NULL);
+	CHECK(kp_lx_walk_unreadable(&w, kp_error_create(KP_ERR_NOT_FOUND, "unknown symbol 'runqueues'")) ==
+	      NULL);
+	kp_lx_walk_status(&w, &st);
+	CHECK_U64(st.left_out, 1);
+	err = kp_lx_walk_finish(&w);
+	CHECK_STR(err ? kp_error_message(err) : "(none)", "unknown symbol 'runqueues'");
+	kp_error_destroy(err);
+	kp_lx_walk_deinit(&w);
+
 	// Nothing returned: deinit frees what is kept (ASan's leak check).
 	kp_lx_walk_init(&w, k);
 	kp_lx_walk_partial(&w, kp_error_create(KP_ERR_FAULT, "kept"));

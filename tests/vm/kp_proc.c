@@ -16,13 +16,13 @@
 //                         byte for byte, .ns ("NAME TARGET" of each
 //                         /proc/PID/ns link), .fds (per fd "== FD TARGET",
 //                         "stat-ino: N" and "stat-mode: 0MODE" of the file,
-//                         then /proc/PID/fdinfo/FD), and
-//                         DIR/proc.TAG.cmdlines: "PID COMM CMDLINE" of every
-//                         process, comm and cmdline in hex.
+//                         then /proc/PID/fdinfo/FD), .envpages (frames of the
+//                         environment, /proc/kpageflags), and DIR/proc.TAG.
+//                         cmdlines: "PID COMM CMDLINE" of every process, hex.
 //   kp_proc sys DIR TAG [NSPID...]
 //                         the guest's own view of the system (issue 28):
-//                         DIR/sys.TAG.{meminfo,slabinfo,interrupts} and
-//                         sys.TAG.net-NAME (/proc/net/NAME: tcp, tcp6, udp,
+//                         DIR/sys.TAG.{meminfo,slabinfo,interrupts,vmallocinfo}
+//                         and sys.TAG.net-NAME (/proc/net/NAME: tcp, tcp6, udp,
 //                         udp6, raw, raw6, unix) byte for byte,
 //                         sys.TAG.sockfds ("PID INODE" of every socket in
 //                         every process's fd table) and sys.TAG.ifaces: the
@@ -108,23 +108,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define SELF "/usr/bin/kp_proc"
-#define READY_FD 200 // where a role finds the pipe to start, across exec
-#define WORK "/tmp/kp_proc"
-#define NS_MNT "/tmp/kp ns"
-#define NS_RO "/tmp/kp_ro"
-
-#ifndef CLONE_NEWTIME
-#define CLONE_NEWTIME 0x00000080
-#endif
-#ifndef PR_CAP_AMBIENT
-#define PR_CAP_AMBIENT 47
-#define PR_CAP_AMBIENT_RAISE 2
-#endif
+#include "kp_proc.h"
 
 // ---------------------------------------------------------------- roles
 
-static void ready(const char *fmt, ...)
+void ready(const char *fmt, ...)
 {
 	char buf[256];
 	va_list ap;
@@ -138,13 +126,13 @@ static void ready(const char *fmt, ...)
 	close(READY_FD);
 }
 
-static void fail(const char *role, const char *what)
+void fail(const char *role, const char *what)
 {
 	ready("%s error %s: %s\n", role, what, strerror(errno));
 	_exit(1);
 }
 
-static void sleep_forever(void)
+void sleep_forever(void)
 {
 	for (;;)
 		pause();
@@ -470,134 +458,6 @@ static void role_args(void)
 	sleep_forever();
 }
 
-// inet_sock(FAMILY, TYPE, PROTO, ADDR, PORT, WANT): a socket at fd WANT,
-// bound to ADDR:PORT unless ADDR is NULL.
-static int inet_sock(int family, int type, int proto, const char *addr, int port, int want)
-{
-	struct sockaddr_storage ss = {0};
-	socklen_t len;
-	int fd = socket(family, type, proto), one = 1;
-
-	if (fd < 0)
-		fail("net", "socket");
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (family == AF_INET6)
-		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-	if (addr) {
-		if (family == AF_INET) {
-			struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
-
-			sin->sin_family = AF_INET;
-			sin->sin_port = htons((uint16_t)port);
-			len = sizeof(*sin);
-			if (inet_pton(AF_INET, addr, &sin->sin_addr) != 1)
-				fail("net", addr);
-		} else {
-			struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
-
-			sin6->sin6_family = AF_INET6;
-			sin6->sin6_port = htons((uint16_t)port);
-			len = sizeof(*sin6);
-			if (inet_pton(AF_INET6, addr, &sin6->sin6_addr) != 1)
-				fail("net", addr);
-		}
-		// An IPv6 address is tentative until the kernel's duplicate
-		// address detection work has run (at once on NOARP kp0).
-		for (int i = 0; bind(fd, (struct sockaddr *)&ss, len) < 0; i++) {
-			if (errno != EADDRNOTAVAIL || i == 50)
-				fail("net", addr);
-			usleep(100000);
-		}
-	}
-	if (fd != want) {
-		if (dup3(fd, want, 0) < 0)
-			fail("net", "dup3");
-		close(fd);
-	}
-	return want;
-}
-
-static void connect_to(int fd, const char *addr, int port)
-{
-	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-
-	if (inet_pton(AF_INET, addr, &sin.sin_addr) != 1 || connect(fd, (struct sockaddr *)&sin, sizeof(sin)) < 0)
-		fail("net", "connect");
-}
-
-static int unix_sock(int type, const char *path, bool abstract, int want)
-{
-	struct sockaddr_un sun = {.sun_family = AF_UNIX};
-	socklen_t len = offsetof(struct sockaddr_un, sun_path) + strlen(path) + (abstract ? 1 : 0);
-	int fd = socket(AF_UNIX, type, 0);
-
-	if (fd < 0)
-		fail("net", "unix socket");
-	// An abstract name starts with a NUL ("@name" in /proc/net/unix).
-	strcpy(sun.sun_path + (abstract ? 1 : 0), path);
-	if (!abstract)
-		unlink(path);
-	if (bind(fd, (struct sockaddr *)&sun, len) < 0)
-		fail("net", path);
-	if (fd != want) {
-		if (dup3(fd, want, 0) < 0)
-			fail("net", "dup3");
-		close(fd);
-	}
-	return want;
-}
-
-static void role_net(void)
-{
-	int p[2], fd;
-	pid_t child;
-	char c;
-
-	prctl(PR_SET_NAME, "kp_net", 0, 0, 0);
-	mkdir(WORK, 0755);
-	// fds 3-15, in the order of the header
-	if (listen(inet_sock(AF_INET, SOCK_STREAM, 0, "10.77.0.1", 7100, 3), 4) < 0 ||
-	    listen(inet_sock(AF_INET6, SOCK_STREAM, 0, "::", 7101, 4), 4) < 0 ||
-	    listen(inet_sock(AF_INET, SOCK_STREAM, 0, "127.0.0.1", 7102, 5), 4) < 0)
-		fail("net", "listen");
-	connect_to(inet_sock(AF_INET, SOCK_STREAM, 0, NULL, 0, 6), "127.0.0.1", 7102);
-	fd = accept(5, NULL, NULL);
-	if (fd < 0 || (fd != 7 && (dup3(fd, 7, 0) < 0 || close(fd) < 0)))
-		fail("net", "accept");
-	inet_sock(AF_INET, SOCK_DGRAM, 0, "10.77.0.1", 7103, 8);
-	connect_to(inet_sock(AF_INET, SOCK_DGRAM, 0, "127.0.0.1", 0, 9), "10.77.0.1", 7103);
-	inet_sock(AF_INET6, SOCK_DGRAM, 0, "fd77::1", 7104, 10);
-	inet_sock(AF_INET, SOCK_RAW, IPPROTO_ICMP, NULL, 0, 11);
-	inet_sock(AF_INET6, SOCK_RAW, IPPROTO_ICMPV6, NULL, 0, 12);
-	unix_sock(SOCK_DGRAM, WORK "/dgram", false, 13);
-	if (listen(unix_sock(SOCK_STREAM, "kp_abstract", true, 14), 4) < 0)
-		fail("net", "listen unix");
-	if (pipe(p) < 0)
-		fail("net", "pipe");
-	child = fork();
-	if (child < 0)
-		fail("net", "fork");
-	if (child == 0) {
-		// Keeps the UDP socket of 7103 (fd 8) only.
-		prctl(PR_SET_NAME, "kp_netchild", 0, 0, 0);
-		close(READY_FD);
-		close(p[0]);
-		for (int i = 3; i <= 14; i++)
-			if (i != 8)
-				close(i);
-		if (write(p[1], "r", 1) != 1)
-			_exit(1);
-		close(p[1]);
-		sleep_forever();
-	}
-	close(p[1]);
-	if (read(p[0], &c, 1) != 1)
-		fail("net", "child not ready");
-	close(p[0]);
-	ready("net %d\nnetchild %d\n", getpid(), child);
-	sleep_forever();
-}
-
 // ---------------------------------------------------------------- start
 
 static char **env_of(const char *role)
@@ -705,354 +565,6 @@ static int start(const char *out)
 	return strstr(buf, " error ") ? 1 : 0;
 }
 
-// ---------------------------------------------------------------- truth
-
-static int copy_file(const char *from, const char *to)
-{
-	char buf[65536];
-	int in = open(from, O_RDONLY), out;
-	ssize_t n;
-
-	if (in < 0)
-		return -1;
-	out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (out < 0) {
-		close(in);
-		return -1;
-	}
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, (size_t)n) != n)
-			break;
-	close(in);
-	close(out);
-	return n < 0 ? -1 : 0;
-}
-
-static ssize_t read_all(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY);
-	size_t len = 0;
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	while (len < size && (n = read(fd, buf + len, size - len)) > 0)
-		len += (size_t)n;
-	close(fd);
-	return (ssize_t)len;
-}
-
-static void hex(FILE *f, const char *s, ssize_t n)
-{
-	for (ssize_t i = 0; i < n; i++)
-		fprintf(f, "%02x", (unsigned char)s[i]);
-}
-
-static int by_number(const struct dirent **a, const struct dirent **b)
-{
-	long x = atol((*a)->d_name), y = atol((*b)->d_name);
-
-	return x < y ? -1 : x > y;
-}
-
-static int numeric(const struct dirent *d)
-{
-	return d->d_name[0] >= '0' && d->d_name[0] <= '9';
-}
-
-static void truth_fds(FILE *f, int pid)
-{
-	struct dirent **ents;
-	char path[300], target[4096], info[4096];
-	int n;
-
-	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
-	n = scandir(path, &ents, numeric, by_number);
-	for (int i = 0; i < n; i++) {
-		struct stat st;
-		ssize_t len;
-
-		snprintf(path, sizeof(path), "/proc/%d/fd/%s", pid, ents[i]->d_name);
-		len = readlink(path, target, sizeof(target) - 1);
-		target[len < 0 ? 0 : len] = 0;
-		fprintf(f, "== %s %s\n", ents[i]->d_name, target);
-		if (stat(path, &st) == 0)
-			fprintf(f, "stat-ino:\t%lu\nstat-mode:\t0%o\n", (unsigned long)st.st_ino,
-				(unsigned)st.st_mode);
-		snprintf(path, sizeof(path), "/proc/%d/fdinfo/%s", pid, ents[i]->d_name);
-		len = read_all(path, info, sizeof(info));
-		if (len > 0)
-			fwrite(info, 1, (size_t)len, f);
-		free(ents[i]);
-	}
-	if (n >= 0)
-		free(ents);
-}
-
-static void truth_ns(FILE *f, int pid)
-{
-	static const char *const names[] = {"cgroup", "ipc", "mnt", "net", "pid", "pid_for_children",
-					    "time", "time_for_children", "user", "uts"};
-	char path[128], target[256];
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		ssize_t len;
-
-		snprintf(path, sizeof(path), "/proc/%d/ns/%s", pid, names[i]);
-		len = readlink(path, target, sizeof(target) - 1);
-		if (len > 0)
-			fprintf(f, "%s %.*s\n", names[i], (int)len, target);
-	}
-}
-
-static void truth_cmdlines(const char *dir, const char *tag)
-{
-	struct dirent **ents;
-	char path[4096], buf[65536];
-	int n = scandir("/proc", &ents, numeric, by_number);
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/proc.%s.cmdlines", dir, tag);
-	f = fopen(path, "w");
-	for (int i = 0; f && i < n; i++) {
-		ssize_t c, l;
-
-		snprintf(path, sizeof(path), "/proc/%s/comm", ents[i]->d_name);
-		c = read_all(path, buf, sizeof(buf));
-		if (c > 0 && buf[c - 1] == '\n')
-			c--;
-		fprintf(f, "%s ", ents[i]->d_name);
-		hex(f, buf, c);
-		snprintf(path, sizeof(path), "/proc/%s/cmdline", ents[i]->d_name);
-		l = read_all(path, buf, sizeof(buf));
-		fputc(' ', f);
-		hex(f, buf, l);
-		fputc('\n', f);
-	}
-	for (int i = 0; i < n; i++)
-		free(ents[i]);
-	if (n >= 0)
-		free(ents);
-	if (f)
-		fclose(f);
-}
-
-static int truth(const char *dir, const char *tag, int npids, char **pids)
-{
-	static const char *const files[] = {"cmdline", "environ", "stat", "status", "maps", "mountinfo",
-					    "cgroup"};
-	char from[256], to[4096];
-
-	for (int i = 0; i < npids; i++) {
-		int pid = atoi(pids[i]);
-		FILE *f;
-
-		for (size_t k = 0; k < sizeof(files) / sizeof(files[0]); k++) {
-			snprintf(from, sizeof(from), "/proc/%d/%s", pid, files[k]);
-			snprintf(to, sizeof(to), "%s/proc.%s.%d.%s", dir, tag, pid, files[k]);
-			copy_file(from, to);
-		}
-		snprintf(to, sizeof(to), "%s/proc.%s.%d.ns", dir, tag, pid);
-		if ((f = fopen(to, "w"))) {
-			truth_ns(f, pid);
-			fclose(f);
-		}
-		snprintf(to, sizeof(to), "%s/proc.%s.%d.fds", dir, tag, pid);
-		if ((f = fopen(to, "w"))) {
-			truth_fds(f, pid);
-			fclose(f);
-		}
-	}
-	truth_cmdlines(dir, tag);
-	return 0;
-}
-
-// ---------------------------------------------------------------- the system (issue 28)
-
-static FILE *out_file(const char *dir, const char *tag, const char *name)
-{
-	char path[4096];
-
-	snprintf(path, sizeof(path), "%s/sys.%s.%s", dir, tag, name);
-	return fopen(path, "w");
-}
-
-// "PID INODE" of every socket in every process's fd table.
-static void sys_sockfds(FILE *f)
-{
-	struct dirent **procs;
-	int n = scandir("/proc", &procs, numeric, by_number);
-
-	for (int i = 0; i < n; i++) {
-		char path[600], target[64];
-		struct dirent **fds;
-		int m;
-
-		snprintf(path, sizeof(path), "/proc/%s/fd", procs[i]->d_name);
-		m = scandir(path, &fds, numeric, by_number);
-		for (int j = 0; j < m; j++) {
-			ssize_t len;
-			unsigned long ino;
-
-			snprintf(path, sizeof(path), "/proc/%s/fd/%s", procs[i]->d_name, fds[j]->d_name);
-			len = readlink(path, target, sizeof(target) - 1);
-			target[len < 0 ? 0 : len] = 0;
-			if (sscanf(target, "socket:[%lu]", &ino) == 1)
-				fprintf(f, "%s %lu\n", procs[i]->d_name, ino);
-			free(fds[j]);
-		}
-		if (m >= 0)
-			free(fds);
-		free(procs[i]);
-	}
-	if (n >= 0)
-		free(procs);
-}
-
-static int prefix_len(const struct sockaddr *mask)
-{
-	const unsigned char *b;
-	size_t len;
-	int bits = 0;
-
-	if (!mask)
-		return -1;
-	if (mask->sa_family == AF_INET) {
-		b = (const unsigned char *)&((const struct sockaddr_in *)mask)->sin_addr;
-		len = 4;
-	} else {
-		b = (const unsigned char *)&((const struct sockaddr_in6 *)mask)->sin6_addr;
-		len = 16;
-	}
-	for (size_t i = 0; i < len; i++)
-		bits += __builtin_popcount(b[i]);
-	return bits;
-}
-
-// The interfaces of the calling process's network namespace (see the
-// header), as that namespace answers: if_nameindex, SIOCGIF* ioctls on a
-// socket of it, getifaddrs (netlink) and /proc/self/net/dev.
-static void sys_ifaces_here(FILE *f)
-{
-	struct if_nameindex *ifs = if_nameindex();
-	struct ifaddrs *addrs = NULL;
-	struct stat st;
-	char line[512];
-	int s = socket(AF_INET, SOCK_DGRAM, 0);
-	FILE *dev;
-
-	if (stat("/proc/self/ns/net", &st) == 0)
-		fprintf(f, "netns %lu\n", (unsigned long)st.st_ino);
-	for (struct if_nameindex *i = ifs; i && i->if_index; i++) {
-		struct ifreq r;
-		unsigned flags = 0, mtu = 0;
-		const unsigned char *mac;
-
-		memset(&r, 0, sizeof(r));
-		snprintf(r.ifr_name, sizeof(r.ifr_name), "%s", i->if_name);
-		if (ioctl(s, SIOCGIFFLAGS, &r) == 0)
-			flags = (unsigned short)r.ifr_flags;
-		if (ioctl(s, SIOCGIFMTU, &r) == 0)
-			mtu = (unsigned)r.ifr_mtu;
-		if (ioctl(s, SIOCGIFHWADDR, &r) < 0)
-			memset(&r.ifr_hwaddr, 0, sizeof(r.ifr_hwaddr));
-		mac = (const unsigned char *)r.ifr_hwaddr.sa_data;
-		fprintf(f, "if %u %s 0x%x %u %02x:%02x:%02x:%02x:%02x:%02x\n", i->if_index, i->if_name, flags, mtu,
-			mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
-	}
-	if (getifaddrs(&addrs) == 0)
-		for (struct ifaddrs *a = addrs; a; a = a->ifa_next) {
-			char buf[INET6_ADDRSTRLEN];
-			const void *at;
-
-			if (!a->ifa_addr || (a->ifa_addr->sa_family != AF_INET && a->ifa_addr->sa_family != AF_INET6))
-				continue;
-			at = a->ifa_addr->sa_family == AF_INET
-				     ? (const void *)&((struct sockaddr_in *)a->ifa_addr)->sin_addr
-				     : (const void *)&((struct sockaddr_in6 *)a->ifa_addr)->sin6_addr;
-			if (inet_ntop(a->ifa_addr->sa_family, at, buf, sizeof(buf)))
-				fprintf(f, "addr %s %s/%d\n", a->ifa_name, buf, prefix_len(a->ifa_netmask));
-		}
-	if (addrs)
-		freeifaddrs(addrs);
-	// "  NAME: RX_BYTES RX_PACKETS errs drop fifo frame compressed
-	// multicast TX_BYTES TX_PACKETS ..." (net/core/net-procfs.c)
-	if ((dev = fopen("/proc/self/net/dev", "r"))) {
-		while (fgets(line, sizeof(line), dev)) {
-			char name[64];
-			unsigned long long v[10];
-
-			if (sscanf(line, " %63[^:]: %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu", name, &v[0],
-				   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]) == 11)
-				fprintf(f, "stats %s %llu %llu %llu %llu\n", name, v[0], v[1], v[8], v[9]);
-		}
-		fclose(dev);
-	}
-	if (ifs)
-		if_freenameindex(ifs);
-	if (s >= 0)
-		close(s);
-}
-
-// The same for the network namespace of pid (0: this process's), in a
-// child that enters it.
-static void sys_ifaces(FILE *f, int pid)
-{
-	char path[64];
-	pid_t child;
-	int fd;
-
-	fflush(f);
-	if (!pid) {
-		sys_ifaces_here(f);
-		return;
-	}
-	child = fork();
-	if (child == 0) {
-		snprintf(path, sizeof(path), "/proc/%d/ns/net", pid);
-		fd = open(path, O_RDONLY);
-		if (fd < 0 || setns(fd, CLONE_NEWNET) < 0) {
-			fprintf(f, "error %s: %s\n", path, strerror(errno));
-			_exit(1);
-		}
-		sys_ifaces_here(f);
-		fflush(f);
-		_exit(0);
-	}
-	if (child > 0)
-		waitpid(child, NULL, 0);
-}
-
-static int sys(const char *dir, const char *tag, int npids, char **pids)
-{
-	static const char *const net[] = {"tcp", "tcp6", "udp", "udp6", "raw", "raw6", "unix"};
-	char from[64], to[4096];
-	FILE *f;
-
-	for (size_t i = 0; i < sizeof(net) / sizeof(net[0]); i++) {
-		snprintf(from, sizeof(from), "/proc/net/%s", net[i]);
-		snprintf(to, sizeof(to), "%s/sys.%s.net-%s", dir, tag, net[i]);
-		copy_file(from, to);
-	}
-	if ((f = out_file(dir, tag, "sockfds"))) {
-		sys_sockfds(f);
-		fclose(f);
-	}
-	if ((f = out_file(dir, tag, "ifaces"))) {
-		sys_ifaces(f, 0);
-		for (int i = 0; i < npids; i++)
-			sys_ifaces(f, atoi(pids[i]));
-		fclose(f);
-	}
-	snprintf(to, sizeof(to), "%s/sys.%s.interrupts", dir, tag);
-	copy_file("/proc/interrupts", to);
-	snprintf(to, sizeof(to), "%s/sys.%s.slabinfo", dir, tag);
-	copy_file("/proc/slabinfo", to);
-	snprintf(to, sizeof(to), "%s/sys.%s.meminfo", dir, tag);
-	copy_file("/proc/meminfo", to);
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	const char *role = argc > 1 ? argv[1] : "";
@@ -1060,9 +572,9 @@ int main(int argc, char **argv)
 	if (!strcmp(role, "start") && argc == 3)
 		return start(argv[2]);
 	if (!strcmp(role, "truth") && argc >= 4)
-		return truth(argv[2], argv[3], argc - 4, argv + 4);
+		return kp_truth(argv[2], argv[3], argc - 4, argv + 4);
 	if (!strcmp(role, "sys") && argc >= 4)
-		return sys(argv[2], argv[3], argc - 4, argv + 4);
+		return kp_sys(argv[2], argv[3], argc - 4, argv + 4);
 	if (fcntl(READY_FD, F_GETFD) < 0) {
 		fprintf(stderr, "usage: kp_proc start OUT | kp_proc truth DIR TAG PID... | kp_proc sys DIR TAG [NSPID...]\n");
 		return 2;

@@ -294,6 +294,14 @@ static bool syscall_handler_name(const char *name)
 static const char *const uts_machines[] = { "aarch64", "arm64", NULL };
 static const char *const syscall_tables[] = { "sys_call_table", "compat_sys_call_table", NULL };
 static const char *const no_dispatchers[] = { NULL };
+// do_el0_svc() passes sys_call_table to el0_svc_common() (inlined,
+// arch/arm64/kernel/syscall.c, 5.0+); the asm-generic numbers of
+// include/uapi/asm-generic/unistd.h.
+static const char *const syscall_table_users[] = { "do_el0_svc", "el0_svc_common", NULL };
+static const struct kp_syscall_probe syscall_probes[] = {
+	{ 0, "__arm64_sys_io_setup" }, { 63, "__arm64_sys_read" }, { 64, "__arm64_sys_write" },
+	{ 0, NULL },
+};
 
 static const struct kp_var_type var_types[] = {
 	{ "sys_call_table", "syscall_fn_t[]|void *[]" },
@@ -338,7 +346,10 @@ const struct kp_arch kp_arch_arm64 = {
 	.syscall_tables = syscall_tables,
 	.syscall_dispatchers = no_dispatchers,
 	.syscall_handler_name = syscall_handler_name,
+	.syscall_table_users = syscall_table_users,
+	.syscall_probes = syscall_probes,
 	.call_targets = NULL,
+	.data_refs = kp_arm64_data_refs,
 	.entry_branch = kp_arm64_entry_branch,
 	// Exception vectors (VBAR_EL1) are code, not a table of pointers:
 	// vector_table stays NULL.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// arm64 facts for kpeek's integrity checks: the instructions an inline
-// hook puts at a function's entry (Arm ARM, A64 encodings).
+// arm64 facts for kpeek's integrity checks, the instructions an inline
+// hook puts at a function's entry, and the addresses a function forms
+// with ADRP (Arm ARM, A64 encodings).
 #include "arch/arm64/arm64.h"
 #include "util/le.h"
 
@@ -48,4 +49,55 @@ bool kp_arm64_entry_branch(const uint8_t *code, size_t size, uint64_t addr, stru
 		return true;
 	}
 	return false;
+}
+
+// ADRP Xd, page: the 4 KiB page of pc + (immhi:immlo << 12).
+static bool adrp(uint32_t insn, uint64_t at, unsigned *rd, uint64_t *page)
+{
+	if ((insn & 0x9f000000u) != 0x90000000u)
+		return false;
+	uint64_t imm = (uint64_t)(insn >> 5 & 0x7ffff) << 2 | (insn >> 29 & 3);
+	*rd = insn & 0x1f;
+	*page = (at & ~UINT64_C(0xfff)) + (sext(imm, 21) << 12);
+	return true;
+}
+
+// ret, retaa, retab; b imm26 (a tail call).
+static bool exits(uint32_t insn)
+{
+	return insn == 0xd65f03c0u || insn == 0xd65f0bffu || insn == 0xd65f0fffu ||
+	       (insn & 0xfc000000u) == 0x14000000u;
+}
+
+void kp_arm64_data_refs(const uint8_t *code, size_t size, uint64_t addr, bool to_exit,
+			void (*fn)(uint64_t target, void *arg), void *arg)
+{
+	// The addresses registers hold: an ADRP's page, or an address an ADD
+	// formed from one (a variable, or a member of one: the compiler forms
+	// a neighbour's address from it too). A call clobbers x0-x18 (AAPCS64).
+	uint64_t val[32];
+	uint32_t known = 0;
+	for (size_t i = 0; i + 4 <= size; i += 4) {
+		uint32_t insn = kp_le32(code + i);
+		unsigned rd = insn & 0x1f, rn = insn >> 5 & 0x1f;
+		uint64_t p;
+		if (adrp(insn, addr + i, &rd, &p)) {
+			val[rd] = p;
+			known |= 1u << rd;
+		} else if ((insn & 0xff800000u) == 0x91000000u && (known >> rn & 1)) {
+			// add Xd, Xn, #imm12 {, lsl #12}
+			uint64_t imm = insn >> 10 & 0xfff;
+			val[rd] = val[rn] + (insn & 0x00400000u ? imm << 12 : imm);
+			known |= 1u << rd;
+			fn(val[rd], arg);
+		} else if ((insn & 0xbfc00000u) == 0xb9400000u && (known >> rn & 1)) {
+			// ldr Wt|Xt, [Xn, #imm12 * 4|8]
+			fn(val[rn] + ((uint64_t)(insn >> 10 & 0xfff) << (insn >> 30 & 1 ? 3 : 2)), arg);
+			known &= ~(1u << rd);
+		} else if ((insn & 0xfc000000u) == 0x94000000u || (insn & 0xfffffc1fu) == 0xd63f0000u) {
+			known &= ~UINT32_C(0x7ffff);	// bl, blr
+		} else if (to_exit && exits(insn)) {
+			return;
+		}
+	}
 }

@@ -134,8 +134,9 @@ static struct kp_error *walk(struct arm64_pgtable *pt, uint64_t vaddr, struct kp
 		uint64_t desc;
 		struct kp_error *err = kp_ptcache_entry(pt->cache, lvl, level_name(pt, lvl), table,
 							index, vaddr, &desc);
-		if (err)
-			return err;
+		if (err)	// the table: all the parent entry maps is unreadable
+			return kp_ptcache_span(err, vaddr, lvl == pt->levels - 1 ? pt->va_bits
+					       : (unsigned)shift + pt->bits);
 		struct kp_vtop_step *step = &v->step[v->nsteps++];
 		step->name = level_name(pt, lvl);
 		step->table = table;
@@ -194,5 +195,8 @@ struct kp_error *kp_arm64_pgtable_translate(void *arg, uint64_t vaddr, uint64_t 
 	struct kp_error *err = walk(pt, vaddr, &v);
 	if (err)
 		return err;
-	return kp_ptcache_answer(pt->cache, &v, "valid", paddr_ret, size_ret);
+	// The last descriptor read maps a page << bits * (levels - steps).
+	return kp_ptcache_answer(pt->cache, &v, "valid",
+				 pt->page_shift + pt->bits * (unsigned)(pt->levels - v.nsteps),
+				 paddr_ret, size_ret);
 }

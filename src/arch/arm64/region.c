@@ -10,9 +10,14 @@
 // STRUCT_PAGE_MAX_SHIFT 6) for every page of the linear map's range:
 //   - until 6.8, VMEMMAP_START = -(1 << (VA_BITS - 6)), the PCI I/O space
 //     (16 MiB) ending 8 MiB below it and FIXADDR_TOP 32 MiB below it;
-//   - from 6.9 (32697ff38287, "arm64: mm: Reclaim unused vmemmap region
-//     for vmalloc use"), VMEMMAP_END = -1 GiB, the PCI I/O space 8 MiB
-//     above it and FIXADDR_TOP = -8 MiB.
+//   - from 6.9 ("arm64: mm: Move fixmap region above vmemmap region"),
+//     VMEMMAP_END = -1 GiB, the PCI I/O space 8 MiB above it, FIXADDR_TOP
+//     = -8 MiB and vmalloc ending 8 MiB below the memory map; with
+//     32697ff38287 ("arm64: mm: Reclaim unused vmemmap region for vmalloc
+//     use", 6.9) a 52-bit kernel running with fewer bits (vabits_actual,
+//     va_bits here) leaves the low part of the memory map unused, for the
+//     linear map's range it does not have, and vmalloc reaches up to
+//     8 MiB below the part in use.
 // The fixmap is named from the end of the area above it (vmalloc's end
 // before 6.9, PCI I/O's from 6.9) to FIXADDR_TOP: its exact start depends
 // on the configuration.
@@ -32,9 +37,14 @@ const char *kp_arm64_region(const struct arm64_layout *l, uint64_t a, uint64_t *
 	uint64_t modules_end = page_end + (l->release >= (6 << 8 | 5) ? 2 * SZ_1G : 128 * SZ_1M);
 	uint64_t vmemmap_size = ((page_end - page_offset) >> l->page_shift) << PAGE_STRUCT_SHIFT;
 	uint64_t vmemmap_start, pci_start, fixmap_start, fixaddr_top;
+	uint64_t vmalloc_end;
 	bool new = l->release >= (6 << 8 | 9);
 	if (new) {
-		vmemmap_start = -SZ_1G - vmemmap_size;
+		unsigned actual = l->va_bits && l->va_bits < l->config_va_bits ? l->va_bits : l->config_va_bits;
+		uint64_t unused = (((~0ULL << actual) - page_offset) >> l->page_shift) << PAGE_STRUCT_SHIFT;
+		vmemmap_start = -SZ_1G - vmemmap_size + unused;
+		vmemmap_size -= unused;
+		vmalloc_end = vmemmap_start - 8 * SZ_1M;
 		pci_start = -SZ_1G + 8 * SZ_1M;
 		fixmap_start = pci_start + PCI_IO_SIZE;
 		fixaddr_top = -8 * SZ_1M;
@@ -43,11 +53,12 @@ const char *kp_arm64_region(const struct arm64_layout *l, uint64_t a, uint64_t *
 		pci_start = vmemmap_start - 8 * SZ_1M - PCI_IO_SIZE;
 		fixaddr_top = vmemmap_start - 32 * SZ_1M;
 		fixmap_start = vmemmap_start - 256 * SZ_1M;
+		vmalloc_end = vmemmap_start - 256 * SZ_1M;
 	}
 	const struct { const char *name; uint64_t start, end; } r[] = {
 		{ "linear map", page_offset, page_end },
 		{ "modules", page_end, modules_end },
-		{ "vmalloc", modules_end, vmemmap_start - 256 * SZ_1M },
+		{ "vmalloc", modules_end, vmalloc_end },
 		{ "fixmap", fixmap_start, fixaddr_top },
 		{ "PCI I/O", pci_start, pci_start + PCI_IO_SIZE },
 		{ "vmemmap", vmemmap_start, vmemmap_start + vmemmap_size },

@@ -98,8 +98,8 @@ static struct kp_error *walk(struct kp_pgtable *pt, uint64_t vaddr, struct kp_vt
 		uint64_t entry = 0;
 		struct kp_error *err = kp_ptcache_entry(pt->cache, lvl, level_name(pt, lvl), table,
 						       index, vaddr, &entry);
-		if (err)
-			return err;
+		if (err)	// the table: all the parent entry maps is unreadable
+			return kp_ptcache_span(err, vaddr, (unsigned)shift + 9);
 		struct kp_vtop_step *step = &v->step[v->nsteps++];
 		step->name = level_name(pt, lvl);
 		step->table = table;
@@ -154,5 +154,7 @@ struct kp_error *kp_pgtable_translate(void *arg, uint64_t vaddr, uint64_t *paddr
 	struct kp_error *err = walk(pt, vaddr, &v);
 	if (err)
 		return err;
-	return kp_ptcache_answer(pt->cache, &v, "present", paddr_ret, size_ret);
+	// The last entry read maps 4 KiB << 9 * (levels - steps).
+	return kp_ptcache_answer(pt->cache, &v, "present", 12 + 9 * (unsigned)(pt->levels - v.nsteps),
+				 paddr_ret, size_ret);
 }

@@ -35,7 +35,9 @@ struct kp_error *kp_lx_walk_unreadable(struct kp_lx_walk *w, struct kp_error *er
 {
 	if (err->code == KP_ERR_NOMEM)
 		return err;
-	if (w->live) {
+	// What the kernel lacks (a symbol, a type, a member) or kpeek cannot
+	// read is no race: reading again would say the same.
+	if (w->live && err->code != KP_ERR_NOT_FOUND && err->code != KP_ERR_UNSUPPORTED) {
 		kp_error_destroy(err);
 		kp_lx_walk_changed(w);
 	} else {

@@ -39,8 +39,10 @@ void kp_lx_walk_left_out(struct kp_lx_walk *w, struct kp_error *err);
 void kp_lx_walk_partial(struct kp_lx_walk *w, struct kp_error *err);
 // An object found could not be read (err says which): in a dump it is
 // left out (kp_lx_walk_left_out), on a live kernel it went away under the
-// walk (kp_lx_walk_changed, err dropped). Out of memory is returned, for the
-// caller to return; otherwise NULL.
+// walk (kp_lx_walk_changed, err dropped) unless err says the kernel lacks
+// what reading it needs (KP_ERR_NOT_FOUND, KP_ERR_UNSUPPORTED: left out as
+// in a dump). Out of memory is returned, for the caller to return;
+// otherwise NULL.
 struct kp_error *kp_lx_walk_unreadable(struct kp_lx_walk *w, struct kp_error *err);
 // err ends the walk (kept until kp_lx_walk_finish() returns it; a second
 // error after the first is dropped).

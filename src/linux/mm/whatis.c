@@ -271,7 +271,9 @@ static void regions(struct kp_kernel *k, uint64_t a, bool mapped, uint64_t pa, s
 	}
 	const struct kp_arch *arch = kp_kernel_arch(k);
 	const char *name = arch->region ? arch->region(kp_kernel_arch_ctx(k), a, &start, &end) : NULL;
-	if (name && !strcmp(name, "vmalloc"))
+	// Module memory is vmalloc'ed as well (module_alloc(), execmem_alloc()
+	// since 6.10): /proc/vmallocinfo lists it, with its caller.
+	if (name && (!strcmp(name, "vmalloc") || !strcmp(name, "modules")))
 		vmalloc_area(k, a, w);
 	struct kp_whatis_fact *f = name ? add(w, KP_WHATIS_REGION) : NULL;
 	if (f) {

@@ -308,22 +308,33 @@ static struct kp_error *add_symbols(const struct layout *l, const struct tables 
 	return NULL;
 }
 
-// Where the module's core and init text end: the size limit of its last
-// functions.
-static struct kp_error *add_text_limits(struct kp_kernel *k, const struct layout *l, uint64_t mod,
-					struct kp_symtab *st)
+// A limit at base + size of each {base, size} pair at these offsets in
+// mod (a NULL base: a region freed, as init text is).
+static struct kp_error *add_limits(struct kp_kernel *k, uint64_t mod, const uint64_t *bases,
+				   const uint64_t *sizes, unsigned n, struct kp_symtab *st)
 {
-	for (unsigned i = 0; i < l->mod.ntext; i++) {
+	for (unsigned i = 0; i < n; i++) {
 		uint64_t base;
 		uint32_t size;
 		struct kp_error *err;
-		// A module whose init text is freed has a NULL base there.
-		if (kp_ok(kp_read_u64(k, mod + l->mod.text_base[i], &base)) && base &&
-		    kp_ok(kp_read_u32(k, mod + l->mod.text_size[i], &size)) && size &&
+		if (kp_ok(kp_read_u64(k, mod + bases[i], &base)) && base &&
+		    kp_ok(kp_read_u32(k, mod + sizes[i], &size)) && size &&
 		    (err = kp_symtab_add_limit(st, base + size)))
 			return err;
 	}
 	return NULL;
+}
+
+// Where the module's memory regions end, and within them its core and init
+// text: a module's symbol extends no further, as the kernel's %pS looks a
+// module address up within the region that holds it (6.12 arm64 places one
+// module's rodata just below another's text: without the limit, the last
+// note of one named the other's first bytes).
+static struct kp_error *add_region_limits(struct kp_kernel *k, const struct layout *l, uint64_t mod,
+					  struct kp_symtab *st)
+{
+	struct kp_error *err = add_limits(k, mod, l->mod.region_base, l->mod.region_size, l->mod.nregions, st);
+	return err ? err : add_limits(k, mod, l->mod.text_base, l->mod.text_size, l->mod.ntext, st);
 }
 
 // One module's symbols into st.
@@ -338,7 +349,7 @@ static struct kp_error *module_symbols(struct kp_kernel *k, const struct layout 
 	if (!err && t.n && !(err = read_tables(k, l, &t)) &&
 	    !(err = read_exports(k, l, m->address, m->name, &exports, &nexports)) &&
 	    !(err = add_symbols(l, &t, exports, nexports, m->name, st, added)))
-		err = add_text_limits(k, l, m->address, st);
+		err = add_region_limits(k, l, m->address, st);
 	tables_free(&t);
 	free_exports(exports, nexports);
 	return err;

@@ -128,7 +128,11 @@ static void put_addr(struct kp_netdev_iter *it, int family, const void *addr, un
 {
 	size_t i = it->dev.naddrs;
 	char text[INET6_ADDRSTRLEN];
-	if (i == MAX_ADDRS || !inet_ntop(family, addr, text, sizeof(text)))
+	if (i == MAX_ADDRS) {
+		it->dev.addrs_not_shown++;
+		return;
+	}
+	if (!inet_ntop(family, addr, text, sizeof(text)))
 		return;
 	snprintf(it->addr_buf[i], sizeof(it->addr_buf[i]), "%s/%u", text, prefix);
 	it->addrs[i] = it->addr_buf[i];
@@ -149,6 +153,7 @@ struct kp_error *kp_netdev_iter_next(struct kp_netdev_iter *it, const struct kp_
 		if (!err) {
 			it->dev.netns = it->netns[i];
 			it->dev.naddrs = 0;
+			it->dev.addrs_not_shown = 0;
 			it->dev.addrs = it->addrs;
 			err = kp_lx_netdev_addrs(it->k, it->devs[i], on_addr, it);
 		}

@@ -48,6 +48,9 @@ static bool is_oops_start(const char *s, size_t n)
 	return false;
 }
 
+// The first line of a record, as bytes: the printers escape what cannot be
+// shown (valid UTF-8 such as "café" is kept); only a NUL, which would end
+// the C string early, becomes '?'.
 static void copy_line(char *dst, size_t size, const char *s, size_t n)
 {
 	const char *nl = memchr(s, '\n', n);
@@ -56,7 +59,7 @@ static void copy_line(char *dst, size_t size, const char *s, size_t n)
 	if (n >= size)
 		n = size - 1;
 	for (size_t i = 0; i < n; i++)
-		dst[i] = isprint((unsigned char)s[i]) ? s[i] : '?';
+		dst[i] = s[i] ? s[i] : '?';
 	dst[n] = '\0';
 }
 
@@ -184,10 +187,7 @@ static void current_task(struct kp_kernel *k, struct kp_panic *p)
 	    !kp_ok(kp_read(k, KP_VIRT, p->task + kp_layout_off(tl, KP_LX_T_COMM), p->comm,
 			   sizeof(p->comm) - 1)))
 		return;
-	p->comm[sizeof(p->comm) - 1] = '\0';
-	for (size_t i = 0; p->comm[i]; i++)
-		if (!isprint((unsigned char)p->comm[i]))
-			p->comm[i] = '?';
+	p->comm[sizeof(p->comm) - 1] = '\0';	// bytes: the printers escape them
 	p->pid = (int32_t)pid;
 	p->has_task = true;
 }
@@ -314,15 +314,11 @@ struct kp_error *kp_panic_get(struct kp_kernel *k, struct kp_panic *ret)
 			snprintf(p.taint, sizeof(p.taint), "%s", lc.taint);
 	}
 	const struct kp_vmcoreinfo *vi = kp_kernel_vmcoreinfo(k);
-	const char *ct = vi ? kp_vmcoreinfo_get(vi, "CRASHTIME") : NULL;
-	if (ct) {
-		char *end;
-		long long t = strtoll(ct, &end, 10);
-		if (end != ct && !*end) {
-			p.has_crash_time = true;
-			p.crash_time = t;
-		}
-	}
+	int64_t t = 0;
+	int ct = vi ? kp_vmcoreinfo_crash_time(vi, &t) : -1;
+	p.has_crash_time = ct == 0;
+	p.crash_time = ct == 0 ? t : 0;
+	p.crash_time_invalid = ct > 0;
 	if (!kp_out_copy(ret, &p, sizeof(p)))
 		return kp_error_create(KP_ERR_INVALID, "struct kp_panic: sz not set (use KP_INIT)");
 	return NULL;

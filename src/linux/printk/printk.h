@@ -55,6 +55,8 @@ struct kp_lx_prb_stats {
 	uint64_t first_unread;		// the id of the first of them
 };
 
+// Whether a layout's sizes and offsets fit together (printk_layout.c).
+bool kp_lx_prb_layout_ok(const struct kp_lx_prb_layout *l);
 struct kp_error *kp_lx_prb_layout(struct kp_kernel *kernel, struct kp_lx_prb_layout *ret);
 typedef struct kp_error *kp_lx_prb_fn(const struct kp_printk_record *rec, void *arg);
 // Decodes the records of an image, oldest first; pure (no memory reads).

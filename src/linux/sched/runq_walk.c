@@ -286,6 +286,18 @@ struct kp_error *kp_runq_iter_create(struct kp_kernel *k, struct kp_runq_iter **
 	return NULL;
 }
 
+// Whether a pass saw the current task queued as well: a live run queue
+// read while the task was put back for a switch (put_prev_task() enqueues
+// it before rq->curr changes). In a dump the same moment can be frozen, and
+// is shown as it is.
+static bool current_queued(const struct kp_rq *rq)
+{
+	for (size_t i = 0; i < rq->nqueued; i++)
+		if (rq->queued[i].task == rq->current.task)
+			return true;
+	return false;
+}
+
 struct kp_error *kp_runq_iter_next(struct kp_runq_iter *it, const struct kp_rq **ret)
 {
 	*ret = NULL;
@@ -302,6 +314,13 @@ struct kp_error *kp_runq_iter_next(struct kp_runq_iter *it, const struct kp_rq *
 		for (unsigned pass = 0; (err = one(it)) && err->code != KP_ERR_NOMEM && it->walk.live &&
 					pass < KP_WALK_LIVE_PASSES; pass++)
 			kp_error_destroy(err);
+		while (!err && it->walk.live && current_queued(&it->rq)) {
+			if (!kp_lx_walk_restart(&it->walk)) {
+				kp_lx_walk_changed(&it->walk);
+				break;
+			}
+			err = one(it);
+		}
 		if (!err) {
 			*ret = &it->rq;
 			return NULL;

@@ -11,12 +11,11 @@
 # Both read what the guest printed at boot, which no dump changes. The
 # addresses are chosen here from the guest's files (never from kpeek), a
 # few kpeek runs per source: one whatis with every address.
-import json
 import re
 
 import truth as T
 
-from .common import ran
+from .addr_objects import object_checks, whatis_json
 from .results import limited
 
 SOURCES = ("elf", "kdump")
@@ -71,19 +70,9 @@ def iomem_picks(files):
     return out[:8]
 
 
-def facts_of(res):
-    rc, out, err = res
-    if rc != 0:
-        return None, ran(res)
-    try:
-        return json.loads(out)["addresses"], ""
-    except (ValueError, KeyError) as e:
-        return None, "not whatis JSON (%s): %s" % (e, out[:300])
-
-
 def ck_symbols(picks):
     def ck(res, c):
-        addrs, why = facts_of(res)
+        addrs, why = whatis_json(res)
         if addrs is None:
             return False, why
         if len(addrs) != len(picks):
@@ -106,7 +95,7 @@ def ck_symbols(picks):
 
 def ck_iomem(picks):
     def ck(res, c):
-        addrs, why = facts_of(res)
+        addrs, why = whatis_json(res)
         if addrs is None:
             return False, why
         if len(addrs) != len(picks):
@@ -154,4 +143,4 @@ def addr_checks(run, source):
                     ck_iomem(ip)))
     else:
         out.append(("addr-whatis-iomem", ["whatis", "-p", "--json", "0"], lambda res, c: (False, why)))
-    return out
+    return out + object_checks(run, source)

@@ -24,11 +24,10 @@ from .bt import bt_names, ck_bt_all, sched_ranges
 from .checks import check_doc, findings
 from .common import CHECKS, notes, ran, timed
 from .modules import module_line
-from .results import outcome_of
+from .results import limited, outcome_of
 from .symbols import ck_watch
 from .tasks import compare_tasks
 
-KERNELS = ("6.1", "7.2-arm64")
 ROUNDS = 1
 SOURCE = "live-churn"
 HZ = 250            # Debian's CONFIG_HZ (x86-64 and arm64)
@@ -52,8 +51,13 @@ STATE_RE = re.compile(r"^pid \d+ .*: state (\S+), /proc \[.*\] \(or R\)$")
 STATES = set("RSDTtXZPI")
 
 
+# Kernels whose guest is left out: after the churn, 6.1-rt's guest ran no
+# further command within 300 s (2026-12-06, not understood yet).
+NO_CHURN = {"6.1-rt"}
+
+
 def enabled(run):
-    return run.kernel.id in KERNELS and run.full
+    return run.full and run.kernel.id not in NO_CHURN  # every other kernel's first guest
 
 
 def short(run):
@@ -266,21 +270,23 @@ def ck_lsmod_churn(module_names, tally):
 
 def ck_check_churn(run, tally):
     """kpeek check --json under churn: exit 0, every check clean (idt not
-    applicable on arm64), no finding but "possibly a live race"."""
+    applicable on arm64), no finding but "possibly a live race". On a
+    kernel whose kallsyms has no variables the checks that need them say
+    so, with exit 2 (a limit, as ck_check_clean has it)."""
     def ck(res, c):
         checks, why = check_doc(res)
         if why:
             return False, why
-        problems = []
-        if res[0] != 0:
-            problems.append("expected exit 0, %s" % ran(res))
+        problems, limits = [], []
         for name in CHECKS:
             x = checks.get(name)
             if x is None:
                 problems.append("no %s check" % name)
                 continue
             st = x.get("status")
-            if not (st == "clean" or st == "not-applicable" and name == "idt" and run.arch == "arm64"):
+            if st == "cannot" and run.no_data_symbols:
+                limits.append("%s: %s" % (name, x.get("reason")))
+            elif not (st == "clean" or st == "not-applicable" and name == "idt" and run.arch == "arm64"):
                 problems.append("%s: %s %s" % (name, st, x.get("reason") or ""))
             bad = [f for f in findings(x) if f.get("kind") != "live-race"]
             for f in findings(x):
@@ -288,16 +294,21 @@ def ck_check_churn(run, tally):
                     tally.race("%s: %s" % (name, f.get("object")))
             if bad:
                 problems.append("%s: findings other than live races: %s" % (name, json.dumps(bad)[:1000]))
+        if res[0] != (2 if limits else 0):
+            problems.append("expected exit %d, %s" % (2 if limits else 0, ran(res)))
         if seconds(c) > MAX_SECONDS:
             problems.append("took %.1f s" % seconds(c))
-        return (True, "") if not problems else (False, "\n".join(problems))
+        if problems:
+            return False, "\n".join(problems)
+        return limited("; ".join(limits)) if limits else (True, "")
     return ck
 
 
-def quiet(ck):
-    """A check of a run that must write nothing on stderr."""
+def quiet(ck, exits=(0,)):
+    """A check of a run that must write nothing on stderr, and exit with
+    one of exits (ck decides which of them is right)."""
     def wrapped(res, c):
-        why, _ = live_end(res, None)
+        why, _ = live_end(res if res[0] not in exits else (0,) + tuple(res[1:]), None)
         return (False, why) if why else ck(res, c)
     return wrapped
 
@@ -316,7 +327,7 @@ def churn_jobs(run):
             tag = "%s-%d" % (tag, i)
             ck = {"ps": ck_tasks("ps", True, tally), "ps-threads": ck_tasks("ps-threads", False, tally),
                   "bt-all": ck_bt_all_churn(tally), "bt-pid": ck_bt_pid,
-                  "lsmod": ck_lsmod_churn(churned, tally), "check": quiet(ck_check_churn(run, tally)),
+                  "lsmod": ck_lsmod_churn(churned, tally), "check": quiet(ck_check_churn(run, tally), (0, 2)),
                   "watch": quiet(ck_watch)}[name]
             try:
                 ctx = run.live_ctx(tag)
@@ -332,8 +343,6 @@ def churn_jobs(run):
 
 def start_rootkit(rr, g):
     """In the rootkit guest, after the rootkit is loaded: check under churn."""
-    if rr.kernel.id not in KERNELS:
-        return
     t0 = time.monotonic()
     ok = g.command("churn 1 check", 300)
     timed("%s live churn (check)" % rr.name, t0)
@@ -347,8 +356,6 @@ def rootkit_jobs(rr):
     finds exactly what the rootkit did (ck_rootkit), its live races left
     aside (counted in a NOTE line); nothing on stderr."""
     from .rootkit import ck_rootkit  # rootkit.py imports this module
-    if rr.kernel.id not in KERNELS:
-        return []
     f = rr.files
     if "live.churn-check-1.rc" in f:
         dec = lambda n: f.get(n, b"").decode("utf-8", "replace")

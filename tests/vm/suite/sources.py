@@ -33,11 +33,8 @@ def command_checks(run, source):
          ("sym-list", ["sym", "-l"], ck_sym_list(lambda c: run.vmcoreinfo_only_syms))]
     c += [("sym-" + s, ["sym", s], ck_sym(s)) for s in SYMBOLS]
     if not live:
-        mf = module_function(run, run.dumps[source][1])
-        # Without CONFIG_KALLSYMS_ALL the modules list head has no symbol:
-        # the name alone, for the one-line error that says so.
-        args = ["sym", mf[2]] if mf and run.no_data_symbols else \
-            ["sym", mf[2], "0x%x" % (mf[0] + 8)] if mf else ["sym", "kp_no_module"]
+        mf = module_function(run, run.dumps[source][1]) if source in run.dumps else None
+        args = ["sym", mf[2], "0x%x" % (mf[0] + 8)] if mf else ["sym", "kp_no_module"]
         c.append(("sym-module-function", args, ck_sym_module(mf)))
     c += [("print-init_task.comm", ["print", "init_task.comm"],
            ck_print_string("the idle task of CPU 0", lambda c: "swapper/0")),

@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: MIT
+// Variables a kallsyms of functions only does not name and the kernel does
+// not export, found in the code of the functions that use them: each
+// recipe names the variable, the functions (kallsyms has them) whose code
+// forms its address (kp_arch.data_refs: arm64 ADRP+ADD/LDR), and what must
+// hold at the address. A variable is added only when exactly one of the
+// addresses those functions form passes, so a wrong one is never taken:
+//
+//   modules       the list head of kernel/module/main.c (kernel/module.c
+//                 before 5.19): a ring whose nodes are each a struct
+//                 module's list, with a printable name and a valid state;
+//   slab_caches   the list head of mm/slab_common.c: a ring of struct
+//                 kmem_cache's list whose names are printable;
+//   taint_flags   the table of kernel/panic.c: struct taint_flag entries
+//                 whose first two are 'P'/'G' and 'F'/' ' (the
+//                 proprietary and forced-load flags, TAINT_PROPRIETARY_MODULE
+//                 0 and TAINT_FORCED_MODULE 1 since 2.6);
+//   tainted_mask  the one variable get_taint() reads;
+//   irq_desc_tree the one variable irq_to_desc() looks an IRQ up in (a
+//                 radix tree until 6.5, 721255b9826b "genirq: Use a maple
+//                 tree for interrupt descriptor management");
+//   chained_action the placeholder action of kernel/irq/chip.c, whose
+//                 handler is bad_chained_irq();
+//   sys_call_table from the functions the architecture names, the table
+//                 whose probe entries (kp_arch.syscall_probes) point at
+//                 their handlers.
+// Layouts come from BTF. Bound: 1 KiB of code from each of 3 functions a
+// recipe, 64 candidates, each ring walked at most 65,536 nodes, a syscall
+// table read up to 4,096 entries.
+#include <string.h>
+
+#include <bpf/btf.h>
+
+#include "arch/arch.h"
+#include "core/derive.h"
+#include "io/memory.h"
+#include "symbols/symtab.h"
+#include "types/types.h"
+#include "util/error.h"
+
+#define CODE 1024
+#define MAX_CANDIDATES 64
+#define MAX_RING 65536
+#define NAME_LEN 56		// MODULE_NAME_LEN; kmem_cache names are shorter
+
+// Offsets (BTF) of the members a ring's nodes are checked by, looked up
+// once rather than for each node.
+struct node_layout {
+	bool ok;
+	uint64_t list, name, state;	// state: struct module only
+};
+
+struct ctx {
+	struct kp_memory *mem;
+	struct kp_types *types;
+	const struct kp_arch *arch;
+	struct kp_symtab *st;
+	uint64_t image_lo, image_hi;
+	struct node_layout module, cache;	// struct module, struct kmem_cache
+};
+
+struct recipe {
+	const char *name;
+	char type;		// kallsyms letter
+	const char *users[3];
+	bool to_exit;		// the users are small: their code up to the first exit
+	// Whether addr is the variable; NULL: any address in the image is,
+	// when the users form only one.
+	bool (*valid)(const struct ctx *c, uint64_t addr);
+	// Its size in bytes where the symbol after it is not its end (kallsyms
+	// of functions only: the next symbol may be far), 0 if unknown.
+	uint64_t (*size)(const struct ctx *c, uint64_t addr);
+};
+
+static bool member_offset(const struct ctx *c, const char *type, const char *name, uint64_t *ret)
+{
+	uint32_t id;
+	struct kp_btf_member m;
+	struct kp_error *err = kp_types_find(c->types, BTF_KIND_STRUCT, type, &id);
+	if (!err)
+		err = kp_types_member_path(c->types, id, name, strlen(name), &m);
+	if (err) {
+		kp_error_destroy(err);
+		return false;
+	}
+	*ret = m.bit_offset / 8;
+	return true;
+}
+
+static bool in_image(const struct ctx *c, uint64_t a)
+{
+	return a >= c->image_lo && a < c->image_hi;
+}
+
+// A NUL-terminated name of printable characters in buf[size].
+static bool printable(const char *buf, size_t size)
+{
+	size_t n = strnlen(buf, size);
+	if (n == 0 || n == size)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (buf[i] <= ' ' || buf[i] > '~')
+			return false;
+	return true;
+}
+
+// Whether head, in the image, heads a ring (an empty one too) whose nodes,
+// outside the image, each pass node_ok.
+static bool is_ring(const struct ctx *c, uint64_t head,
+		    bool (*node_ok)(const struct ctx *c, uint64_t node))
+{
+	uint64_t node, prev = head, back;
+	if (!in_image(c, head) || (head & 7) || !kp_ok(kp_memory_read_u64(c->mem, KP_VIRT, head, &node)))
+		return false;
+	for (unsigned i = 0; i <= MAX_RING; i++) {
+		if (!kp_ok(kp_memory_read_u64(c->mem, KP_VIRT, node + 8, &back)) || back != prev)
+			return false;
+		if (node == head)
+			return true;
+		if (in_image(c, node) || !node_ok(c, node))
+			return false;
+		prev = node;
+		if (!kp_ok(kp_memory_read_u64(c->mem, KP_VIRT, node, &node)))
+			return false;
+	}
+	return false;
+}
+
+static bool module_node(const struct ctx *c, uint64_t node)
+{
+	const struct node_layout *l = &c->module;
+	char buf[NAME_LEN];
+	uint32_t st;
+	return l->ok && node >= l->list &&
+	       kp_ok(kp_memory_read(c->mem, KP_VIRT, node - l->list + l->name, buf, sizeof(buf))) &&
+	       printable(buf, sizeof(buf)) &&
+	       kp_ok(kp_memory_read(c->mem, KP_VIRT, node - l->list + l->state, &st, 4)) &&
+	       st <= 3;	// MODULE_STATE_UNFORMED
+}
+
+static bool modules_ok(const struct ctx *c, uint64_t a)
+{
+	return is_ring(c, a, module_node);
+}
+
+static bool cache_node(const struct ctx *c, uint64_t node)
+{
+	const struct node_layout *l = &c->cache;
+	uint64_t p;
+	char buf[NAME_LEN];
+	return l->ok && node >= l->list &&
+	       kp_ok(kp_memory_read_u64(c->mem, KP_VIRT, node - l->list + l->name, &p)) &&
+	       kp_ok(kp_memory_read(c->mem, KP_VIRT, p, buf, 1)) && buf[0] &&
+	       kp_ok(kp_memory_read(c->mem, KP_VIRT, p, buf, sizeof(buf))) &&
+	       printable(buf, sizeof(buf));
+}
+
+static bool slab_caches_ok(const struct ctx *c, uint64_t a)
+{
+	uint64_t next;
+	// Never empty: kmem_cache itself is on it from boot.
+	return is_ring(c, a, cache_node) && kp_ok(kp_memory_read_u64(c->mem, KP_VIRT, a, &next)) &&
+	       next != a;
+}
+
+static bool taint_flags_ok(const struct ctx *c, uint64_t a)
+{
+	uint64_t t, f;
+	uint32_t id;
+	struct kp_error *err = kp_types_find(c->types, BTF_KIND_STRUCT, "taint_flag", &id);
+	if (err) {
+		kp_error_destroy(err);
+		return false;
+	}
+	const struct btf_type *bt = btf__type_by_id(kp_types_btf(c->types), id);
+	uint8_t e0[2], e1[2];
+	return bt && bt->size && member_offset(c, "taint_flag", "c_true", &t) &&
+	       member_offset(c, "taint_flag", "c_false", &f) && in_image(c, a) &&
+	       kp_ok(kp_memory_read(c->mem, KP_VIRT, a + t, &e0[0], 1)) &&
+	       kp_ok(kp_memory_read(c->mem, KP_VIRT, a + f, &e0[1], 1)) &&
+	       kp_ok(kp_memory_read(c->mem, KP_VIRT, a + bt->size + t, &e1[0], 1)) &&
+	       kp_ok(kp_memory_read(c->mem, KP_VIRT, a + bt->size + f, &e1[1], 1)) &&
+	       e0[0] == 'P' && e0[1] == 'G' && e1[0] == 'F' && e1[1] == ' ';
+}
+
+// The architecture's syscall table: its probes' entries point at their
+// handlers (by name, from kallsyms).
+static bool syscall_table_ok(const struct ctx *c, uint64_t a)
+{
+	const struct kp_syscall_probe *p = c->arch->syscall_probes;
+	struct kp_symbol sym;
+	uint64_t entry;
+	unsigned n = 0;
+	if (!in_image(c, a) || (a & 7) || !p)
+		return false;
+	for (; p->handler; p++, n++)
+		if (!kp_symtab_find(c->st, p->handler, &sym) ||
+		    !kp_ok(kp_memory_read_u64(c->mem, KP_VIRT, a + 8ULL * p->nr, &entry)) ||
+		    entry != sym.address)
+			return false;
+	return n > 0;
+}
+
+// The placeholder action of a chained interrupt: its handler is
+// bad_chained_irq() (kernel/irq/chip.c, 4.4+).
+static bool chained_action_ok(const struct ctx *c, uint64_t a)
+{
+	uint64_t handler, fn;
+	struct kp_symbol sym;
+	return in_image(c, a) && member_offset(c, "irqaction", "handler", &handler) &&
+	       kp_symtab_find(c->st, "bad_chained_irq", &sym) &&
+	       kp_ok(kp_memory_read_u64(c->mem, KP_VIRT, a + handler, &fn)) && fn == sym.address;
+}
+
+// The entries up to the first that is no kernel address (the top 12 bits
+// set on x86-64 and arm64): a hook into a module or a trampoline keeps the
+// table whole, the data after it (strings, other rodata) ends it.
+#define MAX_SYSCALLS 4096
+static uint64_t syscall_table_size(const struct ctx *c, uint64_t a)
+{
+	uint64_t n = 0, entry;
+	while (n < MAX_SYSCALLS && kp_ok(kp_memory_read_u64(c->mem, KP_VIRT, a + 8 * n, &entry)) &&
+	       (entry >> 52) == 0xfff)
+		n++;
+	return 8 * n;
+}
+
+static const struct recipe recipes[] = {
+	{ "modules", 'd', { "print_modules", "find_module_all", "m_start" }, false, modules_ok, NULL },
+	{ "slab_caches", 'D', { "dump_unreclaimable_slab", "slab_start", "kmem_cache_destroy" }, false,
+	  slab_caches_ok, NULL },
+	{ "taint_flags", 'R', { "print_tainted", "module_flags_taint", NULL }, false, taint_flags_ok,
+	  NULL },
+	{ "tainted_mask", 'd', { "get_taint", NULL, NULL }, true, NULL, NULL },
+	{ "irq_desc_tree", 'd', { "irq_to_desc", NULL, NULL }, true, NULL, NULL },
+	{ "chained_action", 'D', { "__irq_do_set_handler", "__irq_set_handler",
+				   "irq_set_chained_handler_and_data" }, false, chained_action_ok, NULL },
+	// users from kp_arch.syscall_table_users
+	{ "sys_call_table", 'R', { NULL, NULL, NULL }, false, syscall_table_ok, syscall_table_size },
+};
+
+struct candidates {
+	uint64_t at[MAX_CANDIDATES];
+	size_t n;
+};
+
+static void collect(uint64_t target, void *arg)
+{
+	struct candidates *c = arg;
+	for (size_t i = 0; i < c->n; i++)
+		if (c->at[i] == target)
+			return;
+	if (c->n < MAX_CANDIDATES)
+		c->at[c->n++] = target;
+}
+
+// The address of r's variable, 0 unless exactly one candidate passes.
+static uint64_t find(const struct ctx *c, const struct kp_arch *arch, struct kp_symtab *st,
+		     const struct recipe *r)
+{
+	struct candidates cand = { .n = 0 };
+	uint8_t code[CODE];
+	struct kp_symbol fn;
+	const char *const *users = r->valid == syscall_table_ok ? arch->syscall_table_users : r->users;
+	for (size_t i = 0; users && i < 3 && users[i]; i++)
+		if (kp_symtab_find(st, users[i], &fn) &&
+		    kp_ok(kp_memory_read(c->mem, KP_VIRT, fn.address, code, sizeof(code))))
+			arch->data_refs(code, sizeof(code), fn.address, r->to_exit, collect, &cand);
+	uint64_t found = 0;
+	for (size_t i = 0; i < cand.n; i++) {
+		if (r->valid ? !r->valid(c, cand.at[i]) : !in_image(c, cand.at[i]))
+			continue;
+		if (found)
+			return 0;
+		found = cand.at[i];
+	}
+	return found;
+}
+
+struct kp_error *kp_derive_refs(struct kp_memory *mem, const struct kp_arch *arch,
+				struct kp_types *types, uint64_t image_start, uint64_t image_end,
+				struct kp_symtab *st, unsigned *added)
+{
+	if (!arch->data_refs)
+		return NULL;
+	struct ctx c = { .mem = mem, .types = types, .arch = arch, .st = st,
+			 .image_lo = image_start, .image_hi = image_end };
+	c.module.ok = member_offset(&c, "module", "list", &c.module.list) &&
+		      member_offset(&c, "module", "name", &c.module.name) &&
+		      member_offset(&c, "module", "state", &c.module.state);
+	c.cache.ok = member_offset(&c, "kmem_cache", "list", &c.cache.list) &&
+		     member_offset(&c, "kmem_cache", "name", &c.cache.name);
+	uint64_t at[sizeof(recipes) / sizeof(recipes[0])];
+	struct kp_symbol sym;
+	// All found before any is added: a lookup after an addition sorts the
+	// table again.
+	for (size_t i = 0; i < sizeof(recipes) / sizeof(recipes[0]); i++)
+		at[i] = kp_symtab_find(st, recipes[i].name, &sym) ? 0 : find(&c, arch, st, &recipes[i]);
+	for (size_t i = 0; i < sizeof(recipes) / sizeof(recipes[0]); i++) {
+		if (!at[i])
+			continue;
+		struct kp_error *err = kp_symtab_add(st, recipes[i].name, strlen(recipes[i].name), at[i],
+						     recipes[i].type, NULL);
+		uint64_t size = recipes[i].size ? recipes[i].size(&c, at[i]) : 0;
+		if (!err && size)
+			err = kp_symtab_add_limit(st, at[i] + size);
+		if (err)
+			return err;
+		(*added)++;
+	}
+	return NULL;
+}

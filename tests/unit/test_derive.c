@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: MIT
+// Variables of a kallsyms of functions only: the addresses an arm64
+// function forms with ADRP (instruction words assembled by binutils'
+// aarch64-linux-gnu-as, targets as its objdump printed them), and the
+// kernel's tables of exported symbols (__ksymtab) built here in the
+// layout of include/linux/export.h (three 32-bit offsets, sorted by name).
+#include "test.h"
+#include "arch/arm64/arm64.h"
+#include "core/ksymtab.h"
+#include "io/memory.h"
+#include "symbols/symtab.h"
+#include "util/le.h"
+
+// ---------------------------------------------------------------- ADRP
+
+struct refs {
+	uint64_t at[8];
+	size_t n;
+};
+
+static void add_ref(uint64_t target, void *arg)
+{
+	struct refs *r = arg;
+	if (r->n < 8)
+		r->at[r->n++] = target;
+}
+
+static void decode(const uint32_t *words, size_t n, uint64_t addr, bool to_exit, struct refs *r)
+{
+	uint8_t code[64];
+	for (size_t i = 0; i < n; i++)
+		kp_put_le32(code + 4 * i, words[i]);
+	r->n = 0;
+	kp_arm64_data_refs(code, 4 * n, addr, to_exit, add_ref, r);
+}
+
+TEST(arm64_adrp_pairs)
+{
+	// adrp x1, var1; add x1, x1, #0x340; adrp x2, ..; ldr x3, [x2, #840];
+	// adrp x4, ..; ldr w5, [x4, #848]; mov x4, #1; ret
+	static const uint32_t f[] = { 0xd0008001, 0x910d0021, 0x90008022, 0xf941a443,
+				      0x90008024, 0xb9435085, 0xd2800024, 0xd65f03c0 };
+	struct refs r;
+	decode(f, 8, 0xffff800008010000, false, &r);
+	CHECK_U64(r.n, 3);
+	CHECK_U64(r.at[0], 0xffff800009012340);	// var1
+	CHECK_U64(r.at[1], 0xffff800009014348);	// var2 (64-bit load, scaled by 8)
+	CHECK_U64(r.at[2], 0xffff800009014350);	// var3 (32-bit load, scaled by 4)
+	// adrp x7, <a page below the code>; add x8, x7, #0x5, lsl #12; ret
+	static const uint32_t g[] = { 0xd0ff8007, 0x914014e8, 0xd65f03c0 };
+	decode(g, 3, 0xffff80000a010000, false, &r);
+	CHECK_U64(r.n, 1);
+	CHECK_U64(r.at[0], 0xffff800009017000);
+	// An add on a register no adrp set, and an adrp whose register is
+	// overwritten by the load it feeds: nothing, then one.
+	static const uint32_t h[] = { 0x910d0021, 0x90008022, 0xf941a442, 0xf941a443 };
+	decode(h, 4, 0xffff800008010000, false, &r);
+	CHECK_U64(r.n, 1);
+	// A neighbour formed from a variable's address in a callee-saved
+	// register across a call; a page in x1 is lost to a call (AAPCS64).
+	// adrp x19, v; add x19, x19, #0xa68; bl; add x0, x19, #0x30;
+	// adrp x1, v; bl; add x2, x1, #0x8; ret
+	static const uint32_t k[] = { 0xd0009b93, 0x9129a273, 0x97fffffe, 0x9100c260,
+				      0xd0009b81, 0x97fffffb, 0x91002022, 0xd65f03c0 };
+	decode(k, 8, 0xffff800008010000, false, &r);
+	CHECK_U64(r.n, 2);
+	CHECK_U64(r.at[0], 0xffff800009382a68);	// v
+	CHECK_U64(r.at[1], 0xffff800009382a98);	// v + 0x30
+	// To the first exit: f's refs after a ret are not its own.
+	static const uint32_t f_ret[] = { 0xd0008001, 0x910d0021, 0xd65f03c0, 0x90008022, 0xf941a443 };
+	decode(f_ret, 5, 0xffff800008010000, true, &r);
+	CHECK_U64(r.n, 1);
+	decode(f_ret, 5, 0xffff800008010000, false, &r);
+	CHECK_U64(r.n, 2);
+}
+
+// ---------------------------------------------------------------- __ksymtab
+
+#define TEXT 0xffffffff81000000ULL	// _stext; _etext 64 KiB above
+#define RODATA 0xffffffff82000000ULL	// __start_rodata; 16 KiB
+#define DATA 0xffffffff83000000ULL
+#define BSS 0xffffffff84000000ULL	// __bss_start; 4 KiB
+#define IMAGE_END 0xffffffff85000000ULL
+
+struct image {
+	uint8_t rodata[0x4000];
+	struct kp_memory *mem;
+	struct kp_symtab *st;
+	size_t strings;	// next free byte of the name strings (from 0x3000)
+};
+
+static void image_init(struct image *im)
+{
+	memset(im, 0, sizeof(*im));
+	im->strings = 0x3000;
+	CHECK_OK(kp_memory_create(&im->mem));
+	CHECK_OK(kp_memory_add(im->mem, KP_VIRT, RODATA, sizeof(im->rodata), kp_read_buffer,
+			       im->rodata, 0));
+	CHECK_OK(kp_symtab_create(&im->st));
+	static const struct { const char *name; uint64_t a; } marks[] = {
+		{ "_stext", TEXT }, { "_etext", TEXT + 0x10000 },
+		{ "__start_rodata", RODATA }, { "__end_rodata", RODATA + 0x4000 },
+		{ "__bss_start", BSS }, { "__bss_stop", BSS + 0x1000 },
+	};
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
+		CHECK_OK(kp_symtab_add(im->st, marks[i].name, strlen(marks[i].name), marks[i].a, 'T',
+				       NULL));
+}
+
+static void image_fini(struct image *im)
+{
+	kp_symtab_destroy(im->st);
+	kp_memory_destroy(im->mem);
+}
+
+// Writes entry i of the table at rodata offset table: value, name.
+static void put_entry(struct image *im, size_t table, size_t i, uint64_t value, const char *name)
+{
+	size_t off = table + 12 * i;
+	uint64_t at = RODATA + off;
+	memcpy(im->rodata + im->strings, name, strlen(name) + 1);
+	kp_put_le32(im->rodata + off, (uint32_t)(int32_t)(int64_t)(value - at));
+	kp_put_le32(im->rodata + off + 4, (uint32_t)(int32_t)(int64_t)(RODATA + im->strings - (at + 4)));
+	kp_put_le32(im->rodata + off + 8, 0);
+	im->strings += strlen(name) + 1;
+}
+
+// A table of 24 entries sorted by name: even ones functions kallsyms names
+// (kNN_fn at TEXT + 0x100 * NN), odd ones variables kNN_var: in data, in
+// bss (03), in rodata (05). name_of_fn_02 renames the second function in
+// the table only.
+static void put_table(struct image *im, size_t table, const char *name_of_fn_02, bool add_fns)
+{
+	char name[32];
+	for (unsigned i = 0; i < 24; i++) {
+		uint64_t v;
+		if (i % 2 == 0) {
+			snprintf(name, sizeof(name), "k%02u_fn", i);
+			v = TEXT + 0x100 * i;
+			if (add_fns)
+				CHECK_OK(kp_symtab_add(im->st, name, strlen(name), v, 'T', NULL));
+			if (i == 2 && name_of_fn_02)
+				snprintf(name, sizeof(name), "%s", name_of_fn_02);
+		} else {
+			snprintf(name, sizeof(name), "k%02u_var", i);
+			v = i == 3 ? BSS + 0x40 : i == 5 ? RODATA + 0x2000 : DATA + 8 * i;
+		}
+		put_entry(im, table, i, v, name);
+	}
+	CHECK_OK(kp_symtab_finalize(im->st));
+}
+
+TEST(ksymtab_variables)
+{
+	struct image im;
+	image_init(&im);
+	put_table(&im, 0x104, NULL, true);
+	unsigned added = 0;
+	CHECK_OK(kp_ksymtab_add_variables(im.mem, TEXT, IMAGE_END, im.st, &added));
+	CHECK_U64(added, 12);
+	struct kp_symbol s;
+	CHECK(kp_symtab_find(im.st, "k01_var", &s) && s.address == DATA + 8 && s.type == 'D');
+	CHECK(kp_symtab_find(im.st, "k03_var", &s) && s.address == BSS + 0x40 && s.type == 'B');
+	CHECK(kp_symtab_find(im.st, "k05_var", &s) && s.address == RODATA + 0x2000 && s.type == 'R');
+	CHECK(kp_symtab_find(im.st, "k23_var", &s) && s.address == DATA + 8 * 23);
+	image_fini(&im);
+}
+
+// A table whose function disagrees with kallsyms is not the kernel's: none
+// of its variables is taken.
+TEST(ksymtab_function_disagrees)
+{
+	struct image im;
+	image_init(&im);
+	put_table(&im, 0x104, "k02_fx", true);
+	unsigned added = 0;
+	CHECK_OK(kp_ksymtab_add_variables(im.mem, TEXT, IMAGE_END, im.st, &added));
+	CHECK_U64(added, 0);
+	image_fini(&im);
+}
+
+// Without functions kallsyms names (nothing anchors), or without the text
+// markers, nothing is found; unsorted names break the run into pieces too
+// short to be a table.
+TEST(ksymtab_not_found)
+{
+	struct image im;
+	unsigned added = 1;
+	image_init(&im);
+	put_table(&im, 0x104, NULL, false);
+	CHECK_OK(kp_ksymtab_add_variables(im.mem, TEXT, IMAGE_END, im.st, &added));
+	CHECK_U64(added, 0);
+	image_fini(&im);
+
+	image_init(&im);
+	put_table(&im, 0x104, "zz_last", true);	// k02_fn named after every other entry
+	for (unsigned i = 4; i < 24; i += 4)	// and more out of order
+		put_entry(&im, 0x104, i, TEXT + 0x100 * i, "aaa");
+	added = 1;
+	CHECK_OK(kp_ksymtab_add_variables(im.mem, TEXT, IMAGE_END, im.st, &added));
+	CHECK_U64(added, 0);
+	image_fini(&im);
+}
+
+int main(void)
+{
+	RUN(arm64_adrp_pairs);
+	RUN(ksymtab_variables);
+	RUN(ksymtab_function_disagrees);
+	RUN(ksymtab_not_found);
+	return TEST_SUMMARY();
+}

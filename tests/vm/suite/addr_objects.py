@@ -1,0 +1,428 @@
+# SPDX-License-Identifier: MIT
+# Address forensics on objects the guest names itself (issue 29), on the
+# ELF and kdump-compressed dumps of every guest, each against the truth
+# readings taken just before and after the dump (both must agree: a thing
+# that moved between them is not compared):
+#   addr-whatis-modules  whatis of each module's first function + 1 (at or
+#                        above its /proc/modules base, in /proc/kallsyms):
+#                        the module and the function named, offset 1;
+#   addr-whatis-sockets  whatis of each TCP and UDP socket of /proc/net/
+#                        {tcp,tcp6,udp,udp6} + 1 (their addresses, real to
+#                        root under kernel.kptr_restrict=1): an allocated
+#                        object of the protocol's slab cache (TCP, TCPv6,
+#                        tw_sock_TCP, request_sock_TCP, UDP, UDPv6) that
+#                        starts at the socket, offset 1;
+#   addr-slab-tcp        slab --allocated TCP: every TCP socket of
+#                        /proc/net/tcp among the allocated objects;
+#   addr-whatis-vmalloc  whatis of areas of /proc/vmallocinfo + 16: the
+#                        area's start, end and caller;
+#   addr-search-user     search -u of a variable of kp_args' environment:
+#                        found at env_start (/proc/PID/stat field 50) plus
+#                        its offset in /proc/PID/environ;
+#   addr-search-kernel   search -k of the same bytes: found at the direct-map
+#                        alias of the page frame /proc/PID/pagemap gives;
+#   addr-page-envpage    page of that frame: the flags /proc/kpageflags
+#                        gives (uptodate, lru, swapbacked, anon, mapped,
+#                        slab, buddy, compound head and tail).
+# Socket caches with SLAB_TYPESAFE_BY_RCU are never merged with another
+# cache (mm/slab_common.c SLAB_NEVER_MERGE); a name /proc/slabinfo does not
+# list is left out as merged anyway.
+import json
+
+import truth as T
+
+from .common import ran
+from .process_truth import Workload
+from .results import limited, passed
+
+PER_KIND = 8
+PAGE = 4096                        # the suite's kernels' page size (Debian x86-64, arm64)
+# A kernel address has its top bit set (x86-64 4- and 5-level, arm64); a
+# hashed %pK is a 32-bit number.
+KERNEL_ADDR = 1 << 63
+NET_FILES = ("tcp", "tcp6", "udp", "udp6")
+# /proc/net/tcp's st of a timewait and of a request socket (get_openreq4())
+TCP_TIME_WAIT, TCP_SYN_RECV = 6, 3
+# /proc/kpageflags bits (include/uapi/linux/kernel-page-flags.h) and what
+# kpeek's page says for each.
+KPF = {3: "uptodate", 5: "lru", 14: "swapbacked", 12: "anon", 11: "mapped", 7: "slab", 10: "buddy",
+       15: "compound head", 16: "compound tail"}
+
+
+def text(files, name):
+    if name not in files:
+        raise T.TruthError("the guest wrote no %s" % name)
+    return files[name].decode("utf-8", "replace")
+
+
+def readings(run, source):
+    _, pre, post = run.dumps[source]
+    return pre, post
+
+
+def stable(run, source, parse):
+    """What parse(files, tag) gives for both readings around the dump, the
+    items of the first that the second has too."""
+    pre, post = readings(run, source)
+    a, b = parse(run.files, pre), set(parse(run.files, post))
+    return [x for x in a if x in b]
+
+
+def spread(items, n=PER_KIND):
+    step = max(1, len(items) // n)
+    return items[::step][:n]
+
+
+def whatis_json(res):
+    rc, out, err = res
+    if rc != 0:
+        return None, ran(res)
+    try:
+        return json.loads(out)["addresses"], ""
+    except (ValueError, KeyError) as e:
+        return None, "not whatis JSON (%s): %s" % (e, out[:300])
+
+
+def fact(got, kind):
+    return next((f for f in got.get("facts", []) if f.get("kind") == kind), None)
+
+
+def num(v):
+    return int(v, 16) if isinstance(v, str) else v
+
+
+def answer(res, picks, one):
+    """Compares whatis's answers with picks, one(pick, answer) -> problem or
+    None per address."""
+    addrs, why = whatis_json(res)
+    if addrs is None:
+        return False, why
+    if len(addrs) != len(picks):
+        return False, "%d answers for %d addresses" % (len(addrs), len(picks))
+    problems = [p for p in (one(pick, got) for pick, got in zip(picks, addrs)) if p]
+    if problems:
+        return False, "%d of %d differ:\n%s" % (len(problems), len(picks), "\n".join(problems))
+    return True, "%d addresses" % len(picks)
+
+
+# ---------------------------------------------------------------- modules
+
+def module_picks(run, source):
+    def parse(files, tag):
+        return [(m["name"], m["base"]) for m in T.modules(files, "truth.%s.modules" % tag)
+                if m["state"] == "Live" and m["base"]]
+    picks = spread(stable(run, source, parse), 6)
+    pre, _ = readings(run, source)
+    syms = T.kallsyms(run.files, "truth.%s.modsyms" % pre)
+    out = []
+    for name, base in picks:
+        # The first function at or above the base, + 1.
+        # (Not arm64's mapping symbols, $x and $d: no lookup returns them.)
+        text = sorted(a for a, t, n, m in syms if m == name and a >= base and t in "tT"
+                      and not n.startswith("$"))
+        if not text:
+            continue
+        q = text[0] + 1
+        out.append((name, q, text[0], {n for a, t, n, m in syms if m == name and a == text[0]
+                                       and not n.startswith("$")}))
+    return out
+
+
+# The callers /proc/vmallocinfo names for module memory (module_alloc()
+# until 6.9, execmem_alloc() since).
+MODULE_ALLOCATORS = ("load_module", "module_alloc", "move_module", "execmem_alloc")
+
+
+def ck_modules(picks):
+    def one(pick, got):
+        name, q, top, names = pick
+        f = fact(got, "module")
+        if not f or f.get("module") != name:
+            return "0x%x (%s's first function + 1): not in module %s: %s" % (q, name, name, got.get("facts"))
+        if top is not None and (f.get("symbol") not in names or f.get("offset") != q - top):
+            return "0x%x: %s+%s, /proc/kallsyms %s+%d" % (q, f.get("symbol"), f.get("offset"),
+                                                           "/".join(sorted(names)), q - top)
+        return None
+
+    def module_memory(got):
+        v = fact(got, "vmalloc") or {}
+        return not fact(got, "module") and (v.get("caller_symbol") or "").startswith(MODULE_ALLOCATORS)
+
+    def ck(res, c):
+        addrs, _ = whatis_json(res)
+        # Without CONFIG_KALLSYMS_ALL the modules list head is in no
+        # symbol table: the precise answer is the module memory's vmalloc
+        # area, allocated by the module loader, for every address.
+        if addrs and len(addrs) == len(picks) and c.run.no_data_symbols and all(map(module_memory, addrs)):
+            return limited("every address is module memory (a vmalloc area of %s), no module named" %
+                           fact(addrs[0], "vmalloc").get("caller_symbol"))
+        return answer(res, picks, one)
+    return ck
+
+
+# ---------------------------------------------------------------- sockets
+
+def socket_cache(name, st):
+    v6 = "v6" if name.endswith("6") else ""
+    if name.startswith("udp"):
+        return "UDP" + v6
+    if st == TCP_TIME_WAIT:
+        return "tw_sock_TCP" + v6
+    if st == TCP_SYN_RECV:
+        return "request_sock_TCP" + v6
+    return "TCP" + v6
+
+
+def sockets(files, tag):
+    """[(file, pointer, state)] of /proc/net/{tcp,tcp6,udp,udp6}; a
+    TruthError if the addresses are hashed (kptr_restrict was not 1)."""
+    out, hashed = [], 0
+    for name in NET_FILES:
+        for line in text(files, "sys.%s.net-%s" % (tag, name)).splitlines()[1:]:
+            p = line.split()
+            if len(p) < 12:
+                continue
+            ptr = int(p[11], 16)
+            if ptr < KERNEL_ADDR:
+                hashed += 1
+                continue
+            out.append((name, ptr, int(p[3], 16)))
+    if hashed and not out:
+        raise T.TruthError("sys.%s.net-*: the socket addresses are hashed (kptr_restrict not 1)" % tag)
+    return out
+
+
+def slab_names(files, tag):
+    return {l.split()[0] for l in text(files, "sys.%s.slabinfo" % tag).splitlines()[2:] if l.strip()}
+
+
+def socket_picks(run, source):
+    pre, _ = readings(run, source)
+    caches = slab_names(run.files, pre)
+    picks, merged = [], []
+    for name, ptr, st in stable(run, source, sockets):
+        cache = socket_cache(name, st)
+        (picks if cache in caches else merged).append((name, ptr, cache))
+    return picks, merged
+
+
+def ck_sockets(picks, merged):
+    def one(pick, got):
+        name, ptr, cache = pick
+        s = (fact(got, "slab") or {}).get("slab") or {}
+        want = {"cache_name": cache, "object": ptr, "offset": 1, "allocated": True}
+        have = {k: num(s.get(k)) if k == "object" else s.get(k) for k in want}
+        if have != want:
+            return "%s socket 0x%x + 1: whatis %s, want %s" % (name, ptr, have, want)
+        return None
+
+    def ck(res, c):
+        ok, detail = answer(res, picks, one)
+        if not ok or not merged:
+            return ok, detail
+        return passed(detail, ["%s socket 0x%x: cache %s merged (not in /proc/slabinfo)" % m for m in merged])
+    return ck
+
+
+def ck_slab_tcp(ptrs):
+    def ck(res, c):
+        rc, out, err = res
+        if rc != 0:
+            return False, ran(res)
+        got = set()
+        for line in out.split():
+            try:
+                got.add(int(line, 16))
+            except ValueError:
+                return False, "not an address per line: %r" % line
+        missing = [p for p in ptrs if p not in got]
+        if missing:
+            return False, "TCP sockets of /proc/net/tcp not listed as allocated: %s (of %d listed)" % (
+                ", ".join("0x%x" % p for p in missing), len(got))
+        return True, "%d TCP sockets among %d allocated objects" % (len(ptrs), len(got))
+    return ck
+
+
+# ---------------------------------------------------------------- vmalloc
+
+def vmalloc_areas(files, tag):
+    """[(start, end, caller function)] of /proc/vmallocinfo's areas with a
+    caller."""
+    out = []
+    for line in text(files, "sys.%s.vmallocinfo" % tag).splitlines():
+        p = line.split()
+        if len(p) < 3 or "-" not in p[0] or "+" not in p[2]:
+            continue
+        lo, _, hi = p[0].partition("-")
+        start, end = int(lo, 16), int(hi, 16)
+        if start >= KERNEL_ADDR:
+            out.append((start, end, p[2].partition("+")[0]))
+    if not out:
+        raise T.TruthError("sys.%s.vmallocinfo: no area with a real address and a caller" % tag)
+    return out
+
+
+def ck_vmalloc(picks):
+    def one(pick, got):
+        start, end, caller = pick
+        f = fact(got, "vmalloc") or {}
+        s = num(f.get("start"))
+        have = (s, s + f["size"] if s is not None and isinstance(f.get("size"), int) else None,
+                (f.get("caller_symbol") or "").partition("+")[0])
+        if have != (start, end, caller):
+            return "0x%x + 16: whatis %s, /proc/vmallocinfo 0x%x-0x%x %s" % (start, f or got.get("facts"),
+                                                                           start, end, caller)
+        return None
+    return lambda res, c: answer(res, picks, one)
+
+
+# ---------------------------------------------------------------- search and page
+
+def env_pages(files, tag, pid):
+    """{page address: (pfn, kpageflags)} of proc.TAG.PID.envpages, the
+    pages present."""
+    out = {}
+    for line in text(files, "proc.%s.%d.envpages" % (tag, pid)).splitlines():
+        p = line.split()
+        if len(p) == 3:
+            out[int(p[0], 16)] = (int(p[1], 16), int(p[2], 16))
+    return out
+
+
+def marker(run, source):
+    """(pid, string, user address, page address, pfn, kpageflags) of a
+    variable of kp_args' environment: printable, found once in its
+    /proc/PID/environ, within one page that both readings saw at the same
+    frame with the same flags; or a TruthError."""
+    w = Workload.of(run)
+    if w.why:
+        raise T.TruthError(w.why)
+    pid = w.roles["args"]
+    pre, post = readings(run, source)
+    env = run.files.get("proc.%s.%d.environ" % (pre, pid))
+    if env is None:
+        raise T.TruthError("the guest wrote no proc.%s.%d.environ" % (pre, pid))
+    a, b = env_pages(run.files, pre, pid), env_pages(run.files, post, pid)
+    page = PAGE
+    cands = []
+    off = 0
+    for var in env.split(b"\0"):
+        addr = w.env_start + off
+        off += len(var) + 1
+        first = addr & ~(page - 1)
+        if (not 12 <= len(var) <= 64 or not all(0x21 <= ch < 0x7f for ch in var) or env.count(var) != 1
+                or (addr + len(var) - 1) & ~(page - 1) != first or first not in a or a[first] != b.get(first)):
+            continue
+        cands.append((pid, var.decode(), addr, first) + a[first])
+    if not cands:
+        raise T.TruthError("no variable of pid %d's environment is printable, unique and on one stable "
+                           "page (proc.%s.%d.envpages)" % (pid, pre, pid))
+    return cands[len(cands) // 2]
+
+
+def search_hits(res):
+    rc, out, err = res
+    if rc != 0:
+        return None, ran(res)
+    try:
+        return [num(h["address"]) for h in json.loads(out)["hits"]], ""
+    except (ValueError, KeyError, TypeError) as e:
+        return None, "not search JSON (%s): %s" % (e, out[:300])
+
+
+def ck_search(m, where, what):
+    def ck(res, c):
+        hits, why = search_hits(res)
+        if hits is None:
+            return False, why
+        if where not in hits:
+            return False, "%r (pid %d's environment) not found at 0x%x (%s); hits: %s" % (
+                m[1], m[0], where, what, ", ".join("0x%x" % h for h in hits[:20]))
+        return True, "found at 0x%x (%s) among %d hits" % (where, what, len(hits))
+    return ck
+
+
+def page_says(p):
+    """The KPF names of kpeek's page JSON object p."""
+    names = set(p.get("flag_names") or [])
+    tail = bool(p.get("tail"))
+    has = {"uptodate": "uptodate" in names, "lru": "lru" in names, "swapbacked": "swapbacked" in names,
+           "anon": p.get("mapping_kind") == "anon", "mapped": (p.get("mapcount") or 0) > 0,
+           "slab": p.get("type") == "slab", "buddy": p.get("type") == "buddy",
+           "compound head": bool(p.get("compound")) and not tail, "compound tail": tail}
+    return {n for n, v in has.items() if v}
+
+
+def ck_page(m):
+    pfn, flags = m[4], m[5]
+    want = {n for bit, n in KPF.items() if flags >> bit & 1}
+
+    def ck(res, c):
+        rc, out, err = res
+        try:
+            pages = json.loads(out)["pages"] if rc == 0 else None
+        except (ValueError, KeyError):
+            pages = None
+        if not pages:
+            return False, "not page JSON: %s" % ran(res)
+        got = page_says(pages[0])
+        if got != want:
+            return False, "pfn 0x%x: kpeek %s, /proc/kpageflags 0x%x: %s" % (pfn, sorted(got), flags,
+                                                                            sorted(want))
+        return True, "pfn 0x%x: %s" % (pfn, ", ".join(sorted(want)))
+    return ck
+
+
+def search_page_checks(run, source):
+    try:
+        m = marker(run, source)
+    except T.TruthError as e:
+        why = str(e)
+        return [(n, ["info"], lambda res, c: (False, why))
+                for n in ("addr-search-user", "addr-search-kernel", "addr-page-envpage")]
+    pid, s, addr, first, pfn, _ = m
+    out = [("addr-search-user", ["search", "-u", str(pid), "--json", "-s", s], ck_search(m, addr, "user"))]
+    if run.direct:
+        alias = (pfn * PAGE + addr - first) + run.direct[0] - run.direct[1]
+        out.append(("addr-search-kernel", ["search", "-k", "--json", "-s", s],
+                    ck_search(m, alias, "direct map of pfn 0x%x" % pfn)))
+    else:
+        out.append(("addr-search-kernel", ["info"], lambda res, c: (False, "no direct-map address known")))
+    out.append(("addr-page-envpage", ["page", "--json", "0x%x" % pfn], ck_page(m)))
+    return out
+
+
+def object_checks(run, source):
+    """[(check name, kpeek args, check)] of one dump source."""
+    out = []
+    for name, pick, args, check in (
+            ("addr-whatis-modules", module_picks, lambda p: ["0x%x" % x[1] for x in p], ck_modules),
+            ("addr-whatis-vmalloc", lambda r, s: spread(stable(r, s, vmalloc_areas)),
+             lambda p: ["0x%x" % (x[0] + 16) for x in p], ck_vmalloc)):
+        try:
+            picks = pick(run, source)
+        except T.TruthError as e:
+            picks, why = [], str(e)
+        else:
+            why = "nothing to pick in the guest's readings"
+        if picks:
+            out.append((name, ["whatis", "--json"] + args(picks), check(picks)))
+        else:
+            out.append((name, ["info"], lambda res, c, why=why: (False, why)))
+    try:
+        picks, merged = socket_picks(run, source)
+    except T.TruthError as e:
+        picks, merged, why = [], [], str(e)
+    else:
+        why = "no TCP or UDP socket in both readings"
+    tcp = [ptr for name, ptr, cache in picks if cache == "TCP"]
+    if picks:
+        out.append(("addr-whatis-sockets", ["whatis", "--json"] + ["0x%x" % (p[1] + 1) for p in picks],
+                    ck_sockets(picks, merged)))
+    else:
+        out.append(("addr-whatis-sockets", ["info"], lambda res, c: (False, why)))
+    if tcp:
+        out.append(("addr-slab-tcp", ["slab", "--allocated", "TCP"], ck_slab_tcp(tcp)))
+    else:
+        out.append(("addr-slab-tcp", ["info"], lambda res, c: (False, "no TCP socket: %s" % why)))
+    return out + search_page_checks(run, source)
