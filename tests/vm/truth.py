@@ -17,7 +17,16 @@ def text(files, name):
 
 
 class Thread:
-    __slots__ = ("tgid", "tid", "name", "state", "ppid", "cpu", "pcount")
+    __slots__ = ("tgid", "tid", "name", "state", "ppid", "cpu", "pcount", "runtime")
+
+    def still_since(self, earlier):
+        """True when the thread had no CPU between the listing of earlier
+        and this one: the same number of arrivals on a CPU (pcount) and the
+        same CPU time. pcount alone is not enough: a thread woken before it
+        switched out never leaves its CPU, so pcount stays while it runs and
+        its state goes D, I, R (a busy workqueue worker under churn, 6.1
+        arm64); its run time then grows at the next tick."""
+        return self.pcount == earlier.pcount and self.runtime == earlier.runtime
 
     def __repr__(self):
         return "%d/%d %s %s ppid=%d cpu=%d ran=%d" % (
@@ -41,7 +50,7 @@ def threads(files, name):
         rest = stat[rp + 2:].split()
         t = Thread()
         t.tgid, t.tid = int(h[0]), int(h[1])
-        t.pcount = int(h[4])
+        t.runtime, t.pcount = int(h[2]), int(h[4])
         t.name = stat[lp + 1:rp]
         # /proc/PID/stat: field 3 state, 4 ppid, ..., 39 processor.
         t.state, t.ppid, t.cpu = rest[0], int(rest[1]), int(rest[36])

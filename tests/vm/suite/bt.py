@@ -67,7 +67,7 @@ def ck_bt_all(res, c):
         tid = r.get("tid")
         by_tid[tid] = r
         a, b = pre.get(tid), post.get(tid)
-        ran_ = not a or not b or a.pcount != b.pcount or "R" in (a.state, b.state)
+        ran_ = not a or not b or not b.still_since(a) or "R" in (a.state, b.state)
         # A dump makedumpfile filtered without knowing the kernel lacks
         # pages the kernel uses (c.partial): kpeek must say which.
         excluded = c.partial and "excluded from the dump" in (r.get("error") or r.get("end") or "")
@@ -78,7 +78,7 @@ def ck_bt_all(res, c):
             problems.append("tid %s %r: stack incomplete: %s" % (tid, r.get("comm"), r.get("end")))
     for tid, want in sorted(stacks.items()):
         a, b = pre.get(tid), post.get(tid)
-        if not a or not b or a.pcount != b.pcount or "R" in (a.state, b.state) or \
+        if not a or not b or not b.still_since(a) or "R" in (a.state, b.state) or \
                 tid in c.readers or a.name in c.transient or not want:
             continue
         r = by_tid.get(tid)

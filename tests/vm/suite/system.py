@@ -406,12 +406,12 @@ def ck_runq(res, c, w, r, run):
                        for y in (ta, tb) if y):
                 problems.append("cpu %s: pid %s %r, the listings %s" % (x.get("cpu"), pid, comm,
                                                                        sorted({y.name for y in (ta, tb) if y})))
-            if ta and tb and ta.pcount == tb.pcount and "R" not in (ta.state, tb.state) and pid not in c.readers:
+            if ta and tb and tb.still_since(ta) and "R" not in (ta.state, tb.state) and pid not in c.readers:
                 problems.append("cpu %s: pid %s %r %s, yet %s in both listings and it did not run" % (
                     x.get("cpu"), pid, comm, role, ta.state))
     for pid, ta in sorted(pre.items()):
         tb = post.get(pid)
-        if tb and ta.pcount == tb.pcount and ta.state == tb.state == "R" and pid not in c.readers \
+        if tb and tb.still_since(ta) and ta.state == tb.state == "R" and pid not in c.readers \
                 and ta.name not in transient and pid not in where:
             problems.append("pid %d %r: runnable in both listings and did not run, yet on no run queue" % (
                 pid, ta.name))

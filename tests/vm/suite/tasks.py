@@ -22,8 +22,8 @@ def same_name_modulo_work(a, b):
 
 def compare_tasks(rows, c, leaders_only, left_out=0, unknown_ppid=False, unnamed_ok=False):
     """kpeek's tasks against the thread listings before and after it. A
-    thread whose schedstat run count did not change between them did not
-    run: its state, CPU and name must be exactly those of the listings.
+    thread whose schedstat run count and run time did not change between
+    them did not run (Thread.still_since): its state, CPU and name must be exactly those of the listings.
     One that ran must still be the same thread (tgid, ppid) with a state
     it had or R, and its name modulo the worker's work description.
     Returns (problems, skipped): skipped are what a dump without their
@@ -76,7 +76,7 @@ def compare_tasks(rows, c, leaders_only, left_out=0, unknown_ppid=False, unnamed
         elif ppid not in {x.ppid for x in (a, b) if x}:
             problems.append("pid %d %r: ppid %d, /proc %s" % (tid, name, ppid,
                                                             sorted({x.ppid for x in (a, b) if x})))
-        if a and b and a.pcount == b.pcount and tid not in c.readers:
+        if a and b and b.still_since(a) and tid not in c.readers:
             for field, got, want in (("state", state, a.state), ("cpu", cpu, a.cpu),
                                      ("name", name, a.name)):
                 if field == "name" and cut and want.startswith(got):
