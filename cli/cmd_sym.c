@@ -22,7 +22,9 @@ static void usage(void)
 	       "  ADDR          0xHEX, DECIMAL or SYMBOL+-OFFSET; prints\n"
 	       "                \"ADDRESS: name+0xoff/0xsize [module]\" like the kernel's %%pS\n"
 	       "An unknown name fails with close names suggested; the other arguments are\n"
-	       "still looked up.\n"
+	       "still looked up. A variable no symbol table names (a kernel built without\n"
+	       "CONFIG_KALLSYMS_ALL) ends with how kpeek found it (\", recovered from\n"
+	       "references in get_taint\"; JSON \"recovered\", null for the others).\n"
 	       "\n"
 	       "Exit status: 0 every argument found, 1 one or more not (one line on stderr\n"
 	       "each), 2 a usage error or output that could not be written.\n"
@@ -44,7 +46,7 @@ static void usage(void)
 	       "  kpeek -c vmcore sym -l | grep ' [Tt] '\n");
 }
 
-static void json_symbol(struct out *o, const struct kp_symbol *sym)
+static void json_symbol(struct out *o, struct kp_kernel *k, const struct kp_symbol *sym)
 {
 	out_kv_str(o, "name", sym->name);
 	out_kv_hex(o, "address", sym->address);
@@ -55,6 +57,7 @@ static void json_symbol(struct out *o, const struct kp_symbol *sym)
 	char type[2] = { sym->type, '\0' };
 	out_kv_str(o, "type", type);
 	out_kv_str(o, "module", sym->module);
+	out_kv_str(o, "recovered", kp_symbol_origin(k, sym));
 }
 
 static int by_name(struct out *o, struct kp_kernel *k, const char *name)
@@ -66,7 +69,7 @@ static int by_name(struct out *o, struct kp_kernel *k, const char *name)
 	if (out_is_json(o)) {
 		out_begin_object(o, NULL);
 		out_kv_str(o, "query", name);
-		json_symbol(o, &sym);
+		json_symbol(o, k, &sym);
 		out_end_object(o);
 		return 0;
 	}
@@ -75,7 +78,9 @@ static int by_name(struct out *o, struct kp_kernel *k, const char *name)
 		snprintf(size, sizeof(size), " (%" PRIu64 " bytes)", sym.size);
 	if (sym.module)
 		snprintf(mod, sizeof(mod), " [%s]", sym.module);
-	out_text(o, "%016" PRIx64 " %c %s%s%s\n", sym.address, sym.type, sym.name, size, mod);
+	const char *origin = kp_symbol_origin(k, &sym);
+	out_text(o, "%016" PRIx64 " %c %s%s%s%s%s\n", sym.address, sym.type, sym.name, size, mod,
+		 origin ? ", recovered from " : "", origin ? origin : "");
 	return 0;
 }
 
@@ -133,7 +138,7 @@ static int by_address(struct out *o, struct cli *cli, struct kp_kernel *k, const
 		out_kv_str(o, "query", arg);
 		out_kv_hex(o, "query_address", addr);
 		out_kv_str(o, "text", text);
-		json_symbol(o, &sym);
+		json_symbol(o, k, &sym);
 		out_kv_hex(o, "offset", addr - sym.address);
 		out_end_object(o);
 		return 0;
@@ -152,7 +157,7 @@ static int list_all(struct out *o, struct kp_kernel *k)
 	while (!(err = kp_symbol_iter_next(it, &sym)) && sym) {
 		if (out_is_json(o)) {
 			out_begin_object(o, NULL);
-			json_symbol(o, sym);
+			json_symbol(o, k, sym);
 			out_end_object(o);
 		} else if (sym->module) {
 			out_text(o, "%016" PRIx64 " %c %s\t[%s]\n", sym->address, sym->type,

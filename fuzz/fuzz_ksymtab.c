@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The kernel's tables of exported symbols found in rodata (core/ksymtab.c)
-// and the addresses arm64 code forms (kp_arch.data_refs). The input is the
-// rodata at FUZZ_KSYMTAB_RODATA, also decoded as code; kallsyms names
+// and the addresses arm64 and x86-64 code forms (kp_arch.data_refs). The
+// input is the rodata at FUZZ_KSYMTAB_RODATA, also decoded as code; kallsyms names
 // FUZZ_KSYMTAB_FUNCS functions k00_fn, k02_fn, ... at FUZZ_KSYMTAB_TEXT +
 // 0x100 * N, the layout tests/unit/test_derive.c builds its tables for.
 #include <stdio.h>
@@ -10,6 +10,7 @@
 #include "fuzz.h"
 #include "formats.h"
 #include "arch/arm64/arm64.h"
+#include "arch/x86_64/x86_64.h"
 #include "core/ksymtab.h"
 #include "symbols/symtab.h"
 
@@ -25,6 +26,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	kp_arm64_data_refs(data, size, FUZZ_KSYMTAB_RODATA, false, ignore, NULL);
 	kp_arm64_data_refs(data, size, FUZZ_KSYMTAB_RODATA, true, ignore, NULL);
+	kp_x86_data_refs(data, size, FUZZ_KSYMTAB_RODATA, false, ignore, NULL);
+	kp_x86_data_refs(data, size, FUZZ_KSYMTAB_RODATA, true, ignore, NULL);
 	struct kp_memory *mem;
 	struct kp_symtab *st;
 	if (kp_memory_create(&mem))

@@ -282,6 +282,12 @@ KP_API struct kp_error *kp_symbol_by_name(struct kp_kernel *kernel, const char *
 					  struct kp_symbol *ret);
 // The cheap lookup for optional symbols: false if unknown, no suggestions built.
 KP_API bool kp_symbol_find(struct kp_kernel *kernel, const char *name, struct kp_symbol *ret);
+// Since 0.6: how kpeek found a symbol that no symbol table names (a kernel
+// built without CONFIG_KALLSYMS_ALL): "the table of exported symbols
+// (__ksymtab)", "BTF's .data..percpu section", "references in FUNCTION", "a
+// scan of the kernel image for its shape". NULL for a symbol of kallsyms,
+// a System.map or VMCOREINFO. Valid as long as the kernel handle.
+KP_API const char *kp_symbol_origin(struct kp_kernel *kernel, const struct kp_symbol *sym);
 // The symbol containing address (or the nearest one below it, within its size
 // when known). KP_ERR_NOT_FOUND if none.
 KP_API struct kp_error *kp_symbol_by_address(struct kp_kernel *kernel, uint64_t address,

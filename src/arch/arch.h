@@ -203,10 +203,10 @@ struct kp_arch {
 	// vaddr addr): the variables a function refers to; with to_exit, up to
 	// its first return or tail call only (a function of a few
 	// instructions). arm64: an ADRP and the ADD or LDR that completes it on
-	// the same register; NULL where kallsyms always names variables
-	// (Debian's x86-64 kernels). Targets may be wrong where a register was
-	// reused between the two: the caller validates each by what it points
-	// at.
+	// the same register; x86-64: RIP-relative operands. Targets may be
+	// wrong (arm64: a register reused between the two; x86-64: a byte
+	// inside another instruction taken for one): the caller validates
+	// each by what it points at.
 	void (*data_refs)(const uint8_t *code, size_t size, uint64_t addr, bool to_exit,
 			  void (*fn)(uint64_t target, void *arg), void *arg);
 	// ---- integrity checks (src/checks/)

@@ -148,6 +148,10 @@ static struct kp_error *add_percpu(struct kp_types *types, struct kp_symtab *st,
 	uint64_t base;
 	if (!sec || !percpu_base(st, btf, sec, &base))
 		return NULL;
+	kp_symtab_next_source(st);
+	struct kp_error *err = kp_symtab_set_origin(st, "BTF's .data..percpu section");
+	if (err)
+		return err;
 	// Picked before any is added: a lookup after an addition sorts again.
 	uint32_t n = btf_vlen(sec), *pick = malloc(n * sizeof(*pick) + 1);
 	if (!pick)
@@ -161,7 +165,6 @@ static struct kp_error *add_percpu(struct kp_types *types, struct kp_symtab *st,
 		if (name && *name && !kp_symtab_find(st, name, &sym))
 			pick[npick++] = i;
 	}
-	struct kp_error *err = NULL;
 	for (uint32_t i = 0; i < npick && !err; i++) {
 		const struct btf_type *v = btf__type_by_id(btf, vi[pick[i]].type);
 		const char *name = btf__name_by_offset(btf, v->name_off);
@@ -190,7 +193,9 @@ struct kp_error *kp_derive_symbols(struct kp_memory *mem, const struct kp_arch *
 		unsigned n;
 		uint64_t task = scan_init_task(mem, &l, image_start, image_end, &n);
 		if (n == 1) {
-			if ((err = kp_symtab_add(st, "init_task", 9, task, 'D', NULL)))
+			kp_symtab_next_source(st);
+			if ((err = kp_symtab_set_origin(st, "a scan of the kernel image for its shape")) ||
+			    (err = kp_symtab_add(st, "init_task", 9, task, 'D', NULL)))
 				return err;
 			(*added)++;
 		}

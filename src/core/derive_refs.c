@@ -2,9 +2,10 @@
 // Variables a kallsyms of functions only does not name and the kernel does
 // not export, found in the code of the functions that use them: each
 // recipe names the variable, the functions (kallsyms has them) whose code
-// forms its address (kp_arch.data_refs: arm64 ADRP+ADD/LDR), and what must
-// hold at the address. A variable is added only when exactly one of the
-// addresses those functions form passes, so a wrong one is never taken:
+// forms its address (kp_arch.data_refs: arm64 ADRP+ADD/LDR, x86-64
+// RIP-relative operands), and what must hold at the address. A variable is
+// added only when exactly one of the addresses those functions form
+// passes, so a wrong one is never taken:
 //
 //   modules       the list head of kernel/module/main.c (kernel/module.c
 //                 before 5.19): a ring whose nodes are each a struct
@@ -16,9 +17,10 @@
 //                 proprietary and forced-load flags, TAINT_PROPRIETARY_MODULE
 //                 0 and TAINT_FORCED_MODULE 1 since 2.6);
 //   tainted_mask  the one variable get_taint() reads;
-//   irq_desc_tree the one variable irq_to_desc() looks an IRQ up in (a
-//                 radix tree until 6.5, 721255b9826b "genirq: Use a maple
-//                 tree for interrupt descriptor management");
+//   irq_desc_tree the one variable irq_to_desc() looks an IRQ up in: a
+//   sparse_irqs   radix tree until 6.4, the maple tree sparse_irqs from
+//                 6.5 (721255b9826b "genirq: Use a maple tree for interrupt
+//                 descriptor management"), told apart by their flags;
 //   chained_action the placeholder action of kernel/irq/chip.c, whose
 //                 handler is bad_chained_irq();
 //   sys_call_table from the functions the architecture names, the table
@@ -27,6 +29,7 @@
 // Layouts come from BTF. Bound: 1 KiB of code from each of 3 functions a
 // recipe, 64 candidates, each ring walked at most 65,536 nodes, a syscall
 // table read up to 4,096 entries.
+#include <stdio.h>
 #include <string.h>
 
 #include <bpf/btf.h>
@@ -212,6 +215,36 @@ static bool chained_action_ok(const struct ctx *c, uint64_t a)
 	       kp_ok(kp_memory_read_u64(c->mem, KP_VIRT, a + handler, &fn)) && fn == sym.address;
 }
 
+// The IRQ descriptor tree irq_to_desc() looks in: a radix tree (struct
+// xarray) whose xa_flags are its GFP_KERNEL allocation flags until 6.4,
+// the maple tree sparse_irqs from 6.5 (721255b9826b), whose ma_flags are
+// MT_FLAGS_LOCK_EXTERN (0x300), the ALLOC_RANGE and height bits, nothing
+// from 0x400 up. Told apart by those flags, each is named only as itself.
+#define GFP_KERNEL_BITS 0xcc0u	// __GFP_IO | __GFP_FS | __GFP_RECLAIM
+#define MT_FLAGS_LOCK_EXTERN 0x300u
+
+static bool tree_flags(const struct ctx *c, uint64_t a, const char *type, const char *member,
+		       uint32_t *ret)
+{
+	uint64_t off;
+	return in_image(c, a) && member_offset(c, type, member, &off) &&
+	       kp_ok(kp_memory_read(c->mem, KP_VIRT, a + off, ret, sizeof(*ret)));
+}
+
+static bool irq_desc_tree_ok(const struct ctx *c, uint64_t a)
+{
+	uint32_t flags;
+	return tree_flags(c, a, "xarray", "xa_flags", &flags) &&
+	       (flags & GFP_KERNEL_BITS) == GFP_KERNEL_BITS;
+}
+
+static bool sparse_irqs_ok(const struct ctx *c, uint64_t a)
+{
+	uint32_t flags;
+	return tree_flags(c, a, "maple_tree", "ma_flags", &flags) &&
+	       (flags & ~0x3ffu) == 0 && (flags & MT_FLAGS_LOCK_EXTERN) == MT_FLAGS_LOCK_EXTERN;
+}
+
 // The entries up to the first that is no kernel address (the top 12 bits
 // set on x86-64 and arm64): a hook into a module or a trampoline keeps the
 // table whole, the data after it (strings, other rodata) ends it.
@@ -232,7 +265,8 @@ static const struct recipe recipes[] = {
 	{ "taint_flags", 'R', { "print_tainted", "module_flags_taint", NULL }, false, taint_flags_ok,
 	  NULL },
 	{ "tainted_mask", 'd', { "get_taint", NULL, NULL }, true, NULL, NULL },
-	{ "irq_desc_tree", 'd', { "irq_to_desc", NULL, NULL }, true, NULL, NULL },
+	{ "irq_desc_tree", 'd', { "irq_to_desc", NULL, NULL }, true, irq_desc_tree_ok, NULL },
+	{ "sparse_irqs", 'd', { "irq_to_desc", NULL, NULL }, true, sparse_irqs_ok, NULL },
 	{ "chained_action", 'D', { "__irq_do_set_handler", "__irq_set_handler",
 				   "irq_set_chained_handler_and_data" }, false, chained_action_ok, NULL },
 	// users from kp_arch.syscall_table_users
@@ -241,6 +275,8 @@ static const struct recipe recipes[] = {
 
 struct candidates {
 	uint64_t at[MAX_CANDIDATES];
+	const char *by[MAX_CANDIDATES];	// the first user whose code formed it
+	const char *user;		// the user whose code is being decoded
 	size_t n;
 };
 
@@ -250,13 +286,16 @@ static void collect(uint64_t target, void *arg)
 	for (size_t i = 0; i < c->n; i++)
 		if (c->at[i] == target)
 			return;
-	if (c->n < MAX_CANDIDATES)
+	if (c->n < MAX_CANDIDATES) {
+		c->by[c->n] = c->user;
 		c->at[c->n++] = target;
+	}
 }
 
-// The address of r's variable, 0 unless exactly one candidate passes.
+// The address of r's variable, 0 unless exactly one candidate passes;
+// *by: the function whose code formed it.
 static uint64_t find(const struct ctx *c, const struct kp_arch *arch, struct kp_symtab *st,
-		     const struct recipe *r)
+		     const struct recipe *r, const char **by)
 {
 	struct candidates cand = { .n = 0 };
 	uint8_t code[CODE];
@@ -264,8 +303,10 @@ static uint64_t find(const struct ctx *c, const struct kp_arch *arch, struct kp_
 	const char *const *users = r->valid == syscall_table_ok ? arch->syscall_table_users : r->users;
 	for (size_t i = 0; users && i < 3 && users[i]; i++)
 		if (kp_symtab_find(st, users[i], &fn) &&
-		    kp_ok(kp_memory_read(c->mem, KP_VIRT, fn.address, code, sizeof(code))))
+		    kp_ok(kp_memory_read(c->mem, KP_VIRT, fn.address, code, sizeof(code)))) {
+			cand.user = users[i];
 			arch->data_refs(code, sizeof(code), fn.address, r->to_exit, collect, &cand);
+		}
 	uint64_t found = 0;
 	for (size_t i = 0; i < cand.n; i++) {
 		if (r->valid ? !r->valid(c, cand.at[i]) : !in_image(c, cand.at[i]))
@@ -273,6 +314,7 @@ static uint64_t find(const struct ctx *c, const struct kp_arch *arch, struct kp_
 		if (found)
 			return 0;
 		found = cand.at[i];
+		*by = cand.by[i];
 	}
 	return found;
 }
@@ -291,16 +333,24 @@ struct kp_error *kp_derive_refs(struct kp_memory *mem, const struct kp_arch *arc
 	c.cache.ok = member_offset(&c, "kmem_cache", "list", &c.cache.list) &&
 		     member_offset(&c, "kmem_cache", "name", &c.cache.name);
 	uint64_t at[sizeof(recipes) / sizeof(recipes[0])];
+	const char *by[sizeof(recipes) / sizeof(recipes[0])];
 	struct kp_symbol sym;
 	// All found before any is added: a lookup after an addition sorts the
 	// table again.
 	for (size_t i = 0; i < sizeof(recipes) / sizeof(recipes[0]); i++)
-		at[i] = kp_symtab_find(st, recipes[i].name, &sym) ? 0 : find(&c, arch, st, &recipes[i]);
+		at[i] = kp_symtab_find(st, recipes[i].name, &sym) ? 0 :
+			find(&c, arch, st, &recipes[i], &by[i]);
 	for (size_t i = 0; i < sizeof(recipes) / sizeof(recipes[0]); i++) {
 		if (!at[i])
 			continue;
-		struct kp_error *err = kp_symtab_add(st, recipes[i].name, strlen(recipes[i].name), at[i],
-						     recipes[i].type, NULL);
+		// A source each: sym says which function's code gave it.
+		char origin[96];
+		snprintf(origin, sizeof(origin), "references in %s", by[i]);
+		kp_symtab_next_source(st);
+		struct kp_error *err = kp_symtab_set_origin(st, origin);
+		if (!err)
+			err = kp_symtab_add(st, recipes[i].name, strlen(recipes[i].name), at[i],
+					    recipes[i].type, NULL);
 		uint64_t size = recipes[i].size ? recipes[i].size(&c, at[i]) : 0;
 		if (!err && size)
 			err = kp_symtab_add_limit(st, at[i] + size);

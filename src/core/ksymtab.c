@@ -58,8 +58,10 @@ static void fill(struct scan *s, struct window *w, uint64_t va, size_t size)
 {
 	w->va = va;
 	w->len = s->ro_hi - va < size ? (size_t)(s->ro_hi - va) : size;
-	for (size_t off = 0; off < w->len; off += 4096) {
-		size_t len = w->len - off < 4096 ? w->len - off : 4096;
+	// Page by page, so that a page the source lacks zeroes only itself.
+	for (size_t off = 0, len; off < w->len; off += len) {
+		len = 4096 - (size_t)((va + off) & 4095);
+		len = w->len - off < len ? w->len - off : len;
 		if (!kp_ok(kp_memory_read(s->mem, KP_VIRT, va + off, w->buf + off, len)))
 			memset(w->buf + off, 0, len);
 	}
@@ -137,10 +139,15 @@ static bool in_text(struct scan *s, uint64_t v)
 	return v >= s->text_lo && v < s->text_hi;
 }
 
+// x86-64 links .data..percpu at 0: an exported per-CPU variable's value
+// is its offset in the section (well below this), arm64's an image address.
+#define MAX_PERCPU_OFFSET (16u << 20)
+
 static bool plausible(struct scan *s, uint64_t va, char *name)
 {
 	uint64_t v;
-	return rel(s, va, &v) && v >= s->image_lo && v < s->image_hi && entry_name(s, va, name);
+	return rel(s, va, &v) && ((v >= s->image_lo && v < s->image_hi) || v < MAX_PERCPU_OFFSET) &&
+	       entry_name(s, va, name);
 }
 
 // Whether kallsyms names a function by the entry's name at its value.
@@ -257,7 +264,8 @@ struct kp_error *kp_ksymtab_add_variables(struct kp_memory *mem, uint64_t image_
 	// kallsyms (6.1 arm64 has neither).
 	s.ro_marked = find_range(st, "__start_rodata", "__end_rodata", &s.ro_lo, &s.ro_hi);
 	if (!s.ro_marked) {
-		s.ro_lo = s.text_hi;
+		// Entries are 4-aligned; _etext need not be (x86-64: 0x...1f42).
+		s.ro_lo = (s.text_hi + 3) & ~UINT64_C(3);
 		s.ro_hi = s.text_hi + KP_KSYMTAB_MAX_RODATA;
 	}
 	if (!find_range(st, "__bss_start", "__bss_stop", &s.bss_lo, &s.bss_hi))

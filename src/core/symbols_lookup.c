@@ -69,6 +69,11 @@ struct kp_error *kp_symbol_by_name(struct kp_kernel *k, const char *name, struct
 	return err;
 }
 
+const char *kp_symbol_origin(struct kp_kernel *k, const struct kp_symbol *sym)
+{
+	return sym->module ? NULL : kp_symtab_origin(k->symtab, sym->name, sym->address);
+}
+
 bool kp_symbol_find(struct kp_kernel *k, const char *name, struct kp_symbol *ret)
 {
 	// The core kernel's symbol wins over a module's of the same name:

@@ -90,6 +90,7 @@ void kp_symtab_destroy(struct kp_symtab *st)
 	free(st->pending);
 	free(st->recs);
 	free(st->limits);
+	free(st->origins);
 	if (st->lazy)
 		st->lazy->destroy(st->lazy_ctx);
 	free(st);
@@ -270,6 +271,21 @@ struct kp_error *kp_symtab_reserve(struct kp_symtab *st, size_t count)
 void kp_symtab_next_source(struct kp_symtab *st)
 {
 	st->source++;
+}
+
+struct kp_error *kp_symtab_set_origin(struct kp_symtab *st, const char *origin)
+{
+	size_t n = st->norigins;
+	if (st->source >= n) {
+		if (!grow_array((void **)&st->origins, &st->norigins, st->source, sizeof(*st->origins)))
+			return &kp_enomem;
+		memset(st->origins + n, 0, (st->norigins - n) * sizeof(*st->origins));
+	}
+	const char *copy = arena_dup(st, origin, strlen(origin));
+	if (!copy)
+		return &kp_enomem;
+	st->origins[st->source] = copy;
+	return NULL;
 }
 
 struct kp_error *kp_symtab_add(struct kp_symtab *st, const char *name, size_t name_len,

@@ -87,6 +87,18 @@ static uint64_t merged_size(struct kp_symtab *st, uint64_t address, char type)
 	return next - address;
 }
 
+const char *kp_symtab_origin(struct kp_symtab *st, const char *name, uint64_t address)
+{
+	struct kp_error *err = kp_symtab_finalize(st);
+	uint32_t i;
+	if (err || !find_own(st, name, strlen(name), &i) || st->entries[i].address != address) {
+		kp_error_destroy(err);
+		return NULL;
+	}
+	uint16_t source = st->entries[i].source;
+	return source < st->norigins ? st->origins[source] : NULL;
+}
+
 bool kp_symtab_find(struct kp_symtab *st, const char *name, struct kp_symbol *ret)
 {
 	struct kp_error *err = kp_symtab_finalize(st);

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 // Variables of a kallsyms of functions only: the addresses an arm64
 // function forms with ADRP (instruction words assembled by binutils'
-// aarch64-linux-gnu-as, targets as its objdump printed them), and the
+// aarch64-linux-gnu-as, targets as its objdump printed them), the
+// RIP-relative operands of x86-64 code (bytes from binutils' as, targets
+// as objdump printed them), and the
 // kernel's tables of exported symbols (__ksymtab) built here in the
 // layout of include/linux/export.h (three 32-bit offsets, sorted by name).
 #include "test.h"
 #include "arch/arm64/arm64.h"
+#include "arch/x86_64/x86_64.h"
 #include "core/ksymtab.h"
 #include "io/memory.h"
 #include "symbols/symtab.h"
@@ -14,14 +17,14 @@
 // ---------------------------------------------------------------- ADRP
 
 struct refs {
-	uint64_t at[8];
+	uint64_t at[64];
 	size_t n;
 };
 
 static void add_ref(uint64_t target, void *arg)
 {
 	struct refs *r = arg;
-	if (r->n < 8)
+	if (r->n < 64)
 		r->at[r->n++] = target;
 }
 
@@ -89,7 +92,8 @@ struct image {
 	size_t strings;	// next free byte of the name strings (from 0x3000)
 };
 
-static void image_init(struct image *im)
+// x86: kallsyms as x86-64's: _etext not 4-aligned, no rodata markers.
+static void image_init_as(struct image *im, bool x86)
 {
 	memset(im, 0, sizeof(*im));
 	im->strings = 0x3000;
@@ -99,12 +103,17 @@ static void image_init(struct image *im)
 	CHECK_OK(kp_symtab_create(&im->st));
 	static const struct { const char *name; uint64_t a; } marks[] = {
 		{ "_stext", TEXT }, { "_etext", TEXT + 0x10000 },
-		{ "__start_rodata", RODATA }, { "__end_rodata", RODATA + 0x4000 },
 		{ "__bss_start", BSS }, { "__bss_stop", BSS + 0x1000 },
+		{ "__start_rodata", RODATA }, { "__end_rodata", RODATA + 0x4000 },
 	};
-	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
-		CHECK_OK(kp_symtab_add(im->st, marks[i].name, strlen(marks[i].name), marks[i].a, 'T',
-				       NULL));
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]) - (x86 ? 2 : 0); i++)
+		CHECK_OK(kp_symtab_add(im->st, marks[i].name, strlen(marks[i].name),
+				       marks[i].a + (x86 && i == 1 ? 2 : 0), 'T', NULL));
+}
+
+static void image_init(struct image *im)
+{
+	image_init_as(im, false);
 }
 
 static void image_fini(struct image *im)
@@ -150,6 +159,64 @@ static void put_table(struct image *im, size_t table, const char *name_of_fn_02,
 	CHECK_OK(kp_symtab_finalize(im->st));
 }
 
+// ---------------------------------------------------------------- x86-64
+
+// as of: f: endbr64; nopl 0x0(%rax,%rax,1) (the kernel's fentry nop);
+// movq tainted_mask(%rip),%rax; ret; int3 -- g: endbr64; nop5; movl
+// %edi,%esi; leaq irq_desc_tree(%rip),%rdi; jmp radix_tree_lookup -- h:
+// pushq %rbx; movl $5,modules(%rip); cmpq $0x10,slab_caches(%rip); movzbl
+// taint_flags(%rip),%eax; ud2; leaq chained_action(%rip),%rdi; ret, linked
+// at text 0xffffffff81000000, data 0xffffffff82000000 (8 bytes each).
+static const uint8_t X86_CODE[] = {
+	0xf3, 0x0f, 0x1e, 0xfa, 0x0f, 0x1f, 0x44, 0x00, 0x00, 0x48, 0x8b, 0x05,
+	0xf0, 0xff, 0xff, 0x00, 0xc3, 0xcc, 0xf3, 0x0f, 0x1e, 0xfa, 0x0f, 0x1f,
+	0x44, 0x00, 0x00, 0x89, 0xfe, 0x48, 0x8d, 0x3d, 0xe4, 0xff, 0xff, 0x00,
+	0xe9, 0xd7, 0xff, 0xff, 0x7e, 0x53, 0xc7, 0x05, 0xdc, 0xff, 0xff, 0x00,
+	0x05, 0x00, 0x00, 0x00, 0x48, 0x83, 0x3d, 0xdc, 0xff, 0xff, 0x00, 0x10,
+	0x0f, 0xb6, 0x05, 0xdd, 0xff, 0xff, 0x00, 0x0f, 0x0b, 0x48, 0x8d, 0x3d,
+	0xdc, 0xff, 0xff, 0x00, 0xc3,
+};
+#define X86_TEXT 0xffffffff81000000ULL
+#define X86_DATA 0xffffffff82000000ULL
+
+static bool has_ref(const struct refs *r, uint64_t a)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (r->at[i] == a)
+			return true;
+	return false;
+}
+
+TEST(x86_rip_relative)
+{
+	struct refs r = { .n = 0 };
+	// Small functions, decoded from their entry to their exit.
+	kp_x86_data_refs(X86_CODE, 0x12, X86_TEXT, true, add_ref, &r);
+	CHECK_U64(r.n, 1);
+	CHECK_U64(r.at[0], X86_DATA);				// tainted_mask
+	r.n = 0;
+	kp_x86_data_refs(X86_CODE + 0x12, 0x17, X86_TEXT + 0x12, true, add_ref, &r);
+	CHECK_U64(r.n, 1);
+	CHECK_U64(r.at[0], X86_DATA + 8);			// irq_desc_tree
+	// An instruction it does not know (ud2) ends the walk: chained_action,
+	// after it, is not taken.
+	r.n = 0;
+	kp_x86_data_refs(X86_CODE + 0x29, sizeof(X86_CODE) - 0x29, X86_TEXT + 0x29, true, add_ref, &r);
+	CHECK_U64(r.n, 3);
+	CHECK_U64(r.at[0], X86_DATA + 0x10);			// modules, after imm32
+	CHECK_U64(r.at[1], X86_DATA + 0x18);			// slab_caches, after imm8
+	CHECK_U64(r.at[2], X86_DATA + 0x20);			// taint_flags, 0f b6
+	// The whole text tried at every byte: each target among the candidates.
+	r.n = 0;
+	kp_x86_data_refs(X86_CODE, sizeof(X86_CODE), X86_TEXT, false, add_ref, &r);
+	for (uint64_t a = X86_DATA; a <= X86_DATA + 0x28; a += 8)
+		CHECK(has_ref(&r, a));
+	// A buffer cut inside an operand forms nothing past its end.
+	r.n = 0;
+	kp_x86_data_refs(X86_CODE, 14, X86_TEXT, false, add_ref, &r);
+	CHECK_U64(r.n, 0);
+}
+
 TEST(ksymtab_variables)
 {
 	struct image im;
@@ -162,6 +229,26 @@ TEST(ksymtab_variables)
 	CHECK(kp_symtab_find(im.st, "k01_var", &s) && s.address == DATA + 8 && s.type == 'D');
 	CHECK(kp_symtab_find(im.st, "k03_var", &s) && s.address == BSS + 0x40 && s.type == 'B');
 	CHECK(kp_symtab_find(im.st, "k05_var", &s) && s.address == RODATA + 0x2000 && s.type == 'R');
+	CHECK(kp_symtab_find(im.st, "k23_var", &s) && s.address == DATA + 8 * 23);
+	image_fini(&im);
+}
+
+// x86-64: rodata found from an _etext that is not 4-aligned, and an
+// exported per-CPU variable, whose value is its offset in .data..percpu
+// (linked at 0), inside the run: the run goes on past it, and it is added
+// at its offset.
+TEST(ksymtab_x86_layout)
+{
+	struct image im;
+	image_init_as(&im, true);
+	put_table(&im, 0x104, NULL, true);
+	put_entry(&im, 0x104, 7, 0x1a000, "k07_var");
+	unsigned added = 0;
+	CHECK_OK(kp_ksymtab_add_variables(im.mem, TEXT, IMAGE_END, im.st, &added));
+	CHECK_U64(added, 12);
+	struct kp_symbol s;
+	CHECK(kp_symtab_find(im.st, "k07_var", &s) && s.address == 0x1a000);
+	CHECK(kp_symtab_find(im.st, "k01_var", &s) && s.address == DATA + 8);
 	CHECK(kp_symtab_find(im.st, "k23_var", &s) && s.address == DATA + 8 * 23);
 	image_fini(&im);
 }
@@ -205,7 +292,9 @@ TEST(ksymtab_not_found)
 int main(void)
 {
 	RUN(arm64_adrp_pairs);
+	RUN(x86_rip_relative);
 	RUN(ksymtab_variables);
+	RUN(ksymtab_x86_layout);
 	RUN(ksymtab_function_disagrees);
 	RUN(ksymtab_not_found);
 	return TEST_SUMMARY();

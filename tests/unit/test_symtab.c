@@ -205,6 +205,32 @@ TEST(duplicates_ignored)
 	kp_symtab_destroy(NULL);
 }
 
+// Symbols no symbol table names carry how they were found (sym prints it);
+// the others, and a name at another address, have no origin.
+TEST(origins_by_source)
+{
+	struct kp_symtab *st = NULL;
+	CHECK_OK(kp_symtab_create(&st));
+	add(st, "get_avenrun", 0xffffffff81100000, 'T', NULL);	// kallsyms
+	kp_symtab_next_source(st);
+	CHECK_OK(kp_symtab_set_origin(st, "references in get_avenrun"));
+	add(st, "avenrun", 0xffffffff82a00000, 'D', NULL);
+	kp_symtab_next_source(st);
+	add(st, "jiffies", 0xffffffff82a00100, 'D', NULL);		// no origin
+	// Many sources later (one per derived variable): the array grows.
+	for (int i = 0; i < 40; i++)
+		kp_symtab_next_source(st);
+	CHECK_OK(kp_symtab_set_origin(st, "BTF's .data..percpu section"));
+	add(st, "runqueues", 0x2c000, 'D', NULL);
+	CHECK_STR(kp_symtab_origin(st, "avenrun", 0xffffffff82a00000), "references in get_avenrun");
+	CHECK_STR(kp_symtab_origin(st, "runqueues", 0x2c000), "BTF's .data..percpu section");
+	CHECK(kp_symtab_origin(st, "get_avenrun", 0xffffffff81100000) == NULL);
+	CHECK(kp_symtab_origin(st, "jiffies", 0xffffffff82a00100) == NULL);
+	CHECK(kp_symtab_origin(st, "avenrun", 0xffffffff82a00008) == NULL);
+	CHECK(kp_symtab_origin(st, "nosuch", 0xffffffff82a00000) == NULL);
+	kp_symtab_destroy(st);
+}
+
 TEST(address_order_iteration_and_stable_pointers)
 {
 	struct kp_symtab *st = small_table();
@@ -412,6 +438,7 @@ int main(void)
 	RUN(aliases_first_real_symbol_wins);
 	RUN(by_name_preferences);
 	RUN(duplicates_ignored);
+	RUN(origins_by_source);
 	RUN(address_order_iteration_and_stable_pointers);
 	RUN(suggestions);
 	RUN(speed_on_200k_symbols);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // x86-64 facts for kpeek's integrity checks: the instructions an inline
-// hook puts at a function's entry, and interrupt gates.
+// hook puts at a function's entry, interrupt gates, and the variables a
+// function's code refers to.
 #include <string.h>
 
 #include "arch/x86_64/x86_64.h"
@@ -81,4 +82,139 @@ bool kp_x86_vector_handler(const uint8_t *gate, uint64_t *ret)
 	*ret = (uint64_t)kp_le16(gate) | (uint64_t)kp_le16(gate + 6) << 16 |
 	       (uint64_t)kp_le32(gate + 8) << 32;
 	return true;
+}
+
+// ---------------------------------------------------------------- data references
+
+// Immediate bytes after the ModRM operand of the one-byte opcodes
+// data_refs knows (-1: not one of them): the ALU, mov, lea, test and imul
+// forms compilers use on a variable.
+static int imm_size(uint8_t op)
+{
+	switch (op) {
+	case 0x01: case 0x03: case 0x09: case 0x0b: case 0x21: case 0x23: case 0x29: case 0x2b:
+	case 0x31: case 0x33: case 0x39: case 0x3b: case 0x63: case 0x84: case 0x85: case 0x88:
+	case 0x89: case 0x8a: case 0x8b: case 0x8d:
+		return 0;
+	case 0x6b: case 0x80: case 0x83: case 0xc6:
+		return 1;
+	case 0x69: case 0x81: case 0xc7:
+		return 4;
+	default:
+		return -1;
+	}
+}
+
+// The kernel is linked at -2 GiB (-mcmodel=kernel): its code also names
+// variables by 32-bit absolute addresses, sign-extended.
+#define KERNEL_IMAGE_MIN 0xffffffff80000000ULL
+
+static uint64_t abs32(const uint8_t *p)
+{
+	uint64_t a = (uint64_t)(int64_t)(int32_t)kp_le32(p);
+	return a >= KERNEL_IMAGE_MIN ? a : 0;
+}
+
+// The instruction at code[i] (a REX prefix, a known opcode or 0f b6/b7/be/bf,
+// a ModRM operand), code at vaddr addr: its length in *len and in *target
+// the address it forms (0 if none): a RIP-relative operand (mod 00, r/m
+// 101), a SIB operand without base (an array indexed from its absolute
+// address: the syscall table before 6.9), or the sign-extended immediate
+// of a mov or compare (mov $irq_desc_tree, %rdi; cmp $chained_action,
+// 8(%rbx)). False if it is not such an instruction.
+static bool modrm_insn(const uint8_t *code, size_t size, size_t i, uint64_t addr, size_t *len,
+		       uint64_t *target)
+{
+	size_t p = i;
+	if (p < size && (code[p] & 0xf0) == 0x40)
+		p++;	// REX
+	int imm;
+	uint8_t op = 0;
+	if (p + 1 < size && code[p] == 0x0f && (code[p + 1] & 0xf6) == 0xb6) {
+		p += 2;	// movzx, movsx
+		imm = 0;
+	} else if (p < size && (imm = imm_size(code[p])) >= 0) {
+		op = code[p++];
+	} else {
+		return false;
+	}
+	if (p >= size)
+		return false;
+	uint8_t modrm = code[p++], mod = modrm >> 6, rm = modrm & 7;
+	size_t disp = mod == 1 ? 1 : mod == 2 ? 4 : 0;
+	*target = 0;
+	if (mod != 3 && rm == 4) {	// SIB
+		if (p >= size)
+			return false;
+		bool no_base = mod == 0 && (code[p] & 7) == 5;
+		p++;
+		if (no_base) {
+			disp = 4;
+			if (p + 4 <= size)
+				*target = abs32(code + p);
+		}
+	} else if (mod == 0 && rm == 5) {
+		disp = 4;
+		if (p + 4 <= size)
+			*target = addr + (p + 4 + (size_t)imm) + (uint64_t)(int64_t)(int32_t)kp_le32(code + p);
+	}
+	*len = p + disp + (size_t)imm - i;
+	if (i + *len > size)
+		return false;
+	if (!*target && (op == 0xc7 || op == 0x81))
+		*target = abs32(code + p + disp);
+	return true;
+}
+
+// 0x66 prefixes and a nop: the K8 nops alternatives patch the fentry call
+// into on CPUs without the 0f 1f form (5.10 under QEMU: 66 66 66 66 90);
+// 0 if code does not start with one.
+static size_t nop66(const uint8_t *code, size_t size)
+{
+	size_t n = 0;
+	while (n < size && n < 8 && code[n] == 0x66)
+		n++;
+	return n < size && code[n] == 0x90 ? n + 1 : 0;
+}
+
+// Small functions (to_exit) are decoded in order from their entry: endbr64,
+// the fentry nop or call, nops (0x66-prefixed ones too), pushes and pops, mov reg, imm32 and the
+// ModRM forms above, until ret or a jmp (a tail call or the return thunk);
+// anything else ends the walk. Otherwise every byte is tried as the start
+// of a RIP-relative instruction (instruction boundaries are not decoded):
+// the caller validates what the targets point at.
+void kp_x86_data_refs(const uint8_t *code, size_t size, uint64_t addr, bool to_exit,
+		      void (*fn)(uint64_t target, void *arg), void *arg)
+{
+	size_t len;
+	uint64_t target;
+	if (!to_exit) {
+		for (size_t i = 0; i < size; i++)
+			if (modrm_insn(code, size, i, addr, &len, &target) && target)
+				fn(target, arg);
+		return;
+	}
+	size_t i = 0;
+	if (size >= 4 && (!memcmp(code, ENDBR64, 4) || !memcmp(code, ENDBR_POISON, 4)))
+		i = 4;
+	while (i < size) {
+		uint8_t op = code[i];
+		if (op == 0xc3 || op == 0xe9 || op == 0xeb)
+			return;
+		if (i + 5 <= size && (!memcmp(code + i, NOP5, 5) || op == 0xe8))
+			len = 5;
+		else if (op == 0x90 || (op & 0xf0) == 0x50)
+			len = 1;
+		else if ((op & 0xf0) == 0x40 && i + 1 < size && (code[i + 1] & 0xf0) == 0x50)
+			len = 2;	// push/pop r8-r15
+		else if (op == 0x66 && (len = nop66(code + i, size - i)))
+			;
+		else if ((op & 0xf8) == 0xb8)
+			len = 5;
+		else if (!modrm_insn(code, size, i, addr, &len, &target))
+			return;
+		else if (target)
+			fn(target, arg);
+		i += len;
+	}
 }

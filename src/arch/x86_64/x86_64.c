@@ -376,6 +376,15 @@ static const char *const syscall_dispatchers[] = {
 	"x64_sys_call", "ia32_sys_call", "x32_sys_call", NULL,
 };
 
+// do_syscall_64() indexes sys_call_table by its absolute address until the
+// branch-history mitigation (6.9, backported) made it call x64_sys_call();
+// the numbers of arch/x86/entry/syscalls/syscall_64.tbl.
+static const char *const syscall_table_users[] = { "do_syscall_64", NULL };
+static const struct kp_syscall_probe syscall_probes[] = {
+	{ 0, "__x64_sys_read" }, { 1, "__x64_sys_write" }, { 206, "__x64_sys_io_setup" },
+	{ 0, NULL },
+};
+
 static const struct kp_var_type var_types[] = {
 	{ "sys_call_table", "sys_call_ptr_t[]|void *[]" },
 	{ "ia32_sys_call_table", "sys_call_ptr_t[]|void *[]" },
@@ -429,6 +438,9 @@ const struct kp_arch kp_arch_x86_64 = {
 	.syscall_dispatchers = syscall_dispatchers,
 	.syscall_handler_name = syscall_handler_name,
 	.call_targets = call_targets,
+	.syscall_table_users = syscall_table_users,
+	.syscall_probes = syscall_probes,
+	.data_refs = kp_x86_data_refs,
 	.entry_branch = kp_x86_entry_branch,
 	// idt_table (arch/x86/kernel/idt.c): IDT_ENTRIES 16-byte gates.
 	.vector_table = "idt_table",

@@ -57,5 +57,7 @@ struct kp_error *kp_x86_unwind_step(struct kp_unwinder *u, struct kp_unwind_fram
 // hooks.c: kp_arch.entry_branch and .vector_handler.
 bool kp_x86_entry_branch(const uint8_t *code, size_t size, uint64_t addr, struct kp_branch *ret);
 bool kp_x86_vector_handler(const uint8_t *gate, uint64_t *ret);
+void kp_x86_data_refs(const uint8_t *code, size_t size, uint64_t addr, bool to_exit,
+		      void (*fn)(uint64_t target, void *arg), void *arg);
 
 #endif

@@ -14,6 +14,7 @@ import truth as T
 from . import churn
 from .common import Ctx, PAGING, READY_TIMEOUT, notes, timed, timings
 from .dumps import reassemble
+from .symbols import functions_only
 
 
 class GuestRun:
@@ -27,6 +28,8 @@ class GuestRun:
         self.initrd_dir = initrd_dir
         self.snapshot = full and rig.has_9p(initrd_dir)
         self.share = os.path.join(rig.BUILD, self.name + ".share")
+        self.functions_kallsyms = os.path.join(rig.BUILD, self.name + ".functions.kallsyms")
+        self.has_functions_kallsyms = False
         self.dumps = {}      # source -> (path, truth tag before, truth tag after)
         self.excluded = {}   # filtered source -> physical address of a page it left out
         self.panic = None    # (ELF dump of the panicked guest, console text of the panic)
@@ -144,12 +147,25 @@ class GuestRun:
             # CONFIG_KALLSYMS_ALL=n still lists a few data symbols (section
             # markers), so ask for the variables every check leans on.
             self.no_data_symbols = "jiffies" not in self.sym and "init_task" not in self.sym
+            self.write_functions_kallsyms()
             _, self.kcode = T.iomem(self.files)
         except T.TruthError as e:
             self.check("ground-truth", False, str(e))
         if self.snapshot:
             self.take_snapshot()
         reassemble(self)
+
+    def write_functions_kallsyms(self):
+        """The guest's kallsyms cut to what a kernel without
+        CONFIG_KALLSYMS_ALL lists (symbols.functions_only), for
+        sym-recovered; none when the kernel lists only functions anyway."""
+        lines = None if self.no_data_symbols else functions_only(self.kallsyms)
+        self.has_functions_kallsyms = bool(lines)
+        if lines:
+            with open(self.functions_kallsyms, "w") as f:
+                f.write("\n".join(lines) + "\n")
+        elif os.path.exists(self.functions_kallsyms):
+            os.unlink(self.functions_kallsyms)
 
     def image_phys(self, va):
         """Physical address of a kernel-image address: x86-64's

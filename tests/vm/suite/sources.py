@@ -14,7 +14,7 @@ from .errors import ck_error
 from .modules import ck_list_modules, ck_lsmod
 from .panic import ck_no_panic, ck_panic
 from .process import process_checks
-from .symbols import ck_diff_jiffies, ck_info_format, ck_info_levels, ck_info_value, ck_print_jiffies, ck_print_nr_cpu_ids, ck_print_string, ck_rd_banner, ck_sym, ck_sym_list, ck_sym_module, ck_vtop, ck_watch, module_function
+from .symbols import ck_diff_jiffies, ck_info_format, ck_info_levels, ck_info_value, ck_print_jiffies, ck_print_nr_cpu_ids, ck_print_string, ck_rd_banner, ck_sym, ck_sym_list, ck_sym_module, ck_sym_recovered, ck_vtop, ck_watch, module_function
 from .system import system_checks
 from .taints import ck_taint
 from .tasks import ck_loadavg, ck_ps
@@ -63,6 +63,10 @@ def command_checks(run, source):
               ("sym-list-restricted", None, ck_sym_list(lambda c: run.vmcoreinfo_only_syms))]
     else:
         c.append(("info-format", ["info"], ck_info_format(source)))
+    if source == "elf" and run.has_functions_kallsyms:
+        # Issue 36: the recovery of variables, checked where kallsyms has them.
+        c.append(("sym-recovered", ["--kallsyms", run.functions_kallsyms, "sym", "-l", "--json"],
+                  ck_sym_recovered))
     # One process in depth: the workload of tests/vm/kp_proc.c.
     c += process_checks(run, source)
     # The system: the workload of tests/vm/init net_workload and kp_proc's net role.
