@@ -119,6 +119,9 @@ struct kp_arch {
 	// Link-time address of _text without KASLR (for System.map files when
 	// VMCOREINFO gives no KERNELOFFSET).
 	uint64_t link_text;
+	// Rodata starts at _etext rounded up to this: between them, memory the
+	// kernel frees after boot (x86-64) and reuses for anything.
+	uint64_t rodata_align;
 	// Direct-map virtual address of physical paddr; false if unknown.
 	bool (*phys_to_virt)(const struct kp_arch_ctx *ctx, uint64_t paddr, uint64_t *ret);
 	// Where the kernel image is mapped: virtual start and its physical address.

@@ -8,17 +8,20 @@
 //              and whose real_parent is itself (layout from BTF);
 //   per-CPU    every per-CPU variable BTF names, from the section's
 //              address the exported ones agree on (add_percpu());
+//   linux_banner the banner string of init_uts_ns' release in rodata;
 //   the variables functions refer to (derive_refs.c).
 //
 // Each is added as a symbol only if exactly one candidate passes, so a
 // wrong one is never taken: the kernel's own init_task is the only
 // task_struct in the image.
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <bpf/btf.h>
 
+#include "arch/arch.h"
 #include "core/derive.h"
 #include "io/memory.h"
 #include "symbols/symtab.h"
@@ -110,6 +113,126 @@ static uint64_t scan_init_task(struct kp_memory *mem, const struct task_layout *
 	return found;
 }
 
+// ---------------------------------------------------------------- linux_banner
+
+// linux_banner (init/version.c; init/version-timestamp.c from 6.1) is the
+// string "Linux version RELEASE (BUILDER@HOST) (COMPILER) VERSION\n" in
+// rodata after the text, RELEASE and VERSION those init_uts_ns holds. Found
+// as an 8-aligned string (a char array of its size is: 16 on x86-64, 8 on
+// arm64) of printable characters that starts so and ends in " VERSION\n".
+// Two other strings start so: from
+// 6.1 version.c's weak copy, compiled without the build number ("# SMP"
+// where the real one has "#1 SMP"), which the ending rules out, and the
+// first record of the log buffer, in .bss: rodata comes first, so the
+// lowest match in the BANNER_SCAN bytes from rodata's start (_etext
+// rounded up to kp_arch.rodata_align: the gap between them is freed memory,
+// where a copy of the banner may lie, seen on 6.1 x86-64) is taken.
+#define BANNER_PREFIX "Linux version "
+#define RELEASE_LEN 65		// __NEW_UTS_LEN + 1
+#define BANNER_SCAN (32ULL << 20)
+#define BANNER_MAX 512
+
+struct uts {
+	char release[RELEASE_LEN], version[RELEASE_LEN];
+};
+
+static bool uts_names(struct kp_memory *mem, struct kp_types *types, struct kp_symtab *st,
+		      struct uts *ret)
+{
+	struct kp_symbol uts;
+	uint32_t id;
+	uint64_t rel, ver;
+	if (!kp_symtab_find(st, "init_uts_ns", &uts))
+		return false;
+	struct kp_error *err = kp_types_find(types, BTF_KIND_STRUCT, "uts_namespace", &id);
+	if (err) {
+		kp_error_destroy(err);
+		return false;
+	}
+	if (!member(types, id, "name.release", &rel) || !member(types, id, "name.version", &ver) ||
+	    !kp_ok(kp_memory_read(mem, KP_VIRT, uts.address + rel, ret->release, RELEASE_LEN)) ||
+	    !kp_ok(kp_memory_read(mem, KP_VIRT, uts.address + ver, ret->version, RELEASE_LEN)))
+		return false;
+	ret->release[RELEASE_LEN - 1] = ret->version[RELEASE_LEN - 1] = 0;
+	return ret->release[0] && ret->version[0];
+}
+
+// Whether the string at va (its start already matched) is printable and
+// ends in " VERSION\n" within BANNER_MAX bytes.
+static bool banner_ends(struct kp_memory *mem, uint64_t va, const char *version)
+{
+	char buf[BANNER_MAX];
+	size_t n = 0;
+	for (uint64_t at = va; n < sizeof(buf); ) {
+		size_t len = PAGE - (at & (PAGE - 1));
+		len = len < sizeof(buf) - n ? len : sizeof(buf) - n;
+		if (!kp_ok(kp_memory_read(mem, KP_VIRT, at, buf + n, len)))
+			break;
+		n += len;
+		at += len;
+	}
+	const char *nul = memchr(buf, 0, n);
+	size_t vlen = strlen(version);
+	if (!nul || (size_t)(nul - buf) < vlen + 2 || nul[-1] != '\n' || nul[-vlen - 2] != ' ' ||
+	    memcmp(nul - vlen - 1, version, vlen))
+		return false;
+	for (const char *c = buf; c < nul - 1; c++)
+		if (*c < ' ' || *c > '~')
+			return false;
+	return true;
+}
+
+uint64_t kp_derive_banner(struct kp_memory *mem, const char *release, const char *version,
+			  uint64_t lo, uint64_t hi)
+{
+	char want[sizeof(BANNER_PREFIX) + RELEASE_LEN + 2];
+	if (strlen(release) >= RELEASE_LEN || strlen(version) >= RELEASE_LEN)
+		return 0;
+	int wlen = snprintf(want, sizeof(want), BANNER_PREFIX "%s (", release);
+	uint8_t *buf = malloc(BLOCK);
+	uint64_t found = 0;
+	if (!buf)
+		return 0;
+	// Blocks overlap by a page, so that no match is cut.
+	for (uint64_t va = lo & ~(PAGE - 1); !found && va < hi && va >= lo - PAGE; va += BLOCK - PAGE) {
+		for (uint64_t p = 0; p < BLOCK; p += PAGE)
+			if (!kp_ok(kp_memory_read(mem, KP_VIRT, va + p, buf + p, PAGE)))
+				memset(buf + p, 0, PAGE);	// matches nothing
+		const uint8_t *at = buf, *end = buf + BLOCK;
+		while (!found && (at = memmem(at, (size_t)(end - at), want, (size_t)wlen)) != NULL) {
+			uint64_t banner = va + (uint64_t)(at - buf);
+			if (!(banner & 7) && banner >= lo && banner_ends(mem, banner, version))
+				found = banner;
+			at++;
+		}
+	}
+	free(buf);
+	return found;
+}
+
+static struct kp_error *add_banner(struct kp_memory *mem, const struct kp_arch *arch,
+				   struct kp_types *types, struct kp_symtab *st, uint64_t image_end,
+				   unsigned *added)
+{
+	struct kp_symbol sym;
+	struct uts u;
+	if (kp_symtab_find(st, "linux_banner", &sym) || !kp_symtab_find(st, "_etext", &sym) ||
+	    !uts_names(mem, types, st, &u))
+		return NULL;
+	uint64_t align = arch->rodata_align ? arch->rodata_align : 1;
+	uint64_t lo = (sym.address + align - 1) & ~(align - 1);
+	uint64_t hi = lo + BANNER_SCAN < image_end ? lo + BANNER_SCAN : image_end;
+	uint64_t at = kp_derive_banner(mem, u.release, u.version, lo, hi);
+	if (!at)
+		return NULL;
+	kp_symtab_next_source(st);
+	struct kp_error *err = kp_symtab_set_origin(st, "a scan of rodata for the banner of "
+						    "init_uts_ns' release and version");
+	if (!err && !(err = kp_symtab_add(st, "linux_banner", 12, at, 'R', NULL)))
+		(*added)++;
+	return err;
+}
+
 // ---------------------------------------------------------------- per-CPU
 
 // Per-CPU variables: BTF's DATASEC ".data..percpu" gives each one's offset
@@ -187,7 +310,8 @@ struct kp_error *kp_derive_symbols(struct kp_memory *mem, const struct kp_arch *
 	*added = 0;
 	if ((err = add_percpu(types, st, added)))
 		return err;
-	if ((err = kp_derive_refs(mem, arch, types, image_start, image_end, st, added)))
+	if ((err = kp_derive_refs(mem, arch, types, image_start, image_end, st, added)) ||
+	    (err = add_banner(mem, arch, types, st, image_end, added)))
 		return err;
 	if (!kp_symtab_find(st, "init_task", &sym) && layout(types, &l)) {
 		unsigned n;

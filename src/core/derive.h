@@ -18,6 +18,11 @@ struct kp_error *kp_derive_symbols(struct kp_memory *mem, const struct kp_arch *
 				   struct kp_types *types, uint64_t image_start, uint64_t image_end,
 				   struct kp_symtab *st, unsigned *added);
 
+// The lowest linux_banner of release and version in [lo, hi), 0 if none
+// (derive.c).
+uint64_t kp_derive_banner(struct kp_memory *mem, const char *release, const char *version,
+			  uint64_t lo, uint64_t hi);
+
 // derive_refs.c: the variables kp_arch.data_refs finds in the code of the
 // functions that use them, as kp_derive_symbols() adds them.
 struct kp_error *kp_derive_refs(struct kp_memory *mem, const struct kp_arch *arch,

@@ -258,6 +258,51 @@ static uint64_t syscall_table_size(const struct ctx *c, uint64_t a)
 	return 8 * n;
 }
 
+// module_kset (kernel/params.c): a pointer to the kset of /sys/module,
+// whose kobject is named "module".
+static bool module_kset_ok(const struct ctx *c, uint64_t a)
+{
+	uint64_t kset, name_off, name;
+	char buf[8];
+	uint32_t id;
+	struct kp_btf_member m;
+	struct kp_error *err = kp_types_find(c->types, BTF_KIND_STRUCT, "kset", &id);
+	if (!err)
+		err = kp_types_member_path(c->types, id, "kobj.name", 9, &m);
+	if (err) {
+		kp_error_destroy(err);
+		return false;
+	}
+	name_off = m.bit_offset / 8;
+	return in_image(c, a) && !(a & 7) && kp_ok(kp_memory_read_u64(c->mem, KP_VIRT, a, &kset)) &&
+	       kp_ok(kp_memory_read_u64(c->mem, KP_VIRT, kset + name_off, &name)) &&
+	       kp_ok(kp_memory_read(c->mem, KP_VIRT, name, buf, 7)) && !memcmp(buf, "module", 7);
+}
+
+// nr_threads (kernel/fork.c): the int /proc/loadavg prints, between 1 (the
+// idle task is not counted; init is) and PID_MAX_LIMIT (4M, 64-bit).
+static bool nr_threads_ok(const struct ctx *c, uint64_t a)
+{
+	int32_t n;
+	return in_image(c, a) && !(a & 3) && kp_ok(kp_memory_read(c->mem, KP_VIRT, a, &n, 4)) &&
+	       n >= 1 && n <= 4 * 1024 * 1024;
+}
+
+// kprobe_table (kernel/kprobes.c): KPROBE_TABLE_SIZE (64) hlist heads,
+// each empty or the first node's pprev pointing back at it.
+#define KPROBE_TABLE_SIZE 64
+static bool kprobe_table_ok(const struct ctx *c, uint64_t a)
+{
+	uint64_t heads[KPROBE_TABLE_SIZE], pprev;
+	if (!in_image(c, a) || (a & 7) || !kp_ok(kp_memory_read(c->mem, KP_VIRT, a, heads, sizeof(heads))))
+		return false;
+	for (unsigned i = 0; i < KPROBE_TABLE_SIZE; i++)
+		if (heads[i] && (!kp_ok(kp_memory_read_u64(c->mem, KP_VIRT, heads[i] + 8, &pprev)) ||
+				 pprev != a + 8 * i))
+			return false;
+	return true;
+}
+
 static const struct recipe recipes[] = {
 	{ "modules", 'd', { "print_modules", "find_module_all", "m_start" }, false, modules_ok, NULL },
 	{ "slab_caches", 'D', { "dump_unreclaimable_slab", "slab_start", "kmem_cache_destroy" }, false,
@@ -269,6 +314,10 @@ static const struct recipe recipes[] = {
 	{ "sparse_irqs", 'd', { "irq_to_desc", NULL, NULL }, true, sparse_irqs_ok, NULL },
 	{ "chained_action", 'D', { "__irq_do_set_handler", "__irq_set_handler",
 				   "irq_set_chained_handler_and_data" }, false, chained_action_ok, NULL },
+	{ "module_kset", 'd', { "locate_module_kobject", "mod_sysfs_init", "mod_sysfs_setup" }, false,
+	  module_kset_ok, NULL },
+	{ "nr_threads", 'd', { "loadavg_proc_show", NULL, NULL }, true, nr_threads_ok, NULL },
+	{ "kprobe_table", 'd', { "get_kprobe", NULL, NULL }, true, kprobe_table_ok, NULL },
 	// users from kp_arch.syscall_table_users
 	{ "sys_call_table", 'R', { NULL, NULL, NULL }, false, syscall_table_ok, syscall_table_size },
 };

@@ -27,7 +27,7 @@
 #include "util/le.h"
 
 #define ENTRY 12		// value, name, namespace offsets
-#define NAME_MAX_LEN 128
+#define NAME_MAX_LEN 512		// KSYM_NAME_LEN since 6.1 (Rust's mangled names)
 #define MIN_ENTRIES 16		// a run shorter than this is not taken
 #define CHECKED 64		// functions of a run compared with kallsyms
 #define TABLES 2		// __ksymtab and __ksymtab_gpl (5.12+; before, a few more, mostly empty)
@@ -109,8 +109,8 @@ static bool rel(struct scan *s, uint64_t va, uint64_t *ret)
 	return true;
 }
 
-// The name of the entry at va into name[NAME_MAX_LEN + 1], if it is a C
-// identifier in the scanned range.
+// The name of the entry at va into name[NAME_MAX_LEN + 1], if it is an
+// identifier (C's, or a Rust mangled name) in the scanned range.
 static bool entry_name(struct scan *s, uint64_t va, char *name)
 {
 	uint64_t at;

@@ -9,6 +9,7 @@
 #include "test.h"
 #include "arch/arm64/arm64.h"
 #include "arch/x86_64/x86_64.h"
+#include "core/derive.h"
 #include "core/ksymtab.h"
 #include "io/memory.h"
 #include "symbols/symtab.h"
@@ -211,6 +212,21 @@ TEST(x86_rip_relative)
 	kp_x86_data_refs(X86_CODE, sizeof(X86_CODE), X86_TEXT, false, add_ref, &r);
 	for (uint64_t a = X86_DATA; a <= X86_DATA + 0x28; a += 8)
 		CHECK(has_ref(&r, a));
+	// as of: nopl -0x2a(%rax) (7.2's endbr poison); nop5; movq
+	// tainted_mask(%rip),%rax; ret; movzbl taint_flags(%rcx),%ecx; movq
+	// sys_call_table(,%rax,8),%rax -- absolute 32-bit addresses, indexed.
+	static const uint8_t code2[] = {
+		0x0f, 0x1f, 0x40, 0xd6, 0x0f, 0x1f, 0x44, 0x00, 0x00, 0x48, 0x8b, 0x05,
+		0xf0, 0xff, 0xff, 0x00, 0xc3, 0x0f, 0xb6, 0x89, 0x08, 0x00, 0x00, 0x82,
+		0x48, 0x8b, 0x04, 0xc5, 0x10, 0x00, 0x00, 0x82,
+	};
+	r.n = 0;
+	kp_x86_data_refs(code2, sizeof(code2), X86_TEXT, true, add_ref, &r);
+	CHECK_U64(r.n, 1);
+	CHECK_U64(r.at[0], X86_DATA);
+	r.n = 0;
+	kp_x86_data_refs(code2, sizeof(code2), X86_TEXT, false, add_ref, &r);
+	CHECK(has_ref(&r, X86_DATA) && has_ref(&r, X86_DATA + 8) && has_ref(&r, X86_DATA + 0x10));
 	// A buffer cut inside an operand forms nothing past its end.
 	r.n = 0;
 	kp_x86_data_refs(X86_CODE, 14, X86_TEXT, false, add_ref, &r);
@@ -233,23 +249,55 @@ TEST(ksymtab_variables)
 	image_fini(&im);
 }
 
-// x86-64: rodata found from an _etext that is not 4-aligned, and an
-// exported per-CPU variable, whose value is its offset in .data..percpu
-// (linked at 0), inside the run: the run goes on past it, and it is added
-// at its offset.
+// x86-64: rodata found from an _etext that is not 4-aligned, an exported
+// per-CPU variable, whose value is its offset in .data..percpu (linked at
+// 0), and a name of 288 characters inside the run: the run goes on past
+// them, and each is added.
 TEST(ksymtab_x86_layout)
 {
 	struct image im;
 	image_init_as(&im, true);
 	put_table(&im, 0x104, NULL, true);
 	put_entry(&im, 0x104, 7, 0x1a000, "k07_var");
+	// A name longer than C's 128 (a Rust symbol's mangled name; 7.2).
+	char rust[300] = "k09_var_";
+	memset(rust + 8, 'x', 280);
+	rust[288] = 0;
+	put_entry(&im, 0x104, 9, DATA + 8 * 9, rust);
 	unsigned added = 0;
 	CHECK_OK(kp_ksymtab_add_variables(im.mem, TEXT, IMAGE_END, im.st, &added));
 	CHECK_U64(added, 12);
 	struct kp_symbol s;
 	CHECK(kp_symtab_find(im.st, "k07_var", &s) && s.address == 0x1a000);
+	CHECK(kp_symtab_find(im.st, rust, &s) && s.address == DATA + 8 * 9);
 	CHECK(kp_symtab_find(im.st, "k01_var", &s) && s.address == DATA + 8);
 	CHECK(kp_symtab_find(im.st, "k23_var", &s) && s.address == DATA + 8 * 23);
+	image_fini(&im);
+}
+
+// linux_banner: an 8-aligned string of release and version, printable,
+// ending in " VERSION\n"; 6.1's weak copy without the build number and a
+// copy with another release are not it; the first of two (rodata before
+// the log buffer) is.
+TEST(banner)
+{
+	struct image im;
+	image_init(&im);
+	static const char weak[] = "Linux version 6.1.0-9-arm64 (dk@debian) (gcc 12) # SMP Debian 6.1.1\n";
+	static const char other[] = "Linux version 6.1.0-8-arm64 (dk@debian) (gcc 12) #1 SMP Debian 6.1.1\n";
+	static const char real[] = "Linux version 6.1.0-9-arm64 (dk@debian) (gcc 12) #1 SMP Debian 6.1.1\n";
+	const char *rel = "6.1.0-9-arm64", *ver = "#1 SMP Debian 6.1.1";
+	memcpy(im.rodata + 0x100, weak, sizeof(weak));
+	memcpy(im.rodata + 0x200, other, sizeof(other));
+	memcpy(im.rodata + 0x404, real, sizeof(real));	// not aligned
+	memcpy(im.rodata + 0xff8, real, sizeof(real));	// across a page
+	memcpy(im.rodata + 0x3000, real, sizeof(real));
+	CHECK_U64(kp_derive_banner(im.mem, rel, ver, RODATA, RODATA + 0x4000), RODATA + 0xff8);
+	CHECK_U64(kp_derive_banner(im.mem, rel, ver, RODATA + 0x1000, RODATA + 0x4000), RODATA + 0x3000);
+	CHECK_U64(kp_derive_banner(im.mem, rel, "#2 SMP", RODATA, RODATA + 0x4000), 0);
+	// Not printable: not the banner.
+	im.rodata[0x3010] = 1;
+	CHECK_U64(kp_derive_banner(im.mem, rel, ver, RODATA + 0x1000, RODATA + 0x4000), 0);
 	image_fini(&im);
 }
 
@@ -295,6 +343,7 @@ int main(void)
 	RUN(x86_rip_relative);
 	RUN(ksymtab_variables);
 	RUN(ksymtab_x86_layout);
+	RUN(banner);
 	RUN(ksymtab_function_disagrees);
 	RUN(ksymtab_not_found);
 	return TEST_SUMMARY();

@@ -331,6 +331,9 @@ const struct kp_arch kp_arch_arm64 = {
 	.uspace_walk = uspace_walk,
 	.image_range = image_range,
 	.link_text = ARM64_LINK_TEXT,
+	// _etext is SEGMENT_ALIGNed and rodata follows it at once
+	// (arch/arm64/kernel/vmlinux.lds.S).
+	.rodata_align = 4096,
 	.phys_to_virt = phys_to_virt,
 	.image_map = image_map,
 	.region = region,

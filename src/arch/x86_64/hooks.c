@@ -14,13 +14,19 @@ static const uint8_t ENDBR64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
 // With IBT, apply_seal_endbr() (6.2) overwrites the endbr64 of functions
 // never called indirectly with ENDBR_POISON, "osp nopl (%rax)".
 static const uint8_t ENDBR_POISON[] = { 0x66, 0x0f, 0x1f, 0x00 };
+// Later kernels poison it as "nopl -42(%rax)" (seen on Debian's 7.2).
+static const uint8_t ENDBR_POISON2[] = { 0x0f, 0x1f, 0x40, 0xd6 };
+
+static bool endbr(const uint8_t *code, size_t size)
+{
+	return size >= 4 && (!memcmp(code, ENDBR64, 4) || !memcmp(code, ENDBR_POISON, 4) ||
+			     !memcmp(code, ENDBR_POISON2, 4));
+}
 static const uint8_t NOP5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 
 bool kp_x86_entry_branch(const uint8_t *code, size_t size, uint64_t addr, struct kp_branch *ret)
 {
-	size_t i = 0;
-	if (size >= 4 && (!memcmp(code, ENDBR64, 4) || !memcmp(code, ENDBR_POISON, 4)))
-		i = 4;
+	size_t i = endbr(code, size) ? 4 : 0;
 	if (size >= i + 5 && !memcmp(code + i, NOP5, 5))
 		i += 5;
 	const uint8_t *p = code + i;
@@ -118,8 +124,9 @@ static uint64_t abs32(const uint8_t *p)
 // The instruction at code[i] (a REX prefix, a known opcode or 0f b6/b7/be/bf,
 // a ModRM operand), code at vaddr addr: its length in *len and in *target
 // the address it forms (0 if none): a RIP-relative operand (mod 00, r/m
-// 101), a SIB operand without base (an array indexed from its absolute
-// address: the syscall table before 6.9), or the sign-extended immediate
+// 101), a SIB operand without base or a 32-bit displacement that is a
+// kernel address (an array indexed from its absolute address: the syscall
+// table before 6.9, taint_flags[i].c_true), or the sign-extended immediate
 // of a mov or compare (mov $irq_desc_tree, %rdi; cmp $chained_action,
 // 8(%rbx)). False if it is not such an instruction.
 static bool modrm_insn(const uint8_t *code, size_t size, size_t i, uint64_t addr, size_t *len,
@@ -158,6 +165,8 @@ static bool modrm_insn(const uint8_t *code, size_t size, size_t i, uint64_t addr
 		if (p + 4 <= size)
 			*target = addr + (p + 4 + (size_t)imm) + (uint64_t)(int64_t)(int32_t)kp_le32(code + p);
 	}
+	if (mod == 2 && p + 4 <= size)
+		*target = abs32(code + p);	// an array at an absolute address, indexed
 	*len = p + disp + (size_t)imm - i;
 	if (i + *len > size)
 		return false;
@@ -194,9 +203,7 @@ void kp_x86_data_refs(const uint8_t *code, size_t size, uint64_t addr, bool to_e
 				fn(target, arg);
 		return;
 	}
-	size_t i = 0;
-	if (size >= 4 && (!memcmp(code, ENDBR64, 4) || !memcmp(code, ENDBR_POISON, 4)))
-		i = 4;
+	size_t i = endbr(code, size) ? 4 : 0;
 	while (i < size) {
 		uint8_t op = code[i];
 		if (op == 0xc3 || op == 0xe9 || op == 0xeb)

@@ -422,6 +422,9 @@ const struct kp_arch kp_arch_x86_64 = {
 	.gate_vma = gate_vma,
 	.image_range = image_range,
 	.link_text = X86_DEFAULT_KERNEL_START,
+	// X86_ALIGN_RODATA_BEGIN (arch/x86/kernel/vmlinux.lds.S): HPAGE_SIZE;
+	// the text/rodata gap is freed (free_kernel_image_pages()).
+	.rodata_align = 2ULL << 20,
 	.phys_to_virt = phys_to_virt,
 	.region = region,
 	.image_map = image_map,

@@ -329,6 +329,22 @@ static struct kp_error *judge(uint64_t prb, const struct ring *r, const struct k
 			       prb, st->bad_ids, st->descs, r->img.tail_id, r->img.head_id, st->first_bad, r->descs);
 }
 
+// Records on pages the source lacks (it->hole, unread of them): left out,
+// the walk says where the first page was; none readable at all is an error.
+static struct kp_error *account_holes(struct kp_printk_iter *it, uint64_t unread)
+{
+	struct kp_error *hole = it->hole;
+	it->hole = NULL;
+	if (!hole)
+		return NULL;
+	if (!it->n)
+		return hole;
+	uint64_t bad = it->walk.left_out;
+	kp_lx_walk_left_out(&it->walk, kp_error_prefix(hole, "%" PRIu64 " records left out", unread));
+	it->walk.left_out = bad + unread;
+	return NULL;
+}
+
 struct kp_error *kp_lx_printk_iter_create(struct kp_kernel *k, const struct kp_lx_prb_layout *l,
 					  uint64_t prb, struct kp_printk_iter **ret)
 {
@@ -384,18 +400,8 @@ struct kp_error *kp_lx_printk_iter_create(struct kp_kernel *k, const struct kp_l
 		}
 		break;
 	}
-	// Records on pages the source lacks: left out, the walk says where
-	// the first page was; none readable at all is an error.
-	if (!err && it->hole && !it->n) {
-		err = it->hole;
-		it->hole = NULL;
-	} else if (!err && it->hole) {
-		uint64_t bad = it->walk.left_out;
-		kp_lx_walk_left_out(&it->walk, kp_error_prefix(it->hole, "%" PRIu64 " records left out",
-							     unread));
-		it->hole = NULL;
-		it->walk.left_out = bad + unread;
-	}
+	if (!err)
+		err = account_holes(it, unread);
 	if (err) {
 		kp_printk_iter_destroy(it);
 		return err;

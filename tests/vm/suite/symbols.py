@@ -299,10 +299,10 @@ def ck_watch(res, c, shift=0):
 # The variables every kernel's recovery must give from a kallsyms of
 # functions only (recovered, or named by VMCOREINFO): exported ones
 # (__ksymtab), those found in the code that uses them
-# (src/core/derive_refs.c), and per-CPU ones (BTF) but where the kernel's
-# BTF has no .data..percpu section.
+# (src/core/derive_refs.c), the banner, and per-CPU ones (BTF) but where
+# the kernel's BTF has no .data..percpu section.
 RECOVER_ALWAYS = ["jiffies", "avenrun", "init_task", "init_uts_ns", "nr_cpu_ids", "modules",
-                  "slab_caches", "taint_flags", "tainted_mask"]
+                  "slab_caches", "taint_flags", "tainted_mask", "linux_banner"]
 RECOVER_PERCPU = ["runqueues"]
 NO_PERCPU_BTF = {"5.10": "Debian 11's pahole put no per-CPU variables in BTF"}
 # arm64's syscall table is passed by do_el0_svc(); x86-64 indexes it in
