@@ -136,8 +136,14 @@ def ck_ps_left_out(target, allowed, node):
                 problems.append("pid %s: ppid unknown, yet its parent %d is in the dump" % (r.get("pid"), t.ppid))
         line = incomplete_line(err, "ps")
         st = walk_status(doc)
-        if rc != 1 or not line or ("%x" % node) not in line:
-            problems.append("expected exit 1 and one stderr line 'incomplete' naming 0x%x, %s" % (node, ran(res)))
+        # The first read that failed may be of another task_struct on the
+        # same page (slab placement varies from boot to boot: 7.2-arm64's
+        # pid 7 shared pid 1's page once): any address on that page is right.
+        page = node & ~0xFFF
+        named = [int(x, 16) for x in re.findall(r"0x([0-9a-f]+)", line or "")]
+        if rc != 1 or not line or not any(page <= a < page + 0x1000 for a in named):
+            problems.append("expected exit 1 and one stderr line 'incomplete' naming 0x%x or another "
+                            "address on its page, %s" % (node, ran(res)))
         if st["complete"] is not False or st["reason"] != "unreadable":
             problems.append("expected complete false, reason unreadable: %s" % st)
         if not problems:

@@ -302,13 +302,16 @@ def ck_watch(res, c, shift=0):
 # (src/core/derive_refs.c), the banner, and per-CPU ones (BTF) but where
 # the kernel's BTF has no .data..percpu section.
 RECOVER_ALWAYS = ["jiffies", "avenrun", "init_task", "init_uts_ns", "nr_cpu_ids", "modules",
-                  "slab_caches", "taint_flags", "tainted_mask", "linux_banner"]
+                  "slab_caches", "taint_flags", "tainted_mask", "linux_banner", "module_kset",
+                  "chained_action"]
 RECOVER_PERCPU = ["runqueues"]
 NO_PERCPU_BTF = {"5.10": "Debian 11's pahole put no per-CPU variables in BTF"}
 # arm64's syscall table is passed by do_el0_svc(); x86-64 indexes it in
 # do_syscall_64() only before the branch-history mitigation (6.9,
-# backported to Debian's 6.1): not required there.
-RECOVER_ARM64 = ["sys_call_table"]
+# backported to Debian's 6.1): not required there. nr_threads and
+# kprobe_table are read by small functions whose x86-64 code (calls, imul,
+# movabs) the x86-64 decoder does not follow: found on arm64 only.
+RECOVER_ARM64 = ["sys_call_table", "nr_threads", "kprobe_table"]
 
 
 def functions_only(kallsyms):
