@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The kernel's tables of exported symbols found in rodata (core/ksymtab.c),
-// the addresses arm64 and x86-64 code forms (kp_arch.data_refs) and the
-// banner scan (core/derive.c). The input is the rodata at
-// FUZZ_KSYMTAB_RODATA, also decoded as code; kallsyms names
+// the addresses arm64 and x86-64 code forms (kp_arch.data_refs), the
+// banner scan (core/derive.c) and arm64's _text below _stext. The input is
+// the rodata at FUZZ_KSYMTAB_RODATA, also decoded as code; kallsyms names
 // FUZZ_KSYMTAB_FUNCS functions k00_fn, k02_fn, ... at FUZZ_KSYMTAB_TEXT +
 // 0x100 * N, the layout tests/unit/test_derive.c builds its tables for.
 #include <stdio.h>
@@ -53,9 +53,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	unsigned added;
 	// The banner scan over the same bytes (core/derive.c).
-	if (ok)
+	uint64_t text;
+	if (ok) {
 		(void)kp_derive_banner(mem, "6.1.0-9-arm64", "#1 SMP", FUZZ_KSYMTAB_RODATA,
 				       FUZZ_KSYMTAB_RODATA + size);
+		(void)kp_arm64_text_start(mem, FUZZ_KSYMTAB_RODATA + size, &text);
+	}
 	if (ok && fuzz_ok(kp_symtab_finalize(st)))
 		fuzz_drop(kp_ksymtab_add_variables(mem, FUZZ_KSYMTAB_TEXT, FUZZ_KSYMTAB_RODATA + size, st,
 						   &added));

@@ -206,12 +206,16 @@ struct kp_arch {
 	// vaddr addr): the variables a function refers to; with to_exit, up to
 	// its first return or tail call only (a function of a few
 	// instructions). arm64: an ADRP and the ADD or LDR that completes it on
-	// the same register; x86-64: RIP-relative operands. Targets may be
+	// the same register; x86-64: operands relative to the next
+	// instruction and absolute 32-bit ones. Targets may be
 	// wrong (arm64: a register reused between the two; x86-64: a byte
 	// inside another instruction taken for one): the caller validates
 	// each by what it points at.
 	void (*data_refs)(const uint8_t *code, size_t size, uint64_t addr, bool to_exit,
 			  void (*fn)(uint64_t target, void *arg), void *arg);
+	// For a kallsyms of functions only: the start of the kernel image
+	// (_text) found below _stext; NULL where kallsyms always has _text.
+	bool (*text_start)(const struct kp_arch_ctx *ctx, uint64_t stext, uint64_t *ret);
 	// ---- integrity checks (src/checks/)
 	// The first branch of the function whose first size bytes are code (at
 	// addr), past what the kernel itself patches into every function entry

@@ -9,6 +9,7 @@
 //   per-CPU    every per-CPU variable BTF names, from the section's
 //              address the exported ones agree on (add_percpu());
 //   linux_banner the banner string of init_uts_ns' release in rodata;
+//   _text      the image's start (kp_arch.text_start);
 //   the variables functions refer to (derive_refs.c).
 //
 // Each is added as a symbol only if exactly one candidate passes, so a
@@ -233,6 +234,23 @@ static struct kp_error *add_banner(struct kp_memory *mem, const struct kp_arch *
 	return err;
 }
 
+// _text, the image's start, where the architecture can tell it from below
+// _stext (arm64: its Image header).
+static struct kp_error *add_text(const struct kp_arch *arch, const struct kp_arch_ctx *actx,
+				 struct kp_symtab *st, unsigned *added)
+{
+	struct kp_symbol sym;
+	uint64_t text;
+	if (!arch->text_start || kp_symtab_find(st, "_text", &sym) ||
+	    !kp_symtab_find(st, "_stext", &sym) || !arch->text_start(actx, sym.address, &text))
+		return NULL;
+	kp_symtab_next_source(st);
+	struct kp_error *err = kp_symtab_set_origin(st, "the kernel image's header below _stext");
+	if (!err && !(err = kp_symtab_add(st, "_text", 5, text, 'T', NULL)))
+		(*added)++;
+	return err;
+}
+
 // ---------------------------------------------------------------- per-CPU
 
 // Per-CPU variables: BTF's DATASEC ".data..percpu" gives each one's offset
@@ -301,8 +319,9 @@ static struct kp_error *add_percpu(struct kp_types *types, struct kp_symtab *st,
 // ---------------------------------------------------------------- all
 
 struct kp_error *kp_derive_symbols(struct kp_memory *mem, const struct kp_arch *arch,
-				   struct kp_types *types, uint64_t image_start, uint64_t image_end,
-				   struct kp_symtab *st, unsigned *added)
+				   const struct kp_arch_ctx *actx, struct kp_types *types,
+				   uint64_t image_start, uint64_t image_end, struct kp_symtab *st,
+				   unsigned *added)
 {
 	struct kp_symbol sym;
 	struct task_layout l;
@@ -311,7 +330,8 @@ struct kp_error *kp_derive_symbols(struct kp_memory *mem, const struct kp_arch *
 	if ((err = add_percpu(types, st, added)))
 		return err;
 	if ((err = kp_derive_refs(mem, arch, types, image_start, image_end, st, added)) ||
-	    (err = add_banner(mem, arch, types, st, image_end, added)))
+	    (err = add_banner(mem, arch, types, st, image_end, added)) ||
+	    (err = add_text(arch, actx, st, added)))
 		return err;
 	if (!kp_symtab_find(st, "init_task", &sym) && layout(types, &l)) {
 		unsigned n;

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 struct kp_arch;
+struct kp_arch_ctx;
 struct kp_memory;
 struct kp_symtab;
 struct kp_types;
@@ -15,8 +16,9 @@ struct kp_types;
 // [image_start, image_end) with the layouts of types and the code decoding
 // of arch; *added counts them. Fails only for out-of-memory.
 struct kp_error *kp_derive_symbols(struct kp_memory *mem, const struct kp_arch *arch,
-				   struct kp_types *types, uint64_t image_start, uint64_t image_end,
-				   struct kp_symtab *st, unsigned *added);
+				   const struct kp_arch_ctx *actx, struct kp_types *types,
+				   uint64_t image_start, uint64_t image_end, struct kp_symtab *st,
+				   unsigned *added);
 
 // The lowest linux_banner of release and version in [lo, hi), 0 if none
 // (derive.c).

@@ -3,9 +3,9 @@
 // not export, found in the code of the functions that use them: each
 // recipe names the variable, the functions (kallsyms has them) whose code
 // forms its address (kp_arch.data_refs: arm64 ADRP+ADD/LDR, x86-64
-// RIP-relative operands), and what must hold at the address. A variable is
-// added only when exactly one of the addresses those functions form
-// passes, so a wrong one is never taken:
+// operands relative to the next instruction or absolute), and what must
+// hold at the address. A variable is added only when exactly one of the
+// addresses those functions form passes, so a wrong one is never taken:
 //
 //   modules       the list head of kernel/module/main.c (kernel/module.c
 //                 before 5.19): a ring whose nodes are each a struct
@@ -23,6 +23,15 @@
 //                 descriptor management"), told apart by their flags;
 //   chained_action the placeholder action of kernel/irq/chip.c, whose
 //                 handler is bad_chained_irq();
+//   module_kset   a pointer to the kset named "module";
+//   nr_threads    the int loadavg_proc_show() prints, 1..PID_MAX_LIMIT;
+//   kprobe_table  64 hlist heads, each empty or pointed back at;
+//   ftrace_ops_list a chain of ftrace_ops ending at one whose func is
+//                 ftrace_stub: ftrace_list_end, added too;
+//   prog_idr      an idr (IDR_RT_MARKER flags) bpf_prog_by_id() reads;
+//   __start___tracepoints_ptrs, __stop___tracepoints_ptrs the two addresses
+//                 for_each_kernel_tracepoint() forms that bound a table of
+//                 tracepoints (derive_tracepoints.c);
 //   sys_call_table from the functions the architecture names, the table
 //                 whose probe entries (kp_arch.syscall_probes) point at
 //                 their handlers.
@@ -36,31 +45,11 @@
 
 #include "arch/arch.h"
 #include "core/derive.h"
+#include "core/derive_impl.h"
 #include "io/memory.h"
 #include "symbols/symtab.h"
 #include "types/types.h"
 #include "util/error.h"
-
-#define CODE 1024
-#define MAX_CANDIDATES 64
-#define MAX_RING 65536
-#define NAME_LEN 56		// MODULE_NAME_LEN; kmem_cache names are shorter
-
-// Offsets (BTF) of the members a ring's nodes are checked by, looked up
-// once rather than for each node.
-struct node_layout {
-	bool ok;
-	uint64_t list, name, state;	// state: struct module only
-};
-
-struct ctx {
-	struct kp_memory *mem;
-	struct kp_types *types;
-	const struct kp_arch *arch;
-	struct kp_symtab *st;
-	uint64_t image_lo, image_hi;
-	struct node_layout module, cache;	// struct module, struct kmem_cache
-};
 
 struct recipe {
 	const char *name;
@@ -75,52 +64,21 @@ struct recipe {
 	uint64_t (*size)(const struct ctx *c, uint64_t addr);
 };
 
-static bool member_offset(const struct ctx *c, const char *type, const char *name, uint64_t *ret)
-{
-	uint32_t id;
-	struct kp_btf_member m;
-	struct kp_error *err = kp_types_find(c->types, BTF_KIND_STRUCT, type, &id);
-	if (!err)
-		err = kp_types_member_path(c->types, id, name, strlen(name), &m);
-	if (err) {
-		kp_error_destroy(err);
-		return false;
-	}
-	*ret = m.bit_offset / 8;
-	return true;
-}
-
-static bool in_image(const struct ctx *c, uint64_t a)
-{
-	return a >= c->image_lo && a < c->image_hi;
-}
-
-// A NUL-terminated name of printable characters in buf[size].
-static bool printable(const char *buf, size_t size)
-{
-	size_t n = strnlen(buf, size);
-	if (n == 0 || n == size)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (buf[i] <= ' ' || buf[i] > '~')
-			return false;
-	return true;
-}
-
 // Whether head, in the image, heads a ring (an empty one too) whose nodes,
 // outside the image, each pass node_ok.
 static bool is_ring(const struct ctx *c, uint64_t head,
 		    bool (*node_ok)(const struct ctx *c, uint64_t node))
 {
 	uint64_t node, prev = head, back;
-	if (!in_image(c, head) || (head & 7) || !kp_ok(kp_memory_read_u64(c->mem, KP_VIRT, head, &node)))
+	if (!kp_derive_in_image(c, head) || (head & 7) ||
+	    !kp_ok(kp_memory_read_u64(c->mem, KP_VIRT, head, &node)))
 		return false;
 	for (unsigned i = 0; i <= MAX_RING; i++) {
 		if (!kp_ok(kp_memory_read_u64(c->mem, KP_VIRT, node + 8, &back)) || back != prev)
 			return false;
 		if (node == head)
 			return true;
-		if (in_image(c, node) || !node_ok(c, node))
+		if (kp_derive_in_image(c, node) || !node_ok(c, node))
 			return false;
 		prev = node;
 		if (!kp_ok(kp_memory_read_u64(c->mem, KP_VIRT, node, &node)))
@@ -136,7 +94,7 @@ static bool module_node(const struct ctx *c, uint64_t node)
 	uint32_t st;
 	return l->ok && node >= l->list &&
 	       kp_ok(kp_memory_read(c->mem, KP_VIRT, node - l->list + l->name, buf, sizeof(buf))) &&
-	       printable(buf, sizeof(buf)) &&
+	       kp_derive_printable(buf, sizeof(buf)) &&
 	       kp_ok(kp_memory_read(c->mem, KP_VIRT, node - l->list + l->state, &st, 4)) &&
 	       st <= 3;	// MODULE_STATE_UNFORMED
 }
@@ -155,7 +113,7 @@ static bool cache_node(const struct ctx *c, uint64_t node)
 	       kp_ok(kp_memory_read_u64(c->mem, KP_VIRT, node - l->list + l->name, &p)) &&
 	       kp_ok(kp_memory_read(c->mem, KP_VIRT, p, buf, 1)) && buf[0] &&
 	       kp_ok(kp_memory_read(c->mem, KP_VIRT, p, buf, sizeof(buf))) &&
-	       printable(buf, sizeof(buf));
+	       kp_derive_printable(buf, sizeof(buf));
 }
 
 static bool slab_caches_ok(const struct ctx *c, uint64_t a)
@@ -177,8 +135,8 @@ static bool taint_flags_ok(const struct ctx *c, uint64_t a)
 	}
 	const struct btf_type *bt = btf__type_by_id(kp_types_btf(c->types), id);
 	uint8_t e0[2], e1[2];
-	return bt && bt->size && member_offset(c, "taint_flag", "c_true", &t) &&
-	       member_offset(c, "taint_flag", "c_false", &f) && in_image(c, a) &&
+	return bt && bt->size && kp_derive_member_offset(c, "taint_flag", "c_true", &t) &&
+	       kp_derive_member_offset(c, "taint_flag", "c_false", &f) && kp_derive_in_image(c, a) &&
 	       kp_ok(kp_memory_read(c->mem, KP_VIRT, a + t, &e0[0], 1)) &&
 	       kp_ok(kp_memory_read(c->mem, KP_VIRT, a + f, &e0[1], 1)) &&
 	       kp_ok(kp_memory_read(c->mem, KP_VIRT, a + bt->size + t, &e1[0], 1)) &&
@@ -194,7 +152,7 @@ static bool syscall_table_ok(const struct ctx *c, uint64_t a)
 	struct kp_symbol sym;
 	uint64_t entry;
 	unsigned n = 0;
-	if (!in_image(c, a) || (a & 7) || !p)
+	if (!kp_derive_in_image(c, a) || (a & 7) || !p)
 		return false;
 	for (; p->handler; p++, n++)
 		if (!kp_symtab_find(c->st, p->handler, &sym) ||
@@ -210,7 +168,7 @@ static bool chained_action_ok(const struct ctx *c, uint64_t a)
 {
 	uint64_t handler, fn;
 	struct kp_symbol sym;
-	return in_image(c, a) && member_offset(c, "irqaction", "handler", &handler) &&
+	return kp_derive_in_image(c, a) && kp_derive_member_offset(c, "irqaction", "handler", &handler) &&
 	       kp_symtab_find(c->st, "bad_chained_irq", &sym) &&
 	       kp_ok(kp_memory_read_u64(c->mem, KP_VIRT, a + handler, &fn)) && fn == sym.address;
 }
@@ -227,7 +185,7 @@ static bool tree_flags(const struct ctx *c, uint64_t a, const char *type, const 
 		       uint32_t *ret)
 {
 	uint64_t off;
-	return in_image(c, a) && member_offset(c, type, member, &off) &&
+	return kp_derive_in_image(c, a) && kp_derive_member_offset(c, type, member, &off) &&
 	       kp_ok(kp_memory_read(c->mem, KP_VIRT, a + off, ret, sizeof(*ret)));
 }
 
@@ -274,7 +232,8 @@ static bool module_kset_ok(const struct ctx *c, uint64_t a)
 		return false;
 	}
 	name_off = m.bit_offset / 8;
-	return in_image(c, a) && !(a & 7) && kp_ok(kp_memory_read_u64(c->mem, KP_VIRT, a, &kset)) &&
+	return kp_derive_in_image(c, a) && !(a & 7) &&
+	       kp_ok(kp_memory_read_u64(c->mem, KP_VIRT, a, &kset)) &&
 	       kp_ok(kp_memory_read_u64(c->mem, KP_VIRT, kset + name_off, &name)) &&
 	       kp_ok(kp_memory_read(c->mem, KP_VIRT, name, buf, 7)) && !memcmp(buf, "module", 7);
 }
@@ -284,7 +243,7 @@ static bool module_kset_ok(const struct ctx *c, uint64_t a)
 static bool nr_threads_ok(const struct ctx *c, uint64_t a)
 {
 	int32_t n;
-	return in_image(c, a) && !(a & 3) && kp_ok(kp_memory_read(c->mem, KP_VIRT, a, &n, 4)) &&
+	return kp_derive_in_image(c, a) && !(a & 3) && kp_ok(kp_memory_read(c->mem, KP_VIRT, a, &n, 4)) &&
 	       n >= 1 && n <= 4 * 1024 * 1024;
 }
 
@@ -294,13 +253,63 @@ static bool nr_threads_ok(const struct ctx *c, uint64_t a)
 static bool kprobe_table_ok(const struct ctx *c, uint64_t a)
 {
 	uint64_t heads[KPROBE_TABLE_SIZE], pprev;
-	if (!in_image(c, a) || (a & 7) || !kp_ok(kp_memory_read(c->mem, KP_VIRT, a, heads, sizeof(heads))))
+	if (!kp_derive_in_image(c, a) || (a & 7) ||
+	    !kp_ok(kp_memory_read(c->mem, KP_VIRT, a, heads, sizeof(heads))))
 		return false;
 	for (unsigned i = 0; i < KPROBE_TABLE_SIZE; i++)
 		if (heads[i] && (!kp_ok(kp_memory_read_u64(c->mem, KP_VIRT, heads[i] + 8, &pprev)) ||
 				 pprev != a + 8 * i))
 			return false;
 	return true;
+}
+
+// ftrace_list_end (kernel/trace/ftrace.c): the ftrace_ops that ends
+// ftrace_ops_list, whose func is ftrace_stub.
+static bool ftrace_end(const struct ctx *c, uint64_t ops)
+{
+	uint64_t func, fn;
+	struct kp_symbol stub;
+	return kp_derive_member_offset(c, "ftrace_ops", "func", &func) &&
+	       kp_symtab_find(c->st, "ftrace_stub", &stub) &&
+	       kp_ok(kp_memory_read_u64(c->mem, KP_VIRT, ops + func, &fn)) && fn == stub.address;
+}
+
+// ftrace_ops_list: a pointer to a chain of ftrace_ops linked by next that
+// ends at ftrace_list_end (1,000 of them at most); *end: that end.
+static bool ftrace_chain(const struct ctx *c, uint64_t a, uint64_t *end)
+{
+	uint64_t next, ops;
+	if (!kp_derive_in_image(c, a) || (a & 7) ||
+	    !kp_derive_member_offset(c, "ftrace_ops", "next", &next) ||
+	    !kp_ok(kp_memory_read_u64(c->mem, KP_VIRT, a, &ops)))
+		return false;
+	for (unsigned i = 0; i < 1000; i++) {
+		if (ops == a || !ops)
+			return false;
+		if (ftrace_end(c, ops)) {
+			*end = ops;
+			return kp_derive_in_image(c, ops);
+		}
+		if (!kp_ok(kp_memory_read_u64(c->mem, KP_VIRT, ops + next, &ops)))
+			return false;
+	}
+	return false;
+}
+
+static bool ftrace_ops_list_ok(const struct ctx *c, uint64_t a)
+{
+	uint64_t end;
+	return ftrace_chain(c, a, &end);
+}
+
+// prog_idr (kernel/bpf/syscall.c): a struct idr, whose radix tree's
+// flags are IDR_RT_MARKER: ROOT_IS_IDR (4) and the IDR_FREE tag, no
+// allocation flags (include/linux/idr.h).
+static bool prog_idr_ok(const struct ctx *c, uint64_t a)
+{
+	uint32_t flags;
+	return tree_flags(c, a, "xarray", "xa_flags", &flags) && (flags & 4) &&
+	       !(flags & GFP_KERNEL_BITS) && (flags >> 16);
 }
 
 static const struct recipe recipes[] = {
@@ -318,47 +327,25 @@ static const struct recipe recipes[] = {
 	  module_kset_ok, NULL },
 	{ "nr_threads", 'd', { "loadavg_proc_show", NULL, NULL }, true, nr_threads_ok, NULL },
 	{ "kprobe_table", 'd', { "get_kprobe", NULL, NULL }, true, kprobe_table_ok, NULL },
+	{ "ftrace_ops_list", 'D', { "arch_ftrace_ops_list_func", "ftrace_ops_list_func",
+				    "__register_ftrace_function" }, false, ftrace_ops_list_ok, NULL },
+	{ "prog_idr", 'd', { "bpf_prog_by_id", "bpf_prog_get_curr_or_next", NULL }, true, prog_idr_ok,
+	  NULL },
 	// users from kp_arch.syscall_table_users
 	{ "sys_call_table", 'R', { NULL, NULL, NULL }, false, syscall_table_ok, syscall_table_size },
 };
-
-struct candidates {
-	uint64_t at[MAX_CANDIDATES];
-	const char *by[MAX_CANDIDATES];	// the first user whose code formed it
-	const char *user;		// the user whose code is being decoded
-	size_t n;
-};
-
-static void collect(uint64_t target, void *arg)
-{
-	struct candidates *c = arg;
-	for (size_t i = 0; i < c->n; i++)
-		if (c->at[i] == target)
-			return;
-	if (c->n < MAX_CANDIDATES) {
-		c->by[c->n] = c->user;
-		c->at[c->n++] = target;
-	}
-}
 
 // The address of r's variable, 0 unless exactly one candidate passes;
 // *by: the function whose code formed it.
 static uint64_t find(const struct ctx *c, const struct kp_arch *arch, struct kp_symtab *st,
 		     const struct recipe *r, const char **by)
 {
-	struct candidates cand = { .n = 0 };
-	uint8_t code[CODE];
-	struct kp_symbol fn;
-	const char *const *users = r->valid == syscall_table_ok ? arch->syscall_table_users : r->users;
-	for (size_t i = 0; users && i < 3 && users[i]; i++)
-		if (kp_symtab_find(st, users[i], &fn) &&
-		    kp_ok(kp_memory_read(c->mem, KP_VIRT, fn.address, code, sizeof(code)))) {
-			cand.user = users[i];
-			arch->data_refs(code, sizeof(code), fn.address, r->to_exit, collect, &cand);
-		}
+	struct candidates cand;
+	kp_derive_gather(c, st, r->valid == syscall_table_ok ? arch->syscall_table_users : r->users,
+			 r->to_exit, &cand);
 	uint64_t found = 0;
 	for (size_t i = 0; i < cand.n; i++) {
-		if (r->valid ? !r->valid(c, cand.at[i]) : !in_image(c, cand.at[i]))
+		if (r->valid ? !r->valid(c, cand.at[i]) : !kp_derive_in_image(c, cand.at[i]))
 			continue;
 		if (found)
 			return 0;
@@ -376,19 +363,26 @@ struct kp_error *kp_derive_refs(struct kp_memory *mem, const struct kp_arch *arc
 		return NULL;
 	struct ctx c = { .mem = mem, .types = types, .arch = arch, .st = st,
 			 .image_lo = image_start, .image_hi = image_end };
-	c.module.ok = member_offset(&c, "module", "list", &c.module.list) &&
-		      member_offset(&c, "module", "name", &c.module.name) &&
-		      member_offset(&c, "module", "state", &c.module.state);
-	c.cache.ok = member_offset(&c, "kmem_cache", "list", &c.cache.list) &&
-		     member_offset(&c, "kmem_cache", "name", &c.cache.name);
+	c.module.ok = kp_derive_member_offset(&c, "module", "list", &c.module.list) &&
+		      kp_derive_member_offset(&c, "module", "name", &c.module.name) &&
+		      kp_derive_member_offset(&c, "module", "state", &c.module.state);
+	c.cache.ok = kp_derive_member_offset(&c, "kmem_cache", "list", &c.cache.list) &&
+		     kp_derive_member_offset(&c, "kmem_cache", "name", &c.cache.name);
 	uint64_t at[sizeof(recipes) / sizeof(recipes[0])];
 	const char *by[sizeof(recipes) / sizeof(recipes[0])];
 	struct kp_symbol sym;
 	// All found before any is added: a lookup after an addition sorts the
 	// table again.
-	for (size_t i = 0; i < sizeof(recipes) / sizeof(recipes[0]); i++)
+	// ftrace_list_end is where ftrace_ops_list's chain ends.
+	uint64_t ftrace_list_end = 0;
+	for (size_t i = 0; i < sizeof(recipes) / sizeof(recipes[0]); i++) {
 		at[i] = kp_symtab_find(st, recipes[i].name, &sym) ? 0 :
 			find(&c, arch, st, &recipes[i], &by[i]);
+		if (at[i] && recipes[i].valid == ftrace_ops_list_ok &&
+		    (kp_symtab_find(st, "ftrace_list_end", &sym) ||
+		     !ftrace_chain(&c, at[i], &ftrace_list_end)))
+			ftrace_list_end = 0;
+	}
 	for (size_t i = 0; i < sizeof(recipes) / sizeof(recipes[0]); i++) {
 		if (!at[i])
 			continue;
@@ -407,5 +401,12 @@ struct kp_error *kp_derive_refs(struct kp_memory *mem, const struct kp_arch *arc
 			return err;
 		(*added)++;
 	}
-	return NULL;
+	struct kp_error *err = kp_derive_tracepoints(&c, st, added);
+	if (err || !ftrace_list_end)
+		return err;
+	kp_symtab_next_source(st);
+	err = kp_symtab_set_origin(st, "the end of ftrace_ops_list");
+	if (!err && !(err = kp_symtab_add(st, "ftrace_list_end", 15, ftrace_list_end, 'D', NULL)))
+		(*added)++;
+	return err;
 }

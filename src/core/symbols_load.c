@@ -267,7 +267,8 @@ struct kp_error *kp_kernel_derive_symbols(struct kp_kernel *k)
 	struct kp_types *types;
 	if (!kp_ok(kp_kernel_types(k, &types)))
 		return NULL;	// no BTF: the commands say so when they need it
-	if ((err = kp_derive_symbols(k->mem, k->arch, types, start, end, k->symtab, &added)))
+	if ((err = kp_derive_symbols(k->mem, k->arch, k->arch_ctx, types, start, end, k->symtab,
+				     &added)))
 		return err;
 	if (added)
 		kp_kernel_add_symbol_source(k, "variables found by their shape");

@@ -160,6 +160,25 @@ static void put_table(struct image *im, size_t table, const char *name_of_fn_02,
 	CHECK_OK(kp_symtab_finalize(im->st));
 }
 
+// _text from the Image header below _stext: magic "ARM\x64" at 0x38, an
+// image size past _stext; a magic without a plausible size is not it.
+TEST(arm64_text_start)
+{
+	static uint8_t img[0x20000];
+	memset(img, 0, sizeof(img));
+	struct kp_memory *mem;
+	CHECK_OK(kp_memory_create(&mem));
+	CHECK_OK(kp_memory_add(mem, KP_VIRT, TEXT, sizeof(img), kp_read_buffer, img, 0));
+	uint64_t t = 0;
+	CHECK(!kp_arm64_text_start(mem, TEXT + 0x10000, &t));
+	kp_put_le32(img + 0x38, 0x644d5241);
+	CHECK(!kp_arm64_text_start(mem, TEXT + 0x10000, &t));	// image size 0
+	kp_put_le64(img + 0x10, 0x2500000);
+	CHECK(kp_arm64_text_start(mem, TEXT + 0x10000, &t));
+	CHECK_U64(t, TEXT);
+	kp_memory_destroy(mem);
+}
+
 // ---------------------------------------------------------------- x86-64
 
 // as of: f: endbr64; nopl 0x0(%rax,%rax,1) (the kernel's fentry nop);
@@ -340,6 +359,7 @@ TEST(ksymtab_not_found)
 int main(void)
 {
 	RUN(arm64_adrp_pairs);
+	RUN(arm64_text_start);
 	RUN(x86_rip_relative);
 	RUN(ksymtab_variables);
 	RUN(ksymtab_x86_layout);

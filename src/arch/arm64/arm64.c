@@ -261,6 +261,11 @@ static const char *region(const struct kp_arch_ctx *c, uint64_t a, uint64_t *sta
 	return c->has_layout ? kp_arm64_region(&c->lay, a, start, end) : NULL;
 }
 
+static bool text_start(const struct kp_arch_ctx *c, uint64_t stext, uint64_t *ret)
+{
+	return c->mem && kp_arm64_text_start(c->mem, stext, ret);
+}
+
 static bool image_map(const struct kp_arch_ctx *c, uint64_t *vaddr, uint64_t *paddr)
 {
 	if (!c->has_layout || !c->lay.stext)
@@ -353,6 +358,7 @@ const struct kp_arch kp_arch_arm64 = {
 	.syscall_probes = syscall_probes,
 	.call_targets = NULL,
 	.data_refs = kp_arm64_data_refs,
+	.text_start = text_start,
 	.entry_branch = kp_arm64_entry_branch,
 	// Exception vectors (VBAR_EL1) are code, not a table of pointers:
 	// vector_table stays NULL.

@@ -71,6 +71,8 @@ struct kp_error *kp_arm64_unwind_step(struct kp_unwinder *u, struct kp_unwind_fr
 
 // hooks.c: kp_arch.entry_branch and kp_arch.data_refs.
 bool kp_arm64_entry_branch(const uint8_t *code, size_t size, uint64_t addr, struct kp_branch *ret);
+struct kp_memory;
+bool kp_arm64_text_start(struct kp_memory *mem, uint64_t stext, uint64_t *ret);
 void kp_arm64_data_refs(const uint8_t *code, size_t size, uint64_t addr, bool to_exit,
 			void (*fn)(uint64_t target, void *arg), void *arg);
 

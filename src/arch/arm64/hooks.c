@@ -3,6 +3,8 @@
 // hook puts at a function's entry, and the addresses a function forms
 // with ADRP (Arm ARM, A64 encodings).
 #include "arch/arm64/arm64.h"
+#include "io/memory.h"
+#include "util/error.h"
 #include "util/le.h"
 
 #define INSN_NOP 0xd503201fu
@@ -100,4 +102,26 @@ void kp_arm64_data_refs(const uint8_t *code, size_t size, uint64_t addr, bool to
 			return;
 		}
 	}
+}
+
+// The Image header (Documentation/arch/arm64/booting.rst) starts the image,
+// at _text: its magic "ARM\x64" at offset 0x38, its image size at 0x10.
+// _stext follows the head text, SEGMENT_ALIGNed (64 KiB, vmlinux.lds.S):
+// looked for below it a page at a time, 2 MiB at most. Kernels that map
+// the text from _stext only (6.1) and reuse the head's page have no header
+// left: _text stays unknown there.
+#define IMAGE_MAGIC 0x644d5241u
+#define HEAD_MAX (2u << 20)
+
+bool kp_arm64_text_start(struct kp_memory *mem, uint64_t stext, uint64_t *ret)
+{
+	uint8_t h[64];
+	for (uint64_t off = 4096; off <= HEAD_MAX && off <= stext; off += 4096) {
+		if (!kp_ok(kp_memory_read(mem, KP_VIRT, stext - off, h, sizeof(h))) ||
+		    kp_le32(h + 0x38) != IMAGE_MAGIC || kp_le64(h + 0x10) <= off)
+			continue;
+		*ret = stext - off;
+		return true;
+	}
+	return false;
 }

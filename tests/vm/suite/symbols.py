@@ -303,15 +303,17 @@ def ck_watch(res, c, shift=0):
 # the kernel's BTF has no .data..percpu section.
 RECOVER_ALWAYS = ["jiffies", "avenrun", "init_task", "init_uts_ns", "nr_cpu_ids", "modules",
                   "slab_caches", "taint_flags", "tainted_mask", "linux_banner", "module_kset",
-                  "chained_action"]
+                  "chained_action", "ftrace_ops_list", "ftrace_list_end", "prog_idr",
+                  "__start___tracepoints_ptrs", "__stop___tracepoints_ptrs"]
 RECOVER_PERCPU = ["runqueues"]
 NO_PERCPU_BTF = {"5.10": "Debian 11's pahole put no per-CPU variables in BTF"}
 # arm64's syscall table is passed by do_el0_svc(); x86-64 indexes it in
 # do_syscall_64() only before the branch-history mitigation (6.9,
 # backported to Debian's 6.1): not required there. nr_threads and
 # kprobe_table are read by small functions whose x86-64 code (calls, imul,
-# movabs) the x86-64 decoder does not follow: found on arm64 only.
-RECOVER_ARM64 = ["sys_call_table", "nr_threads", "kprobe_table"]
+# movabs) the x86-64 decoder does not follow: found on arm64 only. _text:
+# x86-64's kallsyms of functions lists it (it is _stext's address).
+RECOVER_ARM64 = ["sys_call_table", "nr_threads", "kprobe_table", "_text"]
 
 
 def functions_only(kallsyms):
