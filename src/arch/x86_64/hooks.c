@@ -22,6 +22,7 @@ static bool endbr(const uint8_t *code, size_t size)
 	return size >= 4 && (!memcmp(code, ENDBR64, 4) || !memcmp(code, ENDBR_POISON, 4) ||
 			     !memcmp(code, ENDBR_POISON2, 4));
 }
+
 static const uint8_t NOP5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 
 bool kp_x86_entry_branch(const uint8_t *code, size_t size, uint64_t addr, struct kp_branch *ret)
@@ -187,11 +188,11 @@ static size_t nop66(const uint8_t *code, size_t size)
 }
 
 // Small functions (to_exit) are decoded in order from their entry: endbr64,
-// the fentry nop or call, nops (0x66-prefixed ones too), pushes and pops, mov reg, imm32 and the
-// ModRM forms above, until ret or a jmp (a tail call or the return thunk);
-// anything else ends the walk. Otherwise every byte is tried as the start
-// of a RIP-relative instruction (instruction boundaries are not decoded):
-// the caller validates what the targets point at.
+// the fentry nop or call, nops (0x66-prefixed ones too), pushes and pops,
+// mov reg, imm32 and the ModRM forms above, until ret or a jmp (a tail call
+// or the return thunk); anything else ends the walk. Otherwise every byte
+// is tried as the start of one of the ModRM forms (instruction boundaries
+// are not decoded): the caller validates what the targets point at.
 void kp_x86_data_refs(const uint8_t *code, size_t size, uint64_t addr, bool to_exit,
 		      void (*fn)(uint64_t target, void *arg), void *arg)
 {
