@@ -26,6 +26,10 @@
 #define BTF_HDR 24
 #define SCAN_BLOCK (2ULL << 20)
 #define SCAN_PAGE 4096ULL
+// Headers tried in turn when no symbol bounds .BTF: memory the kernel freed
+// (x86-64's text/rodata gap) may hold a stale, partly overwritten copy
+// before the real one (6.1 with a kallsyms of functions only).
+#define SCAN_TRIES 8
 
 // The size of the BTF whose header is at h, 0 if h is none.
 static uint64_t header_size(const uint8_t *h)
@@ -45,7 +49,8 @@ static uint64_t header_size(const uint8_t *h)
 }
 
 // The first BTF header in virtual [lo, hi), 4-byte aligned, read a block at
-// a time (page by page where a block is partly mapped).
+// a time (page by page where a block is partly mapped); lo may be anywhere
+// in a page.
 static bool scan_header(struct kp_memory *mem, uint64_t lo, uint64_t hi, uint64_t *at,
 			uint64_t *size)
 {
@@ -53,7 +58,8 @@ static bool scan_header(struct kp_memory *mem, uint64_t lo, uint64_t hi, uint64_
 	if (!buf)
 		return false;
 	bool found = false;
-	for (uint64_t va = lo & ~(SCAN_PAGE - 1); va < hi && va >= lo && !found; va += SCAN_BLOCK) {
+	uint64_t first = lo & ~(SCAN_PAGE - 1);
+	for (uint64_t va = first; va < hi && va >= first && !found; va += SCAN_BLOCK) {
 		uint64_t len = SCAN_BLOCK;
 		bool whole = kp_ok(kp_memory_read(mem, KP_VIRT, va, buf, len));
 		for (uint64_t p = 0; p < len && !found; p += SCAN_PAGE) {
@@ -63,6 +69,8 @@ static bool scan_header(struct kp_memory *mem, uint64_t lo, uint64_t hi, uint64_
 				continue;
 			}
 			for (uint64_t o = p; o + BTF_HDR <= p + SCAN_PAGE && !found; o += 4) {
+				if (va + o < lo)
+					continue;
 				*size = header_size(buf + o);
 				if (*size) {
 					*at = va + o;
@@ -75,6 +83,58 @@ static bool scan_header(struct kp_memory *mem, uint64_t lo, uint64_t hi, uint64_
 	return found;
 }
 
+// The BTF of size bytes at start, read and parsed.
+static struct kp_error *load_at(struct kp_memory *mem, uint64_t start, uint64_t size,
+				struct btf **ret)
+{
+	void *buf = kp_bulk_alloc(size);
+	if (!buf)
+		return &kp_enomem;
+	struct kp_error *err = kp_memory_read(mem, KP_VIRT, start, buf, size);
+	if (err) {
+		kp_bulk_free(buf, size);
+		return kp_error_prefix(err, "no BTF: reading .BTF at 0x%" PRIx64 " (%" PRIu64 " bytes) "
+				       "(pass --btf FILE)", start, size);
+	}
+	char where[128];
+	snprintf(where, sizeof(where), ".BTF in memory at 0x%" PRIx64, start);
+	err = kp_btf_from_blob(buf, size, where, ret);
+	kp_bulk_free(buf, size);
+	return err;
+}
+
+// Without __start_BTF/__stop_BTF: the first header in the image whose BTF
+// parses, SCAN_TRIES tried at most; the first one's error if none does.
+static struct kp_error *scan_memory(struct kp_memory *mem, uint64_t image_start,
+				    uint64_t image_end, uint64_t *start_ret, size_t *size_ret,
+				    struct btf **ret)
+{
+	struct kp_error *first = NULL;
+	uint64_t at, size, lo = image_start;
+	for (unsigned i = 0; i < SCAN_TRIES && lo < image_end &&
+			     scan_header(mem, lo, image_end, &at, &size); i++) {
+		struct kp_error *err = load_at(mem, at, size, ret);
+		if (!err) {
+			kp_error_destroy(first);
+			*start_ret = at;
+			*size_ret = size;
+			return NULL;
+		}
+		if (err->code == KP_ERR_NOMEM) {
+			kp_error_destroy(first);
+			return err;
+		}
+		if (first)
+			kp_error_destroy(err);
+		else
+			first = err;
+		lo = at + 4;
+	}
+	return first ? first : kp_error_create(KP_ERR_NOT_FOUND,
+		"no BTF: no symbols __start_BTF/__stop_BTF, and no BTF header in the kernel image at 0x%" PRIx64 "-0x%" PRIx64 "; pass --btf FILE",
+		image_start, image_end);
+}
+
 static struct kp_error *from_memory(struct kp_memory *mem, struct kp_symtab *st,
 				    uint64_t image_start, uint64_t image_end,
 				    uint64_t *start_ret, size_t *size_ret, struct btf **ret)
@@ -82,36 +142,20 @@ static struct kp_error *from_memory(struct kp_memory *mem, struct kp_symtab *st,
 	struct kp_symbol start, stop;
 	if (!st || !kp_symtab_find(st, "__start_BTF", &start) ||
 	    !kp_symtab_find(st, "__stop_BTF", &stop)) {
-		uint64_t size;
-		if (image_end <= image_start ||
-		    !scan_header(mem, image_start, image_end, &start.address, &size))
+		if (image_end <= image_start)
 			return kp_error_create(KP_ERR_NOT_FOUND,
-					       "no BTF: no symbols __start_BTF/__stop_BTF, and no BTF header in the kernel image at 0x%" PRIx64 "-0x%" PRIx64 "; pass --btf FILE",
-					       image_start, image_end);
-		stop.address = start.address + size;
+					       "no BTF: no symbols __start_BTF/__stop_BTF, and no kernel image range; pass --btf FILE");
+		return scan_memory(mem, image_start, image_end, start_ret, size_ret, ret);
 	}
 	if (stop.address <= start.address || stop.address - start.address > KP_BTF_MAX_SIZE)
 		return kp_error_create(KP_ERR_FORMAT,
 				       "no BTF: bad .BTF bounds __start_BTF=0x%" PRIx64
 				       " __stop_BTF=0x%" PRIx64 "; pass --btf FILE",
 				       start.address, stop.address);
-	size_t size = stop.address - start.address;
-	void *buf = kp_bulk_alloc(size);
-	if (!buf)
-		return &kp_enomem;
-	struct kp_error *err = kp_memory_read(mem, KP_VIRT, start.address, buf, size);
-	if (err) {
-		kp_bulk_free(buf, size);
-		return kp_error_prefix(err, "no BTF: reading .BTF at 0x%" PRIx64 " (%zu bytes) "
-				       "(pass --btf FILE)", start.address, size);
-	}
-	char where[128];
-	snprintf(where, sizeof(where), ".BTF in memory at 0x%" PRIx64, start.address);
-	err = kp_btf_from_blob(buf, size, where, ret);
-	kp_bulk_free(buf, size);
+	struct kp_error *err = load_at(mem, start.address, stop.address - start.address, ret);
 	if (!err) {
 		*start_ret = start.address;
-		*size_ret = size;
+		*size_ret = stop.address - start.address;
 	}
 	return err;
 }

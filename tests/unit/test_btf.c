@@ -83,6 +83,35 @@ TEST(load_by_header_scan)
 	mkk_destroy(k);
 }
 
+// A stale copy with a damaged string section before the real .BTF (6.1
+// x86-64's freed text/rodata gap): the scan goes on to the next header,
+// and reports the first one's error if none parses.
+TEST(header_scan_skips_bad_copies)
+{
+	size_t size;
+	uint8_t *one = mkbtf_build(&size);
+	size_t at = (size + 7) & ~(size_t)7;
+	uint8_t *two = calloc(1, at + size);
+	memcpy(two, one, size);
+	two[size - 1] = 'x';		// the stale copy: strings not terminated
+	memcpy(two + at, one, size);
+	struct kp_kernel *k = mkk_create(MKK_BTF_UNNAMED, two, at + size);
+	CHECK_OK(kp_kernel_load_btf(k));
+	KP_INIT(kp_kernel_info, info);
+	kp_kernel_get_info(k, &info);
+	char want[32];
+	snprintf(want, sizeof(want), "0x%llx", 0xffffffff82010000ULL + at);
+	CHECK(info.btf_source && strstr(info.btf_source, want));
+	mkk_destroy(k);
+	memcpy(two + at, two, size);	// both stale
+	k = mkk_create(MKK_BTF_UNNAMED, two, at + size);
+	CHECK_ERR(kp_kernel_load_btf(k), KP_ERR_FORMAT,
+		  ".BTF in memory at 0xffffffff82010000: bad BTF string section");
+	mkk_destroy(k);
+	free(two);
+	free(one);
+}
+
 TEST(btf_memory_absent)
 {
 	struct kp_kernel *k = mkk_create(MKK_BTF_NONE, NULL, 0);
@@ -528,6 +557,7 @@ int main(void)
 	RUN(load_from_memory);
 	RUN(no_btf_symbols);
 	RUN(load_by_header_scan);
+	RUN(header_scan_skips_bad_copies);
 	RUN(btf_memory_absent);
 	RUN(corrupt_headers);
 	RUN(missing_btf_file);
