@@ -4,7 +4,7 @@
 // (kp_arch.data_refs), and the members their shapes are checked by.
 #include <bpf/btf.h>
 
-#include "core/derive_impl.h"
+#include "core/derive_code.h"
 #include "io/memory.h"
 #include "types/types.h"
 #include "util/error.h"

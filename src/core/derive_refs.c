@@ -45,7 +45,7 @@
 
 #include "arch/arch.h"
 #include "core/derive.h"
-#include "core/derive_impl.h"
+#include "core/derive_code.h"
 #include "io/memory.h"
 #include "symbols/symtab.h"
 #include "types/types.h"

@@ -6,7 +6,7 @@
 
 #include <bpf/btf.h>
 
-#include "core/derive_impl.h"
+#include "core/derive_code.h"
 #include "io/memory.h"
 #include "types/types.h"
 #include "util/error.h"

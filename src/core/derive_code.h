@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: MIT
-// The insides of the variables found in code, shared by derive_refs.c,
-// derive_tracepoints.c and derive_code.c: the context of a search, the
-// candidates the functions' code forms, and the checks every shape starts
-// from.
-#ifndef KP_CORE_DERIVE_IMPL_H
-#define KP_CORE_DERIVE_IMPL_H
+// The variables found in code (derive_code.c), shared by derive_refs.c and
+// derive_tracepoints.c: the context of a search, the candidates the
+// functions' code forms, and the checks every shape starts from.
+#ifndef KP_CORE_DERIVE_CODE_H
+#define KP_CORE_DERIVE_CODE_H
 
 #include <stdbool.h>
 #include <stdint.h>
