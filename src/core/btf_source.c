@@ -124,10 +124,7 @@ static struct kp_error *scan_memory(struct kp_memory *mem, uint64_t image_start,
 			kp_error_destroy(first);
 			return err;
 		}
-		if (first)
-			kp_error_destroy(err);
-		else
-			first = err;
+		kp_error_keep_first(&first, err);
 		lo = at + 4;
 	}
 	return first ? first : kp_error_create(KP_ERR_NOT_FOUND,

@@ -53,10 +53,7 @@ static struct kp_error *resolve_member(struct kp_types *types, uint32_t id, cons
 			kp_error_destroy(first);
 			return err;
 		}
-		if (first)
-			kp_error_destroy(err);
-		else
-			first = err;
+		kp_error_keep_first(&first, err);
 		if (!bar)
 			break;
 		p = bar + 1;

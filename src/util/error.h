@@ -52,5 +52,14 @@ static inline bool kp_ok(struct kp_error *err)
 	kp_error_destroy(err);
 	return false;
 }
+// For a search that tries candidates in turn and reports the first one's
+// error if none fits: keeps err in *first if that is empty, else destroys it.
+static inline void kp_error_keep_first(struct kp_error **first, struct kp_error *err)
+{
+	if (*first)
+		kp_error_destroy(err);
+	else
+		*first = err;
+}
 
 #endif
