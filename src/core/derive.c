@@ -226,9 +226,8 @@ static struct kp_error *add_banner(struct kp_memory *mem, const struct kp_arch *
 	uint64_t at = kp_derive_banner(mem, u.release, u.version, lo, hi);
 	if (!at)
 		return NULL;
-	kp_symtab_next_source(st);
-	struct kp_error *err = kp_symtab_set_origin(st, "a scan of rodata for the banner of "
-						    "init_uts_ns' release and version");
+	struct kp_error *err = kp_symtab_next_source_origin(st, "a scan of rodata for the banner "
+							     "of init_uts_ns' release and version");
 	if (!err && !(err = kp_symtab_add(st, "linux_banner", 12, at, 'R', NULL)))
 		(*added)++;
 	return err;
@@ -244,8 +243,8 @@ static struct kp_error *add_text(const struct kp_arch *arch, const struct kp_arc
 	if (!arch->text_start || kp_symtab_find(st, "_text", &sym) ||
 	    !kp_symtab_find(st, "_stext", &sym) || !arch->text_start(actx, sym.address, &text))
 		return NULL;
-	kp_symtab_next_source(st);
-	struct kp_error *err = kp_symtab_set_origin(st, "the kernel image's header below _stext");
+	struct kp_error *err = kp_symtab_next_source_origin(st, "the kernel image's header below "
+							     "_stext");
 	if (!err && !(err = kp_symtab_add(st, "_text", 5, text, 'T', NULL)))
 		(*added)++;
 	return err;
@@ -289,8 +288,7 @@ static struct kp_error *add_percpu(struct kp_types *types, struct kp_symtab *st,
 	uint64_t base;
 	if (!sec || !percpu_base(st, btf, sec, &base))
 		return NULL;
-	kp_symtab_next_source(st);
-	struct kp_error *err = kp_symtab_set_origin(st, "BTF's .data..percpu section");
+	struct kp_error *err = kp_symtab_next_source_origin(st, "BTF's .data..percpu section");
 	if (err)
 		return err;
 	// Picked before any is added: a lookup after an addition sorts again.
@@ -337,8 +335,8 @@ struct kp_error *kp_derive_symbols(struct kp_memory *mem, const struct kp_arch *
 		unsigned n;
 		uint64_t task = scan_init_task(mem, &l, image_start, image_end, &n);
 		if (n == 1) {
-			kp_symtab_next_source(st);
-			if ((err = kp_symtab_set_origin(st, "a scan of the kernel image for its shape")) ||
+			const char *how = "a scan of the kernel image for its shape";
+			if ((err = kp_symtab_next_source_origin(st, how)) ||
 			    (err = kp_symtab_add(st, "init_task", 9, task, 'D', NULL)))
 				return err;
 			(*added)++;

@@ -389,8 +389,7 @@ struct kp_error *kp_derive_refs(struct kp_memory *mem, const struct kp_arch *arc
 		// A source each: sym says which function's code gave it.
 		char origin[96];
 		snprintf(origin, sizeof(origin), "references in %s", by[i]);
-		kp_symtab_next_source(st);
-		struct kp_error *err = kp_symtab_set_origin(st, origin);
+		struct kp_error *err = kp_symtab_next_source_origin(st, origin);
 		if (!err)
 			err = kp_symtab_add(st, recipes[i].name, strlen(recipes[i].name), at[i],
 					    recipes[i].type, NULL);
@@ -404,8 +403,7 @@ struct kp_error *kp_derive_refs(struct kp_memory *mem, const struct kp_arch *arc
 	struct kp_error *err = kp_derive_tracepoints(&c, st, added);
 	if (err || !ftrace_list_end)
 		return err;
-	kp_symtab_next_source(st);
-	err = kp_symtab_set_origin(st, "the end of ftrace_ops_list");
+	err = kp_symtab_next_source_origin(st, "the end of ftrace_ops_list");
 	if (!err && !(err = kp_symtab_add(st, "ftrace_list_end", 15, ftrace_list_end, 'D', NULL)))
 		(*added)++;
 	return err;

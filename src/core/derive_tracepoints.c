@@ -113,8 +113,8 @@ struct kp_error *kp_derive_tracepoints(const struct ctx *c, struct kp_symtab *st
 	kp_derive_gather(c, st, users, false, &cand);
 	if (!tracepoint_bounds(c, cand.at, cand.n, &lo, &hi))
 		return NULL;
-	kp_symtab_next_source(st);
-	struct kp_error *err = kp_symtab_set_origin(st, "references in for_each_kernel_tracepoint");
+	struct kp_error *err = kp_symtab_next_source_origin(st, "references in "
+							     "for_each_kernel_tracepoint");
 	if (!err && !(err = kp_symtab_add(st, "__start___tracepoints_ptrs", 26, lo, 'D', NULL)))
 		err = kp_symtab_add(st, "__stop___tracepoints_ptrs", 25, hi, 'D', NULL);
 	if (!err)

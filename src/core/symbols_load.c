@@ -253,8 +253,8 @@ struct kp_error *kp_kernel_derive_symbols(struct kp_kernel *k)
 	uint64_t start, end;
 	unsigned added;
 	k->arch->image_range(k->arch_ctx, &start, &end);
-	kp_symtab_next_source(k->symtab);
-	struct kp_error *err = kp_symtab_set_origin(k->symtab, "the table of exported symbols (__ksymtab)");
+	struct kp_error *err = kp_symtab_next_source_origin(k->symtab, "the table of exported symbols "
+							     "(__ksymtab)");
 	if (!err)
 		err = kp_ksymtab_add_variables(k->mem, start, end, k->symtab, &added);
 	if (err)

@@ -273,8 +273,9 @@ void kp_symtab_next_source(struct kp_symtab *st)
 	st->source++;
 }
 
-struct kp_error *kp_symtab_set_origin(struct kp_symtab *st, const char *origin)
+struct kp_error *kp_symtab_next_source_origin(struct kp_symtab *st, const char *origin)
 {
+	kp_symtab_next_source(st);
 	size_t n = st->norigins;
 	if (st->source >= n) {
 		if (!grow_array((void **)&st->origins, &st->norigins, st->source, sizeof(*st->origins)))

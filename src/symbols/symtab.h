@@ -21,10 +21,9 @@ struct kp_error *kp_symtab_add(struct kp_symtab *st, const char *name, size_t na
 struct kp_error *kp_symtab_add_limit(struct kp_symtab *st, uint64_t address);
 // The symbols added from now on come from another source.
 void kp_symtab_next_source(struct kp_symtab *st);
-// How the symbols of the current source were found where no symbol table
-// names them ("references in get_avenrun"); copied. Sources without one
-// (kallsyms, System.map, ...) need no call.
-struct kp_error *kp_symtab_set_origin(struct kp_symtab *st, const char *origin);
+// kp_symtab_next_source() for symbols no symbol table names, with how they
+// were found ("references in get_avenrun"; copied) for kp_symtab_origin().
+struct kp_error *kp_symtab_next_source_origin(struct kp_symtab *st, const char *origin);
 // The origin of the symbol name at address (as kp_symtab_find gave it),
 // NULL if its source has none or the table holds no such symbol.
 const char *kp_symtab_origin(struct kp_symtab *st, const char *name, uint64_t address);

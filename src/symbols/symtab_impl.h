@@ -76,7 +76,7 @@ struct kp_symtab {
 	uint64_t lazy_end_address;	// ... this address (merged_size())
 	uint64_t *limits;		// kp_symtab_add_limit(), sorted by finalize
 	size_t nlimits, limits_cap;
-	// kp_symtab_set_origin(): origins[source] (in the arena), NULL where a
+	// kp_symtab_next_source_origin(): origins[source] (in the arena), NULL where a
 	// source has none; norigins entries allocated.
 	const char **origins;
 	size_t norigins;
