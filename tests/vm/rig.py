@@ -289,10 +289,14 @@ class Guest:
         t = time.monotonic()
         out = self.hmp("dump-guest-memory %s%s" % (flag + " " if flag else "", path), 300)
         dt = time.monotonic() - t
+        # A full disk is the usual cause of a failed dump on a CI machine:
+        # say how much room there was.
+        st = os.statvfs(os.path.dirname(path) or ".")
+        room = " (%d MB free in %s)" % (st.f_bavail * st.f_frsize >> 20, os.path.dirname(path))
         if not os.path.exists(path) or os.path.getsize(path) == 0:
-            return dt, "dump-guest-memory %s wrote nothing: %s" % (flag or "", out or "?")
+            return dt, "dump-guest-memory %s wrote nothing: %s%s" % (flag or "", out or "?", room)
         if "Error" in out:
-            return dt, "dump-guest-memory %s: %s" % (flag or "", out)
+            return dt, "dump-guest-memory %s: %s%s" % (flag or "", out, room)
         # e.g. "warning: guest note is not present" without VMCOREINFO: fine.
         return dt, None
 

@@ -56,6 +56,8 @@ def text(files, name):
 
 
 def readings(run, source):
+    if source not in run.dumps:
+        raise T.TruthError("no %s dump of %s" % (source, run.name))
     _, pre, post = run.dumps[source]
     return pre, post
 

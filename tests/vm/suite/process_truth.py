@@ -98,6 +98,8 @@ def tags_of(run, source):
     """The truth readings around a source: (before, after)."""
     if source == "live":
         return "live", "live-after"
+    if source not in run.dumps:
+        raise MissingTruth("no %s dump of %s" % (source, run.name))
     _, pre, post = run.dumps[source]
     return pre, post
 
