@@ -51,13 +51,8 @@ STATE_RE = re.compile(r"^pid \d+ .*: state (\S+), /proc \[.*\] \(or R\)$")
 STATES = set("RSDTtXZPI")
 
 
-# Kernels whose guest is left out: after the churn, 6.1-rt's guest ran no
-# further command within 300 s (2026-12-06, not understood yet).
-NO_CHURN = {"6.1-rt"}
-
-
 def enabled(run):
-    return run.full and run.kernel.id not in NO_CHURN  # every other kernel's first guest
+    return run.full  # every kernel's first guest
 
 
 def short(run):

@@ -110,10 +110,11 @@ class Ctx:
         self.between = between
         self.pre, self.post = pre, post  # {"threads", "modules", "dmesg", "stamp"}
         # Processes of the guest's /init that exist only while a live kpeek
-        # runs: kpeek itself and busybox timeout wrapping it.
-        # busybox timeout's watcher outlives the kpeek it wraps by up to a
-        # second, so one may show up (even as a zombie) around any dump.
-        self.transient = {"kpeek", "timeout"} if live or between else {"timeout"}
+        # runs: kpeek itself, busybox timeout wrapping it and kp_rusage
+        # wrapping that. busybox timeout's watcher outlives the kpeek it
+        # wraps by up to a second (and kp_rusage waits for it), so one may
+        # show up (even as a zombie) around any dump.
+        self.transient = {"kpeek", "timeout", "kp_rusage"} if live or between else {"timeout", "kp_rusage"}
         # Dumps makedumpfile wrote for a kernel it does not support: it
         # excludes pages the kernel uses, kpeek must say what it leaves out.
         self.partial = False

@@ -21,6 +21,7 @@ from .dumps import derive, makedumpfile_compressors
 from .errors import error_jobs
 from .guest import GuestRun
 from .kdump import KdumpRun
+from .memory import memory_jobs
 from .results import Results
 from .rootkit import RootkitRun
 from .python import python_jobs
@@ -119,7 +120,7 @@ def main():
                 kp = kpeek if i == 0 else kpeek_plain
                 try:
                     jobs = guest_jobs(r, kp, pool, compressors)
-                    jobs += python_jobs(r, kp, pool)
+                    jobs += python_jobs(r, kp, pool) + memory_jobs(r)
                     jobs += churn_jobs(r) + corrupt_jobs(r, kp, pool)
                     if i == 0:
                         jobs += error_jobs(r, kp, pool)
