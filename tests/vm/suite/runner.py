@@ -21,7 +21,7 @@ from .dumps import derive, makedumpfile_compressors
 from .errors import error_jobs
 from .guest import GuestRun
 from .kdump import KdumpRun
-from .memory import memory_jobs
+from .memory import memory_note
 from .results import Results
 from .rootkit import RootkitRun
 from .python import python_jobs
@@ -120,7 +120,7 @@ def main():
                 kp = kpeek if i == 0 else kpeek_plain
                 try:
                     jobs = guest_jobs(r, kp, pool, compressors)
-                    jobs += python_jobs(r, kp, pool) + memory_jobs(r)
+                    jobs += python_jobs(r, kp, pool)
                     jobs += churn_jobs(r) + corrupt_jobs(r, kp, pool)
                     if i == 0:
                         jobs += error_jobs(r, kp, pool)
@@ -132,6 +132,9 @@ def main():
                     jobs = []
                 finish(jobs, results)
                 all_jobs_done += len(jobs)
+                note = memory_note(r) if r.files else None
+                if note:
+                    notes.append(note)
                 timed("%s host-side checks (%d)" % (r.name, len(jobs)), t0)
                 if os.environ.get("KEEP_DUMPS") != "1":
                     for p in os.listdir(rig.BUILD):
