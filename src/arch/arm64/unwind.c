@@ -12,6 +12,10 @@
 //   return address  signed with pointer authentication (8.3+, 5.7+): the
 //                   PAC bits above the VA size are stripped as the kernel's
 //                   ptrauth_strip_kernel_insn_pac() does.
+//   entry from EL0  a CPU caught in the exception vectors or an el0* entry
+//                   handler before kernel_entry saved the user's registers:
+//                   x29 is still the user's, the kernel stack holds nothing
+//                   yet, the stack ends "entered from user mode".
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,12 +23,15 @@
 #include "arch/arm64/arm64.h"
 #include "arch/unwind.h"
 #include "io/memory.h"
+#include "symbols/symtab.h"
 #include "util/error.h"
 
 #define META_FINAL 1	// FRAME_META_TYPE_FINAL
 #define META_PT_REGS 2	// FRAME_META_TYPE_PT_REGS
 #define PT_NREGS 34	// regs[31], sp, pc, pstate (kp_arm64_reg_names)
 #define PSR_MODE_MASK 0xf	// PSR_MODE_EL0t is 0
+#define VECTORS_SIZE 0x800	// 16 entries of 0x80 bytes (arch/arm64/kernel/entry.S)
+#define VECTORS_LOWER_EL 0x400	// the last 8 entries: exceptions from EL0
 
 struct kp_unwinder {
 	struct kp_unwind_env env;
@@ -127,11 +134,36 @@ static struct kp_error *regs_frame(struct kp_unwinder *u, uint64_t record,
 	return NULL;
 }
 
+// Whether a CPU's own registers (not an exception frame's) show it entering
+// the kernel from EL0 before kernel_entry saved the user's registers and
+// pointed x29 at the task's final frame record: x29 still holds a user
+// address, and the pc is in the lower-EL half of an exception vector table
+// (vectors; the Spectre-BHB copies in __bp_harden_el1_vectors, 5.17+; the
+// KPTI trampoline's tramp_vectors) or in an el0* entry handler of entry.S
+// (el0_sync/el0_irq up to 5.12, el0t_64_sync/el0t_64_irq/... 5.13+). Only
+// such a frame is let go of: x29 outside the kernel anywhere else is a
+// corrupt stack.
+static bool entering_from_user(struct kp_unwinder *u, const struct kp_unwind_frame *f)
+{
+	if (!f->exact || f->regs_at || !f->fp || (f->fp & u->kernel_bits) == u->kernel_bits)
+		return false;
+	struct kp_symbol s;
+	struct kp_error *err = kp_symtab_by_address(u->env.st, f->pc, &s);
+	if (err) {
+		kp_error_destroy(err);
+		return false;
+	}
+	if (!s.module && (!strcmp(s.name, "vectors") || !strcmp(s.name, "__bp_harden_el1_vectors") ||
+			  !strcmp(s.name, "tramp_vectors")))
+		return (f->pc - s.address) % VECTORS_SIZE >= VECTORS_LOWER_EL;
+	return !s.module && !strncmp(s.name, "el0", 3);
+}
+
 struct kp_error *kp_arm64_unwind_step(struct kp_unwinder *u, struct kp_unwind_frame *f,
 				      const char **end_ret)
 {
 	*end_ret = NULL;
-	if (f->user) {
+	if (f->user || entering_from_user(u, f)) {
 		*end_ret = KP_UNWIND_USER;
 		return NULL;
 	}

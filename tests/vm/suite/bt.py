@@ -100,6 +100,17 @@ def ck_bt_all(res, c):
     if compared < BT_MIN_COMPARED:
         problems.append("only %d threads did not run between the readings (need %d to compare)" % (
             compared, BT_MIN_COMPARED))
+    # Issue 36: a dump of a stopped machine (each CPU's registers in its
+    # note, nothing changing while it was written, no page it needs left
+    # out) has every stack whole, the running tasks' too: exit 0 and no
+    # stack that stops early.
+    if not c.live and not c.between and not c.partial:
+        if rc != 0:
+            problems.append("exit %d on a dump of a stopped machine" % rc)
+        for r in rows:
+            if "error" in r or not r.get("complete"):
+                problems.append("tid %s %r: not whole on a dump of a stopped machine: %s" % (
+                    r.get("tid"), r.get("comm"), r.get("error") or r.get("end")))
     if problems:
         return False, "%d problems (%d stacks compared):\n%s" % (len(problems), compared,
                                                               "\n".join(problems[:20]))
