@@ -18,6 +18,7 @@
 #define EL0T_IRQ (TEXT + 0x1000)
 #define HANDLER (TEXT + 0x2000)
 #define CALLER (TEXT + 0x3000)
+#define RET_TO_USER (TEXT + 0x3800)
 #define USER_FP 0x0000ffffd227d240ULL
 
 static uint8_t stack_buf[4096];
@@ -77,6 +78,7 @@ static void scene_create(struct scene *s)
 	add_sym(s->st, "el0t_64_irq", EL0T_IRQ);
 	add_sym(s->st, "handle_thing", HANDLER);
 	add_sym(s->st, "do_caller", CALLER);
+	add_sym(s->st, "ret_to_user", RET_TO_USER);
 	add_sym(s->st, "_etext", TEXT + 0x4000);
 	CHECK_OK(kp_symtab_finalize(s->st));
 	struct kp_unwind_env env = { s->mem, s->st, "6.1.0-57-arm64", NULL, member, NULL };
@@ -158,6 +160,9 @@ TEST(vector_entry_from_el0_ends_in_user_mode)
 	}
 	// In el0t_64_irq before kernel_entry set x29.
 	struct kp_unwind_frame f = cpu_frame(EL0T_IRQ + 0x8, USER_FP, STACK + 0xed0);
+	CHECK_STR(step(&s, &f), KP_UNWIND_USER);
+	// In ret_to_user after kernel_exit restored the user's x29.
+	f = cpu_frame(RET_TO_USER + 0x54, USER_FP, STACK + 0x1000);
 	CHECK_STR(step(&s, &f), KP_UNWIND_USER);
 	// x29 zero there: the end as well (the final record's rule).
 	f = cpu_frame(VECTORS + 0x480, 0, STACK + 0x1000);

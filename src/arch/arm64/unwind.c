@@ -140,8 +140,9 @@ static struct kp_error *regs_frame(struct kp_unwinder *u, uint64_t record,
 // address, and the pc is in the lower-EL half of an exception vector table
 // (vectors; the Spectre-BHB copies in __bp_harden_el1_vectors, 5.17+; the
 // KPTI trampoline's tramp_vectors) or in an el0* entry handler of entry.S
-// (el0_sync/el0_irq up to 5.12, el0t_64_sync/el0t_64_irq/... 5.13+). Only
-// such a frame is let go of: x29 outside the kernel anywhere else is a
+// (el0_sync/el0_irq up to 5.12, el0t_64_sync/el0t_64_irq/... 5.13+), or
+// leaving for EL0 in ret_to_user after kernel_exit restored the user's x29.
+// Only such a frame is let go of: x29 outside the kernel anywhere else is a
 // corrupt stack.
 static bool entering_from_user(struct kp_unwinder *u, const struct kp_unwind_frame *f)
 {
@@ -156,7 +157,7 @@ static bool entering_from_user(struct kp_unwinder *u, const struct kp_unwind_fra
 	if (!s.module && (!strcmp(s.name, "vectors") || !strcmp(s.name, "__bp_harden_el1_vectors") ||
 			  !strcmp(s.name, "tramp_vectors")))
 		return (f->pc - s.address) % VECTORS_SIZE >= VECTORS_LOWER_EL;
-	return !s.module && !strncmp(s.name, "el0", 3);
+	return !s.module && (!strncmp(s.name, "el0", 3) || !strcmp(s.name, "ret_to_user"));
 }
 
 struct kp_error *kp_arm64_unwind_step(struct kp_unwinder *u, struct kp_unwind_frame *f,
