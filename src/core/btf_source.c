@@ -26,10 +26,6 @@
 #define BTF_HDR 24
 #define SCAN_BLOCK (2ULL << 20)
 #define SCAN_PAGE 4096ULL
-// Headers tried in turn when no symbol bounds .BTF: memory the kernel freed
-// (x86-64's text/rodata gap) may hold a stale, partly overwritten copy
-// before the real one (6.1 with a kallsyms of functions only).
-#define SCAN_TRIES 8
 
 // The size of the BTF whose header is at h, 0 if h is none.
 static uint64_t header_size(const uint8_t *h)
@@ -46,41 +42,6 @@ static uint64_t header_size(const uint8_t *h)
 		return 0;
 	uint64_t size = (uint64_t)hdr_len + str_off + str_len;
 	return size <= KP_BTF_MAX_SIZE ? size : 0;
-}
-
-// The first BTF header in virtual [lo, hi), 4-byte aligned, read a block at
-// a time (page by page where a block is partly mapped); lo may be anywhere
-// in a page.
-static bool scan_header(struct kp_memory *mem, uint64_t lo, uint64_t hi, uint64_t *at,
-			uint64_t *size)
-{
-	uint8_t *buf = malloc(SCAN_BLOCK);
-	if (!buf)
-		return false;
-	bool found = false;
-	uint64_t first = lo & ~(SCAN_PAGE - 1);
-	for (uint64_t va = first; va < hi && va >= first && !found; va += SCAN_BLOCK) {
-		uint64_t len = SCAN_BLOCK;
-		bool whole = kp_ok(kp_memory_read(mem, KP_VIRT, va, buf, len));
-		for (uint64_t p = 0; p < len && !found; p += SCAN_PAGE) {
-			if (!whole && !kp_ok(kp_memory_read(mem, KP_VIRT, va + p, buf + p, SCAN_PAGE))) {
-				// A fault of the translation: the pages it spans too.
-				p += kp_memory_fault_step(mem, va + p, SCAN_PAGE, len - p) - SCAN_PAGE;
-				continue;
-			}
-			for (uint64_t o = p; o + BTF_HDR <= p + SCAN_PAGE && !found; o += 4) {
-				if (va + o < lo)
-					continue;
-				*size = header_size(buf + o);
-				if (*size) {
-					*at = va + o;
-					found = true;
-				}
-			}
-		}
-	}
-	free(buf);
-	return found;
 }
 
 // The BTF of size bytes at start, read and parsed.
@@ -103,31 +64,85 @@ static struct kp_error *load_at(struct kp_memory *mem, uint64_t start, uint64_t 
 	return err;
 }
 
-// Without __start_BTF/__stop_BTF: the first header in the image whose BTF
-// parses, SCAN_TRIES tried at most; the first one's error if none does.
+// Without __start_BTF/__stop_BTF, a scan of the image for BTF headers.
+// Memory the kernel freed (x86-64's text/rodata gap) may hold stale, partly
+// overwritten copies of small BTFs (6.1: a dozen or more of bpf_preload's
+// light skeleton) before the kernel's own, so every header is tried in turn
+// until one parses, in one pass over the image. The bytes tried are bounded
+// by twice the image (a header claiming more than what is left of it is not
+// tried): the work stays proportional to the input.
+struct scan {
+	struct kp_memory *mem;
+	uint64_t hi, budget;
+	struct kp_error *first;	// the first candidate's error
+	uint64_t at, size;
+	struct btf *btf;
+};
+
+// Tries the header at va: true when the scan is over (found, or out of
+// memory or budget).
+static bool try_header(struct scan *sc, uint64_t va, const uint8_t *h)
+{
+	uint64_t size = header_size(h);
+	if (!size || size > sc->hi - va)
+		return false;
+	if (size > sc->budget)
+		return true;
+	sc->budget -= size;
+	struct kp_error *err = load_at(sc->mem, va, size, &sc->btf);
+	if (!err) {
+		sc->at = va;
+		sc->size = size;
+		return true;
+	}
+	if (err == &kp_enomem) {
+		kp_error_destroy(sc->first);
+		sc->first = err;
+		return true;
+	}
+	kp_error_keep_first(&sc->first, err);
+	return false;
+}
+
+// Every 4-byte aligned header in virtual [lo, hi), read a block at a time
+// (page by page where a block is partly mapped), until try_header says stop.
+static void scan_headers(struct scan *sc, uint64_t lo, uint8_t *buf)
+{
+	uint64_t first = lo & ~(SCAN_PAGE - 1);
+	for (uint64_t va = first; va < sc->hi && va >= first; va += SCAN_BLOCK) {
+		uint64_t len = SCAN_BLOCK;
+		bool whole = kp_ok(kp_memory_read(sc->mem, KP_VIRT, va, buf, len));
+		for (uint64_t p = 0; p < len; p += SCAN_PAGE) {
+			if (!whole && !kp_ok(kp_memory_read(sc->mem, KP_VIRT, va + p, buf + p, SCAN_PAGE))) {
+				// A fault of the translation: the pages it spans too.
+				p += kp_memory_fault_step(sc->mem, va + p, SCAN_PAGE, len - p) - SCAN_PAGE;
+				continue;
+			}
+			for (uint64_t o = p; o + BTF_HDR <= p + SCAN_PAGE; o += 4)
+				if (va + o >= lo && va + o < sc->hi && try_header(sc, va + o, buf + o))
+					return;
+		}
+	}
+}
+
 static struct kp_error *scan_memory(struct kp_memory *mem, uint64_t image_start,
 				    uint64_t image_end, uint64_t *start_ret, size_t *size_ret,
 				    struct btf **ret)
 {
-	struct kp_error *first = NULL;
-	uint64_t at, size, lo = image_start;
-	for (unsigned i = 0; i < SCAN_TRIES && lo < image_end &&
-			     scan_header(mem, lo, image_end, &at, &size); i++) {
-		struct kp_error *err = load_at(mem, at, size, ret);
-		if (!err) {
-			kp_error_destroy(first);
-			*start_ret = at;
-			*size_ret = size;
-			return NULL;
-		}
-		if (err->code == KP_ERR_NOMEM) {
-			kp_error_destroy(first);
-			return err;
-		}
-		kp_error_keep_first(&first, err);
-		lo = at + 4;
+	struct scan sc = { .mem = mem, .hi = image_end, .budget = 2 * (image_end - image_start) };
+	uint8_t *buf = malloc(SCAN_BLOCK);
+	if (!buf)
+		return &kp_enomem;
+	scan_headers(&sc, image_start, buf);
+	free(buf);
+	if (sc.btf) {
+		kp_error_destroy(sc.first);
+		*start_ret = sc.at;
+		*size_ret = sc.size;
+		*ret = sc.btf;
+		return NULL;
 	}
-	return first ? first : kp_error_create(KP_ERR_NOT_FOUND,
+	return sc.first ? sc.first : kp_error_create(KP_ERR_NOT_FOUND,
 		"no BTF: no symbols __start_BTF/__stop_BTF, and no BTF header in the kernel image at 0x%" PRIx64 "-0x%" PRIx64 "; pass --btf FILE",
 		image_start, image_end);
 }

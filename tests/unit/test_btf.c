@@ -109,6 +109,22 @@ TEST(header_scan_skips_bad_copies)
 		  ".BTF in memory at 0xffffffff82010000: bad BTF string section");
 	mkk_destroy(k);
 	free(two);
+	// Twelve stale copies before the real one (a 6.1-l5 boot had more
+	// than the eight the scan once tried): still found.
+	enum { STALE = 12 };
+	uint8_t *many = calloc(STALE + 1, at);
+	for (int i = 0; i <= STALE; i++) {
+		memcpy(many + i * at, one, size);
+		if (i < STALE)
+			many[i * at + size - 1] = 'x';
+	}
+	k = mkk_create(MKK_BTF_UNNAMED, many, STALE * at + size);
+	CHECK_OK(kp_kernel_load_btf(k));
+	kp_kernel_get_info(k, &info);
+	snprintf(want, sizeof(want), "0x%llx", 0xffffffff82010000ULL + STALE * at);
+	CHECK(info.btf_source && strstr(info.btf_source, want));
+	mkk_destroy(k);
+	free(many);
 	free(one);
 }
 
