@@ -25,6 +25,10 @@ PAGING = {"l5": ("max", 5), "l4": ("max,la57=off", 4),
           "a52": ("max,pauth-impdef=on", 5), "a48": ("max,pauth-impdef=on,lpa2=off", 4)}
 
 timings = []
+# The processes tests/vm/init's kp() runs for each live kpeek: kp_rusage,
+# the busybox timeout it waits for, and kpeek itself. They are in a live
+# listing kpeek gives and in no /proc reading around it.
+LIVE_OBSERVERS = ("kp_rusage", "timeout", "kpeek")
 notes = []  # NOTE lines: what this run could not cover, and why
 
 
@@ -109,12 +113,11 @@ class Ctx:
         # 10-20 s) holds values between the two readings, not one of them.
         self.between = between
         self.pre, self.post = pre, post  # {"threads", "modules", "dmesg", "stamp"}
-        # Processes of the guest's /init that exist only while a live kpeek
-        # runs: kpeek itself, busybox timeout wrapping it and kp_rusage
-        # wrapping that. busybox timeout's watcher outlives the kpeek it
+        # The processes of kp() that exist only while a live kpeek runs
+        # (LIVE_OBSERVERS). busybox timeout's watcher outlives the kpeek it
         # wraps by up to a second (and kp_rusage waits for it), so one may
         # show up (even as a zombie) around any dump.
-        self.transient = {"kpeek", "timeout", "kp_rusage"} if live or between else {"timeout", "kp_rusage"}
+        self.transient = set(LIVE_OBSERVERS) if live or between else set(LIVE_OBSERVERS) - {"kpeek"}
         # Dumps makedumpfile wrote for a kernel it does not support: it
         # excludes pages the kernel uses, kpeek must say what it leaves out.
         self.partial = False

@@ -19,7 +19,7 @@
 import json
 import re
 
-from .common import ran, udiff
+from .common import LIVE_OBSERVERS, ran, udiff
 from .results import limited, passed, skipped
 from .process_truth import (EXCLUDED_RE, RUNNING, SLEEPING, KINDS, KTHREAD, SB_GENERIC,
                             STATUS_KEYS, UNKNOWN_PID, Workload, d31, err_lines,
@@ -57,7 +57,7 @@ def ck_ps_args(res, c, w, t, source):
             if pid == 1 or pid in w.roles.values():
                 problems.append("pid %d %r: not listed" % (pid, comm))
             continue
-        if cmd != cmd2 or comm in ("kpeek", "timeout", "kp_rusage", "kp_proc"):
+        if cmd != cmd2 or comm in LIVE_OBSERVERS + ("kp_proc",):
             skips.append("pid %d %r: its cmdline changed between the readings" % (pid, comm))
             continue
         compared += 1

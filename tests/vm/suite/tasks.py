@@ -4,7 +4,7 @@
 import json
 import re
 
-from .common import json_of, ran
+from .common import LIVE_OBSERVERS, json_of, ran
 from .results import limited, passed
 
 
@@ -168,9 +168,9 @@ def ck_loadavg(res, c):
                 problems.append("load %s not between %s and %s" % (g, a.loads[i], b.loads[i]))
     elif got not in (a.loads, b.loads):
         problems.append("loads %s, /proc/loadavg %s before, %s after" % (got, a.loads, b.loads))
-    # Threads: a live kpeek adds itself, busybox timeout and kp_rusage
-    # (tests/vm/init's kp()) to the count /proc/loadavg showed just before it.
-    extra = 3 if c.live or c.between else 0
+    # Threads: a live kpeek adds kp()'s processes (itself among them) to the
+    # count /proc/loadavg showed just before it.
+    extra = len(LIVE_OBSERVERS) if c.live or c.between else 0
     lo, hi = min(a.total, b.total), max(a.total, b.total) + extra
     num = lambda k: doc.get(k) if isinstance(doc.get(k), int) else -2  # null: unknown
     limit = ""
