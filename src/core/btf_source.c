@@ -95,7 +95,7 @@ static bool try_header(struct scan *sc, uint64_t va, const uint8_t *h)
 		sc->size = size;
 		return true;
 	}
-	if (err == &kp_enomem) {
+	if (err->code == KP_ERR_NOMEM) {	// the singleton, or a copy kp_error_prefix made
 		kp_error_destroy(sc->first);
 		sc->first = err;
 		return true;
