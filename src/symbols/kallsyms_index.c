@@ -150,6 +150,66 @@ static uint64_t next_address(void *ctx, uint64_t address)
 	return 0;
 }
 
+static bool is_marker(const char *name)
+{
+	return !strncmp(name, "__start_", 8) || !strncmp(name, "__stop_", 7) ||
+	       !strncmp(name, "__end_", 6) || !strcmp(name, "_end");
+}
+
+// Bound on the aliases of one address decoded to pick a non-marker.
+#define MAX_ALIASES 64
+
+static int at_or_below(void *ctx, uint64_t address, struct kp_symbol *ret)
+{
+	struct index *x = ctx;
+	// The first symbol above address; then back to an addressable one.
+	uint32_t lo = 0, hi = x->r.n;
+	uint64_t a;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (!address_of(x, mid, &a))
+			return -1;
+		if (a <= address)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	uint32_t i = lo;
+	while (i > 0 && address_of(x, i - 1, &a) && !kp_symtab_addressable(a, x->types[i - 1]))
+		i--;
+	if (i == 0)
+		return 0;
+	uint64_t at;
+	if (!address_of(x, i - 1, &at))
+		return -1;
+	// The aliases at that address, in source order: i - 1 back to first.
+	uint32_t first = i - 1;
+	while (first > 0 && i - first < MAX_ALIASES && address_of(x, first - 1, &a) && a == at)
+		first--;
+	int found = 0;
+	for (uint32_t j = first; j < i; j++) {
+		if (!kp_symtab_addressable(at, x->types[j]))
+			continue;
+		uint64_t pos = x->record[j];
+		size_t got;
+		char buf[KP_KALLSYMS_MAX_NAME + 2];
+		struct kp_error *err = kp_kallsyms_reader_record(&x->r, j, &pos, buf, &got);
+		if (err) {
+			kp_error_destroy(err);
+			return -1;
+		}
+		buf[got] = '\0';
+		if (found && is_marker(buf + 1))
+			continue;
+		memcpy(x->name, buf + 1, got);
+		*ret = (struct kp_symbol){ .name = x->name, .address = at, .type = buf[0] };
+		found = 1;
+		if (!is_marker(buf + 1))
+			break;
+	}
+	return found;
+}
+
 static void count_types(void *ctx, size_t count[256])
 {
 	struct index *x = ctx;
@@ -166,6 +226,7 @@ static struct kp_error *load(void *ctx, struct kp_symtab *st)
 static const struct kp_symtab_lazy_ops index_ops = {
 	.find = find,
 	.next_address = next_address,
+	.at_or_below = at_or_below,
 	.count_types = count_types,
 	.load = load,
 	.destroy = index_destroy,

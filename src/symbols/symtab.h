@@ -81,6 +81,13 @@ struct kp_symtab_lazy_ops {
 	// The lowest address above address of one of its symbols that is
 	// kp_symtab_addressable(), 0 if none.
 	uint64_t (*next_address)(void *ctx, uint64_t address);
+	// The symbol an address lookup would give of its own: the highest
+	// kp_symtab_addressable() address at or below address, of the symbols
+	// there the first that is not a section marker (__start_*, __stop_*,
+	// __end_*, _end), else the first; ret->name valid until the next call;
+	// size and module not set. 1 found, 0 none, -1 when the source would
+	// rather be loaded whole. May be NULL (address lookups load it).
+	int (*at_or_below)(void *ctx, uint64_t address, struct kp_symbol *ret);
 	void (*count_types)(void *ctx, size_t count[256]);
 	// Adds every symbol with kp_symtab_add; adds nothing on error.
 	struct kp_error *(*load)(void *ctx, struct kp_symtab *st);

@@ -161,11 +161,60 @@ struct kp_error *kp_symtab_by_name(struct kp_symtab *st, const char *name,
 	return unknown_symbol(st, name);
 }
 
+static bool marker_name(const char *name)
+{
+	return !strncmp(name, "__start_", 8) || !strncmp(name, "__stop_", 7) ||
+	       !strncmp(name, "__end_", 6) || !strcmp(name, "_end");
+}
+
+// An address lookup without loading the lazy source: its candidate merged
+// with the table's as finalize would merge them (the higher address; at
+// one address the lazy source's symbol, being the first source, unless it
+// is a section marker and the table's is not), the size as merged_size()
+// gives it. 1 answered (ret or kp_not_found in *err), 0 when the lazy source
+// must be loaded after all.
+static int by_address_lazy(struct kp_symtab *st, uint64_t address, struct kp_symbol *ret,
+			   struct kp_error **err)
+{
+	struct kp_symbol l;
+	int lf = st->lazy->at_or_below(st->lazy_ctx, address, &l);
+	if (lf < 0)
+		return 0;
+	size_t lo = rec_above(st, address);
+	const struct addr_rec *r = lo ? &st->recs[lo - 1] : NULL;
+	struct kp_symbol best;
+	if (r)
+		fill(st, r->entry, &best);
+	if (lf && (!r || l.address > r->address ||
+		   (l.address == r->address && !(marker_name(l.name) && !marker_name(best.name))))) {
+		uint32_t u;
+		if ((*err = kp_symtab_intern(st, l.name, strlen(l.name), &u)))
+			return 1;
+		best = (struct kp_symbol){ .name = st->unames[u].str, .address = l.address, .type = l.type };
+	} else if (!r) {
+		*err = &kp_not_found;
+		return 1;
+	}
+	best.size = merged_size(st, best.address, best.type);
+	uint64_t off = address - best.address;
+	if (off != 0 && off >= best.size) {
+		*err = &kp_not_found;
+		return 1;
+	}
+	*ret = best;
+	*err = NULL;
+	return 1;
+}
+
 struct kp_error *kp_symtab_by_address(struct kp_symtab *st, uint64_t address,
 				      struct kp_symbol *ret)
 {
-	struct kp_error *err = kp_symtab_complete(st);
+	struct kp_error *err = kp_symtab_finalize(st);
 	if (err)
+		return err;
+	if (st->lazy && st->lazy->at_or_below && by_address_lazy(st, address, ret, &err))
+		return err;
+	if ((err = kp_symtab_complete(st)))
 		return err;
 	// Last record at or below address.
 	size_t lo = rec_above(st, address);

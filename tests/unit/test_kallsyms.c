@@ -541,6 +541,26 @@ static void check_same_by_name(struct kp_symtab *st, struct kp_symtab *ref, cons
 		      b.size);
 }
 
+// An address lookup gives the same symbol, size and type, or fails the
+// same way, in both tables.
+static void check_same_by_address(struct kp_symtab *st, struct kp_symtab *ref, uint64_t at)
+{
+	struct kp_symbol a, b;
+	struct kp_error *ea = kp_symtab_by_address(st, at, &a);
+	struct kp_error *eb = kp_symtab_by_address(ref, at, &b);
+	bool fa = kp_ok(ea), fb = kp_ok(eb);
+	kp_error_destroy(ea);
+	kp_error_destroy(eb);
+	if (fa != fb)
+		FAILF("0x%" PRIx64 ": %s by the index, %s in the whole table", at,
+		      fa ? a.name : "nothing", fb ? b.name : "nothing");
+	else if (fa && (strcmp(a.name, b.name) || a.address != b.address || a.size != b.size ||
+			a.type != b.type))
+		FAILF("0x%" PRIx64 ": %s 0x%" PRIx64 " %c size %" PRIu64 " by the index, %s 0x%" PRIx64
+		      " %c size %" PRIu64 " in the whole table", at, a.name, a.address, a.type,
+		      a.size, b.name, b.address, b.type, b.size);
+}
+
 // A second source as VMCOREINFO and System.map add them: duplicates of
 // kallsyms symbols ('?' and real types), a new name, a global twin of a
 // local kallsyms name elsewhere, and _end.
@@ -608,18 +628,19 @@ TEST(memory_name_index_matches_whole_table)
 				  types['b'] + types['R'] + types['r'] + types['A'],
 				  g.n + (second ? 3 : 0));
 			CHECK(!kp_symtab_loaded(st));
-			// Address lookups load the whole table, which then
-			// answers as the reference does.
-			for (size_t i = 20; i < g.n; i += 37) {
-				struct kp_symbol a, b;
-				uint64_t at = g.syms[i].address + 3;
-				bool fa = kp_ok(kp_symtab_by_address(st, at, &a));
-				bool fb = kp_ok(kp_symtab_by_address(ref, at, &b));
-				CHECK(fa == fb);
-				if (fa && fb)
-					CHECK(!strcmp(a.name, b.name) && a.size == b.size);
+			// Address lookups answer through the index too, as
+			// the reference does: at, inside, just below and far
+			// past every symbol, and past the second source's.
+			for (size_t i = 0; i < g.n; i++) {
+				uint64_t base = g.syms[i].address;
+				const uint64_t at[] = { base, base + 3, base - 1, base + 0x10000 };
+				for (size_t j = 0; j < sizeof(at) / sizeof(at[0]); j++)
+					check_same_by_address(st, ref, at[j]);
 			}
-			CHECK(kp_symtab_loaded(st));
+			check_same_by_address(st, ref, g.syms[g.n - 1].address + 0x108);
+			check_same_by_address(st, ref, 0);
+			CHECK(!kp_symtab_loaded(st));
+			// Iteration loads the whole table.
 			CHECK_U64(kp_symtab_count(st), kp_symtab_count(ref));
 			for (size_t i = 0; i < g.n; i += 7)
 				check_same_by_name(st, ref, g.syms[i].name);
