@@ -150,12 +150,6 @@ static uint64_t next_address(void *ctx, uint64_t address)
 	return 0;
 }
 
-static bool is_marker(const char *name)
-{
-	return !strncmp(name, "__start_", 8) || !strncmp(name, "__stop_", 7) ||
-	       !strncmp(name, "__end_", 6) || !strcmp(name, "_end");
-}
-
 // Bound on the aliases of one address decoded to pick a non-marker.
 #define MAX_ALIASES 64
 
@@ -199,12 +193,12 @@ static int at_or_below(void *ctx, uint64_t address, struct kp_symbol *ret)
 			return -1;
 		}
 		buf[got] = '\0';
-		if (found && is_marker(buf + 1))
+		if (found && kp_symtab_is_marker(buf + 1))
 			continue;
 		memcpy(x->name, buf + 1, got);
 		*ret = (struct kp_symbol){ .name = x->name, .address = at, .type = buf[0] };
 		found = 1;
-		if (!is_marker(buf + 1))
+		if (!kp_symtab_is_marker(buf + 1))
 			break;
 	}
 	return found;

@@ -56,6 +56,10 @@ bool kp_symtab_alias(struct kp_symtab *st, uint64_t address, size_t i, struct kp
 // duplicates between sources included: for heuristics).
 void kp_symtab_count_types(struct kp_symtab *st, size_t count[256]);
 
+// Section markers (__start_*, __stop_*, __end_*, _end) share their address
+// with a real symbol; address lookups name the real one, as %pS does.
+bool kp_symtab_is_marker(const char *name);
+
 // Below this, "addresses" are per-CPU offsets or absolute values that would
 // match small integers: such symbols, and those of type A, are found by name
 // only, and address lookups never return them.

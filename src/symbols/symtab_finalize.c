@@ -23,9 +23,7 @@ static bool has_prefix(const char *s, const char *prefix)
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-// Section markers share their address with a real symbol; %pS names the
-// real one.
-static bool is_marker(const char *name)
+bool kp_symtab_is_marker(const char *name)
 {
 	return has_prefix(name, "__start_") || has_prefix(name, "__stop_") ||
 	       has_prefix(name, "__end_") || strcmp(name, "_end") == 0;
@@ -52,7 +50,7 @@ bool kp_symtab_entry_addressable(const struct kp_symtab *st, const struct entry 
 // "__x64_sys_pause", in /proc/PID/stack and oops traces).
 static int address_score(const struct kp_symtab *st, const struct entry *e)
 {
-	return is_marker(st->unames[e->name].str) ? 0 : 1;
+	return kp_symtab_is_marker(st->unames[e->name].str) ? 0 : 1;
 }
 
 struct sort_key {

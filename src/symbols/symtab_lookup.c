@@ -161,12 +161,6 @@ struct kp_error *kp_symtab_by_name(struct kp_symtab *st, const char *name,
 	return unknown_symbol(st, name);
 }
 
-static bool marker_name(const char *name)
-{
-	return !strncmp(name, "__start_", 8) || !strncmp(name, "__stop_", 7) ||
-	       !strncmp(name, "__end_", 6) || !strcmp(name, "_end");
-}
-
 // An address lookup without loading the lazy source: its candidate merged
 // with the table's as finalize would merge them (the higher address; at
 // one address the lazy source's symbol, being the first source, unless it
@@ -186,7 +180,7 @@ static int by_address_lazy(struct kp_symtab *st, uint64_t address, struct kp_sym
 	if (r)
 		fill(st, r->entry, &best);
 	if (lf && (!r || l.address > r->address ||
-		   (l.address == r->address && !(marker_name(l.name) && !marker_name(best.name))))) {
+		   (l.address == r->address && !(kp_symtab_is_marker(l.name) && !kp_symtab_is_marker(best.name))))) {
 		uint32_t u;
 		if ((*err = kp_symtab_intern(st, l.name, strlen(l.name), &u)))
 			return 1;
