@@ -6,6 +6,8 @@
 // as objdump printed them), and the
 // kernel's tables of exported symbols (__ksymtab) built here in the
 // layout of include/linux/export.h (three 32-bit offsets, sorted by name).
+#include <bpf/btf.h>
+
 #include "test.h"
 #include "arch/arm64/arm64.h"
 #include "arch/x86_64/x86_64.h"
@@ -13,6 +15,7 @@
 #include "core/ksymtab.h"
 #include "io/memory.h"
 #include "symbols/symtab.h"
+#include "types/types.h"
 #include "util/le.h"
 
 // ---------------------------------------------------------------- ADRP
@@ -356,6 +359,86 @@ TEST(ksymtab_not_found)
 	image_fini(&im);
 }
 
+// ---------------------------------------------------------------- irq trees
+
+// struct xarray and struct maple_tree as on 64-bit: a 4-byte lock, the
+// 4-byte flags, the root pointer (include/linux/xarray.h, maple_tree.h).
+static struct kp_types *tree_types(void)
+{
+	struct btf *b = btf__new_empty();
+	int u32 = btf__add_int(b, "unsigned int", 4, 0), ptr = btf__add_ptr(b, 0);
+	static const char *const trees[][4] = { { "xarray", "xa_lock", "xa_flags", "xa_head" },
+						{ "maple_tree", "ma_lock", "ma_flags", "ma_root" } };
+	for (size_t i = 0; i < 2; i++) {
+		CHECK(btf__add_struct(b, trees[i][0], 16) > 0);
+		CHECK(!btf__add_field(b, trees[i][1], u32, 0, 0));
+		CHECK(!btf__add_field(b, trees[i][2], u32, 32, 0));
+		CHECK(!btf__add_field(b, trees[i][3], ptr, 64, 0));
+	}
+	struct kp_types *t;
+	CHECK_OK(kp_types_create(b, "test", &t));
+	return t;
+}
+
+static uint32_t adrp_x0(uint64_t pc, uint64_t target)
+{
+	uint64_t imm = ((target >> 12) - (pc >> 12)) & 0x1fffff;
+	return 0x90000000u | (uint32_t)(imm & 3) << 29 | (uint32_t)(imm >> 2) << 5;
+}
+
+// Whether the one tree irq_to_desc() forms is named irq_desc_tree, as
+// sparse_irqs, or not at all, with data as it holds it.
+static void irq_tree(const uint8_t data[0x40], const char *want)
+{
+	struct image im;
+	image_init(&im);
+	// 7.2 arm64's irq_to_desc: adrp x0, anchor; add x0, x0, #0xb10;
+	// add x0, x0, #0x20; bl mtree_load -- it forms the anchor 0x20 below
+	// sparse_irqs (the end of another file's data) as well.
+	static uint8_t code[1024], mem[0x40];	// the 1 KiB of code derive reads
+	uint32_t w[] = { 0xd503201f, 0xaa1e03e9, 0xd503233f, 0xa9bf7bfd, 0x2a0003e1,
+			 adrp_x0(TEXT + 0x100 + 20, DATA), 0x910003fd, 0x912c4000, 0x91008000,
+			 0x944248d3, 0xa8c17bfd, 0xd50323bf, 0xd65f03c0 };
+	for (size_t i = 0; i < 13; i++)
+		kp_put_le32(code + 4 * i, w[i]);
+	memcpy(mem, data, sizeof(mem));
+	CHECK_OK(kp_memory_add(im.mem, KP_VIRT, TEXT + 0x100, sizeof(code), kp_read_buffer, code, 0));
+	CHECK_OK(kp_memory_add(im.mem, KP_VIRT, DATA + 0xb10, sizeof(mem), kp_read_buffer, mem, 0));
+	CHECK_OK(kp_symtab_add(im.st, "irq_to_desc", 11, TEXT + 0x100, 'T', NULL));
+	CHECK_OK(kp_symtab_finalize(im.st));
+	struct kp_types *t = tree_types();
+	unsigned added = 0;
+	CHECK_OK(kp_derive_refs(im.mem, &kp_arch_arm64, t, TEXT, IMAGE_END, im.st, &added));
+	struct kp_symbol s;
+	bool tree = kp_symtab_find(im.st, "irq_desc_tree", &s), sparse = kp_symtab_find(im.st, "sparse_irqs", &s);
+	CHECK_U64(added, want ? 1 : 0);
+	CHECK(tree == (want && !strcmp(want, "irq_desc_tree")));
+	CHECK(sparse == (want && !strcmp(want, "sparse_irqs")));
+	if (want && kp_symtab_find(im.st, want, &s))
+		CHECK_U64(s.address, DATA + 0xb30);
+	kp_types_destroy(t);
+	image_fini(&im);
+}
+
+// A radix tree's flags are exactly GFP_KERNEL, a maple tree's its own
+// bits below 0x400: the upper half of a pointer beside sparse_irqs whose
+// KASLR offset sets GFP_KERNEL's bits (a 7.2 arm64 boot: 0xffff9ecf) is
+// neither.
+TEST(irq_tree_by_flags)
+{
+	uint8_t d[0x40] = { 0 };
+	kp_put_le64(d, 0xffff9ecf731eb108);		// anchor: a pointer
+	kp_put_le32(d + 0x24, 0x30b);			// sparse_irqs: flags, height 2
+	kp_put_le64(d + 0x28, 0xfff0000003dad71e);
+	irq_tree(d, "sparse_irqs");
+	kp_put_le32(d + 0x24, 0xcc0);			// a radix tree
+	irq_tree(d, "irq_desc_tree");
+	kp_put_le32(d + 0x24, 0xffff9ecf);		// a pointer's upper half
+	irq_tree(d, NULL);
+	memset(d, 0, sizeof(d));			// flags 0: no tree
+	irq_tree(d, NULL);
+}
+
 int main(void)
 {
 	RUN(arm64_adrp_pairs);
@@ -366,5 +449,6 @@ int main(void)
 	RUN(banner);
 	RUN(ksymtab_function_disagrees);
 	RUN(ksymtab_not_found);
+	RUN(irq_tree_by_flags);
 	return TEST_SUMMARY();
 }
