@@ -306,13 +306,16 @@ static bool ftrace_ops_list_ok(const struct ctx *c, uint64_t a)
 }
 
 // prog_idr (kernel/bpf/syscall.c): a struct idr, whose radix tree's
-// flags are IDR_RT_MARKER: ROOT_IS_IDR (4) and the IDR_FREE tag, no
-// allocation flags (include/linux/idr.h).
+// flags are IDR_RT_MARKER: ROOT_IS_IDR (4) and the IDR_FREE tag, one bit
+// at __GFP_BITS_SHIFT (which moves between versions), nothing else
+// (include/linux/idr.h); not the upper half of a pointer.
 static bool prog_idr_ok(const struct ctx *c, uint64_t a)
 {
-	uint32_t flags;
-	return tree_flags(c, a, "xarray", "xa_flags", &flags) && (flags & 4) &&
-	       !(flags & GFP_KERNEL_BITS) && (flags >> 16);
+	uint32_t flags, tag;
+	if (!tree_flags(c, a, "xarray", "xa_flags", &flags))
+		return false;
+	tag = flags & ~4u;
+	return (flags & 4) && tag >= 1u << 16 && !(tag & (tag - 1));
 }
 
 static const struct recipe recipes[] = {

@@ -386,9 +386,9 @@ static uint32_t adrp_x0(uint64_t pc, uint64_t target)
 	return 0x90000000u | (uint32_t)(imm & 3) << 29 | (uint32_t)(imm >> 2) << 5;
 }
 
-// Whether the one tree irq_to_desc() forms is named irq_desc_tree, as
-// sparse_irqs, or not at all, with data as it holds it.
-static void irq_tree(const uint8_t data[0x40], const char *want)
+// Whether the one tree a user (irq_to_desc, bpf_prog_by_id) forms is
+// named want, with data as it holds it; want NULL: none is.
+static void tree_of(const char *user, const uint8_t data[0x40], const char *want)
 {
 	struct image im;
 	image_init(&im);
@@ -404,16 +404,16 @@ static void irq_tree(const uint8_t data[0x40], const char *want)
 	memcpy(mem, data, sizeof(mem));
 	CHECK_OK(kp_memory_add(im.mem, KP_VIRT, TEXT + 0x100, sizeof(code), kp_read_buffer, code, 0));
 	CHECK_OK(kp_memory_add(im.mem, KP_VIRT, DATA + 0xb10, sizeof(mem), kp_read_buffer, mem, 0));
-	CHECK_OK(kp_symtab_add(im.st, "irq_to_desc", 11, TEXT + 0x100, 'T', NULL));
+	CHECK_OK(kp_symtab_add(im.st, user, strlen(user), TEXT + 0x100, 'T', NULL));
 	CHECK_OK(kp_symtab_finalize(im.st));
 	struct kp_types *t = tree_types();
 	unsigned added = 0;
 	CHECK_OK(kp_derive_refs(im.mem, &kp_arch_arm64, t, TEXT, IMAGE_END, im.st, &added));
 	struct kp_symbol s;
-	bool tree = kp_symtab_find(im.st, "irq_desc_tree", &s), sparse = kp_symtab_find(im.st, "sparse_irqs", &s);
+	static const char *const trees[] = { "irq_desc_tree", "sparse_irqs", "prog_idr" };
 	CHECK_U64(added, want ? 1 : 0);
-	CHECK(tree == (want && !strcmp(want, "irq_desc_tree")));
-	CHECK(sparse == (want && !strcmp(want, "sparse_irqs")));
+	for (size_t i = 0; i < 3; i++)
+		CHECK(kp_symtab_find(im.st, trees[i], &s) == (want && !strcmp(want, trees[i])));
 	if (want && kp_symtab_find(im.st, want, &s))
 		CHECK_U64(s.address, DATA + 0xb30);
 	kp_types_destroy(t);
@@ -430,13 +430,29 @@ TEST(irq_tree_by_flags)
 	kp_put_le64(d, 0xffff9ecf731eb108);		// anchor: a pointer
 	kp_put_le32(d + 0x24, 0x30b);			// sparse_irqs: flags, height 2
 	kp_put_le64(d + 0x28, 0xfff0000003dad71e);
-	irq_tree(d, "sparse_irqs");
+	tree_of("irq_to_desc", d, "sparse_irqs");
 	kp_put_le32(d + 0x24, 0xcc0);			// a radix tree
-	irq_tree(d, "irq_desc_tree");
+	tree_of("irq_to_desc", d, "irq_desc_tree");
 	kp_put_le32(d + 0x24, 0xffff9ecf);		// a pointer's upper half
-	irq_tree(d, NULL);
+	tree_of("irq_to_desc", d, NULL);
 	memset(d, 0, sizeof(d));			// flags 0: no tree
-	irq_tree(d, NULL);
+	tree_of("irq_to_desc", d, NULL);
+}
+
+// An idr's flags are ROOT_IS_IDR and the IDR_FREE root tag, one bit
+// wherever __GFP_BITS_SHIFT puts it (bit 26 on 6.1): not a pointer's upper
+// half that has bit 2 and none of GFP_KERNEL's.
+TEST(prog_idr_by_flags)
+{
+	uint8_t d[0x40] = { 0 };
+	kp_put_le32(d + 0x24, 4 | 1u << 26);
+	tree_of("bpf_prog_by_id", d, "prog_idr");
+	kp_put_le32(d + 0x24, 4 | 1u << 23);
+	tree_of("bpf_prog_by_id", d, "prog_idr");
+	kp_put_le32(d + 0x24, 0xffff8004);
+	tree_of("bpf_prog_by_id", d, NULL);
+	kp_put_le32(d + 0x24, 4);			// no IDR_FREE tag
+	tree_of("bpf_prog_by_id", d, NULL);
 }
 
 int main(void)
@@ -450,5 +466,6 @@ int main(void)
 	RUN(ksymtab_function_disagrees);
 	RUN(ksymtab_not_found);
 	RUN(irq_tree_by_flags);
+	RUN(prog_idr_by_flags);
 	return TEST_SUMMARY();
 }
