@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 // Where a kernel's symbols come from, read when it is opened, in this order
 // (the first source of a name wins; info lists the sources):
-//   1. a kallsyms text: --kallsyms, or /proc/kallsyms when live;
+//   1. a kallsyms text given with --kallsyms;
 //   2. else the kernel's own compressed kallsyms tables in memory, named by
-//      VMCOREINFO (6.0+) or found in the image (before);
+//      VMCOREINFO (6.0+) or found in the image (before), live as on a
+//      dump: looked up where they lie, never all decoded (a 7.2
+//      /proc/kallsyms is 9 MB of text, 25 MB and 150 ms to parse);
+//      /proc/kallsyms when live and they cannot be found;
 //   3. a System.map (--system-map), relocated by the KASLR offset;
 //   4. VMCOREINFO's SYMBOL() entries, for names nothing else has.
 // Module symbols come later, on the first lookup that misses
@@ -150,28 +153,9 @@ static bool lacks_data_symbols(struct kp_kernel *k)
 	return text > 1000 && data * 200 < text;
 }
 
-// 1. A kallsyms text: --kallsyms (which must load), else /proc/kallsyms
-// when live. *done if it gave every symbol.
-static struct kp_error *load_kallsyms_text(struct kp_kernel *k,
-					   const struct kp_open_options *opts, bool *done)
-{
-	if (opts->kallsyms) {
-		struct kp_error *err = load_text_symbols(k, opts->kallsyms, 0, opts->kallsyms);
-		if (err)
-			return err;
-		*done = true;
-	} else if (k->src.live) {
-		// /proc/kallsyms also lists module symbols; the in-memory tables
-		// below are the fallback when kptr_restrict hides its addresses.
-		if (kp_ok(load_text_symbols(k, KALLSYMS_PATH, 0, KALLSYMS_PATH)))
-			*done = true;
-	}
-	return NULL;
-}
-
 // 2. The kernel's compressed kallsyms tables in memory; nothing added (and
-// no error) when they cannot be found.
-static struct kp_error *load_kallsyms_memory(struct kp_kernel *k)
+// no error, *found false) when they cannot be found.
+static struct kp_error *load_kallsyms_memory(struct kp_kernel *k, bool *found)
 {
 	struct kp_kallsyms_tables t;
 	struct kp_error *err;
@@ -180,6 +164,7 @@ static struct kp_error *load_kallsyms_memory(struct kp_kernel *k)
 		if (err)
 			return kp_error_prefix(err, "kallsyms tables in memory");
 		kp_kernel_add_symbol_source(k, "kallsyms (memory)");
+		*found = true;
 		return NULL;
 	}
 	// VMCOREINFO names the tables since 6.0 ("kallsyms: add
@@ -197,6 +182,7 @@ static struct kp_error *load_kallsyms_memory(struct kp_kernel *k)
 			return kp_error_prefix(err, "kallsyms tables found in the image at 0x%" PRIx64,
 					       t.token_table);
 		kp_kernel_add_symbol_source(k, "kallsyms (memory, found in the image)");
+		*found = true;
 	} else if (err->code == KP_ERR_NOT_FOUND) {
 		kp_error_destroy(err);
 	} else {
@@ -225,10 +211,16 @@ static struct kp_error *load_system_map(struct kp_kernel *k, const char *path)
 
 struct kp_error *kp_kernel_load_symbols(struct kp_kernel *k, const struct kp_open_options *opts)
 {
-	bool have_full = false;
-	struct kp_error *err = load_kallsyms_text(k, opts, &have_full);
-	if (!err && !have_full)
-		err = load_kallsyms_memory(k);
+	bool found = false;
+	struct kp_error *err = NULL;
+	if (opts->kallsyms)
+		err = load_text_symbols(k, opts->kallsyms, 0, opts->kallsyms);
+	else
+		err = load_kallsyms_memory(k, &found);
+	// /proc/kallsyms also lists module symbols; with kptr_restrict its
+	// addresses are zeros and it adds nothing.
+	if (!err && !opts->kallsyms && !found && k->src.live)
+		kp_error_destroy(load_text_symbols(k, KALLSYMS_PATH, 0, KALLSYMS_PATH));
 	if (!err && opts->system_map)
 		err = load_system_map(k, opts->system_map);
 	if (err)

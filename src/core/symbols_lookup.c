@@ -119,7 +119,7 @@ bool kp_symbolize(struct kp_kernel *k, uint64_t address, char *buf, size_t size)
 
 struct kp_symbol_iter {
 	struct kp_kernel *kernel;
-	size_t next;
+	struct kp_symtab_pos pos;
 	struct kp_symbol sym;
 };
 
@@ -139,11 +139,13 @@ struct kp_error *kp_symbol_iter_create(struct kp_kernel *k, struct kp_symbol_ite
 
 struct kp_error *kp_symbol_iter_next(struct kp_symbol_iter *it, const struct kp_symbol **ret)
 {
-	if (!kp_symtab_at(it->kernel->symtab, it->next, &it->sym)) {
+	struct kp_error *err = kp_symtab_next(it->kernel->symtab, &it->pos, &it->sym);
+	if (err == &kp_not_found) {
 		*ret = NULL;
 		return NULL;
 	}
-	it->next++;
+	if (err)
+		return err;
 	*ret = &it->sym;
 	return NULL;
 }

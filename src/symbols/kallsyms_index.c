@@ -46,7 +46,7 @@ struct token_hash {
 struct index {
 	struct kp_kallsyms_reader r;
 	uint32_t *record;	// offset in kallsyms_names of record i
-	uint8_t *types;		// type letter of symbol i
+	uint8_t *types;		// type letter of symbol i, | MAPPING for a mapping symbol
 	uint32_t *slots;	// 0 = empty
 	uint32_t cap, mask;
 	char name[KP_KALLSYMS_MAX_NAME + 2];	// the last name found
@@ -56,6 +56,16 @@ struct index {
 	struct token_hash whole[256], tail[256];
 	bool printable[256];
 };
+
+// Set in types[i] for a mapping symbol (".LC4" of 5.10's kallsyms), which
+// address lookups skip (kp_symtab_is_mapping_symbol()).
+#define MAPPING 0x80u
+
+// Whether symbol i, at a, is one an address lookup may give.
+static bool addressable(const struct index *x, uint32_t i, uint64_t a)
+{
+	return !(x->types[i] & MAPPING) && kp_symtab_addressable(a, (char)x->types[i]);
+}
 
 static uint32_t hash_name(const char *s, size_t len)
 {
@@ -144,7 +154,7 @@ static uint64_t next_address(void *ctx, uint64_t address)
 			hi = mid;
 	}
 	for (uint64_t a; lo < x->r.n && address_of(x, lo, &a); lo++) {
-		if (kp_symtab_addressable(a, x->types[lo]))
+		if (addressable(x, lo, a))
 			return a;
 	}
 	return 0;
@@ -169,7 +179,7 @@ static int at_or_below(void *ctx, uint64_t address, struct kp_symbol *ret)
 			hi = mid;
 	}
 	uint32_t i = lo;
-	while (i > 0 && address_of(x, i - 1, &a) && !kp_symtab_addressable(a, x->types[i - 1]))
+	while (i > 0 && address_of(x, i - 1, &a) && !addressable(x, i - 1, a))
 		i--;
 	if (i == 0)
 		return 0;
@@ -182,7 +192,7 @@ static int at_or_below(void *ctx, uint64_t address, struct kp_symbol *ret)
 		first--;
 	int found = 0;
 	for (uint32_t j = first; j < i; j++) {
-		if (!kp_symtab_addressable(at, x->types[j]))
+		if (!addressable(x, j, at))
 			continue;
 		uint64_t pos = x->record[j];
 		size_t got;
@@ -204,11 +214,107 @@ static int at_or_below(void *ctx, uint64_t address, struct kp_symbol *ret)
 	return found;
 }
 
+// The first index whose address is at or above address; -1 unreadable.
+static int64_t first_at_or_above(struct index *x, uint64_t address)
+{
+	uint32_t lo = 0, hi = x->r.n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		uint64_t a;
+		if (!address_of(x, mid, &a))
+			return -1;
+		if (a < address)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int alias(void *ctx, uint64_t address, size_t i, size_t *n, struct kp_symbol *ret)
+{
+	struct index *x = ctx;
+	int64_t first = first_at_or_above(x, address);
+	if (first < 0)
+		return -1;
+	size_t seen = 0;
+	uint64_t a;
+	for (uint32_t j = (uint32_t)first; j < x->r.n && address_of(x, j, &a) && a == address; j++) {
+		if (j - first >= MAX_ALIASES)
+			return -1;
+		if (!addressable(x, j, a) || seen++ != i)
+			continue;
+		uint64_t pos = x->record[j];
+		size_t got;
+		char buf[KP_KALLSYMS_MAX_NAME + 2];
+		struct kp_error *err = kp_kallsyms_reader_record(&x->r, j, &pos, buf, &got);
+		if (err) {
+			kp_error_destroy(err);
+			return -1;
+		}
+		buf[got] = '\0';
+		memcpy(x->name, buf + 1, got);
+		*ret = (struct kp_symbol){ .name = x->name, .address = a, .type = buf[0] };
+		return 1;
+	}
+	*n = seen;
+	return 0;
+}
+
+static int lists(void *ctx, const char *name, uint64_t address)
+{
+	struct index *x = ctx;
+	int64_t first = first_at_or_above(x, address);
+	if (first < 0)
+		return -1;
+	size_t len = strlen(name);
+	uint64_t a;
+	for (uint32_t j = (uint32_t)first; j < x->r.n && address_of(x, j, &a) && a == address; j++) {
+		if (j - first >= MAX_ALIASES)
+			return -1;
+		uint64_t pos = x->record[j];
+		size_t got;
+		char buf[KP_KALLSYMS_MAX_NAME + 2];
+		struct kp_error *err = kp_kallsyms_reader_record(&x->r, j, &pos, buf, &got);
+		if (err) {
+			kp_error_destroy(err);
+			return -1;
+		}
+		if (got == len + 1 && !memcmp(buf + 1, name, len))
+			return 1;
+	}
+	return 0;
+}
+
+_Static_assert(KP_KALLSYMS_MAX_NAME <= KP_SYMTAB_MAX_NAME, "a record's name fits a position's");
+
+static int record(void *ctx, size_t i, struct kp_symbol *ret)
+{
+	struct index *x = ctx;
+	uint64_t a;
+	if (i >= x->r.n)
+		return 0;
+	if (!address_of(x, (uint32_t)i, &a))
+		return -1;
+	uint64_t pos = x->record[i];
+	size_t got;
+	char buf[KP_KALLSYMS_MAX_NAME + 2];
+	struct kp_error *err = kp_kallsyms_reader_record(&x->r, (uint32_t)i, &pos, buf, &got);
+	if (err) {
+		kp_error_destroy(err);
+		return -1;
+	}
+	buf[got] = '\0';
+	memcpy(x->name, buf + 1, got);
+	*ret = (struct kp_symbol){ .name = x->name, .address = a, .type = buf[0] };
+	return 1;
+}
+
 static void count_types(void *ctx, size_t count[256])
 {
 	struct index *x = ctx;
 	for (uint32_t i = 0; i < x->r.n; i++)
-		count[x->types[i]]++;
+		count[x->types[i] & ~MAPPING]++;
 }
 
 static struct kp_error *load(void *ctx, struct kp_symtab *st)
@@ -221,6 +327,9 @@ static const struct kp_symtab_lazy_ops index_ops = {
 	.find = find,
 	.next_address = next_address,
 	.at_or_below = at_or_below,
+	.alias = alias,
+	.lists = lists,
+	.record = record,
 	.count_types = count_types,
 	.load = load,
 	.destroy = index_destroy,
@@ -302,7 +411,7 @@ static struct kp_error *build(struct index *x, uint32_t *hashes, bool *clustered
 		uint32_t h = 0;
 		size_t out = 0;
 		bool ok = true;
-		char type = 0;
+		char type = 0, head[4] = "";	// the type and the name's first two
 		for (size_t k = 0; k < ntok; k++) {
 			uint8_t t = tok[k];
 			size_t tl = r->toklen[t];
@@ -311,6 +420,8 @@ static struct kp_error *build(struct index *x, uint32_t *hashes, bool *clustered
 			const struct token_hash *th = out ? &x->whole[t] : &x->tail[t];
 			if (!out)
 				type = r->tokens[r->index[t]];
+			for (size_t c = 0; out + c < 3 && c < tl; c++)
+				head[out + c] = r->tokens[r->index[t] + c];
 			h = h * th->pow + th->h;
 			ok &= x->printable[t];
 			out += tl;
@@ -324,7 +435,7 @@ static struct kp_error *build(struct index *x, uint32_t *hashes, bool *clustered
 							   "kallsyms_names: symbol %" PRIu32 " is malformed", i);
 		}
 		x->record[i] = rec;
-		x->types[i] = type;
+		x->types[i] = (uint8_t)type | (kp_symtab_is_mapping_symbol(head + 1) ? MAPPING : 0);
 		hashes[i] = kp_hash_fmix32(h);
 	}
 	// Every slot probed is a cache miss in a table of a few MB: fetch

@@ -47,8 +47,18 @@ struct kp_error *kp_symtab_by_name(struct kp_symtab *st, const char *name,
 // address (capped), so that name+off/size reads like %pS.
 struct kp_error *kp_symtab_by_address(struct kp_symtab *st, uint64_t address,
 				      struct kp_symbol *ret);
-// Symbol i in address order (after finalize).
-bool kp_symtab_at(struct kp_symtab *st, size_t i, struct kp_symbol *ret);
+#define KP_SYMTAB_MAX_NAME 1024	// of a lazy source's names (KSYM_NAME_LEN 512 since 6.1)
+
+// Every symbol in address order, as the table loaded whole lists them
+// (symbols at one address in the order of their sources), without loading
+// a lazy source: pos starts zeroed; ret (its name in pos) valid until the
+// next call; &kp_not_found past the last.
+struct kp_symtab_pos {
+	size_t lazy, own;
+	char name[KP_SYMTAB_MAX_NAME + 1];
+};
+struct kp_error *kp_symtab_next(struct kp_symtab *st, struct kp_symtab_pos *pos,
+				struct kp_symbol *ret);
 // The i-th symbol at exactly address, aliases in source order (the address
 // lookup's pick among them is the first real one); false past the last.
 bool kp_symtab_alias(struct kp_symtab *st, uint64_t address, size_t i, struct kp_symbol *ret);
@@ -59,6 +69,9 @@ void kp_symtab_count_types(struct kp_symtab *st, size_t count[256]);
 // Section markers (__start_*, __stop_*, __end_*, _end) share their address
 // with a real symbol; address lookups name the real one, as %pS does.
 bool kp_symtab_is_marker(const char *name);
+// Mapping symbols ("$x", "$d" of arm64 modules, ".L..." local labels, "L0"):
+// address lookups skip them, as the kernel's %pS does.
+bool kp_symtab_is_mapping_symbol(const char *name);
 
 // Below this, "addresses" are per-CPU offsets or absolute values that would
 // match small integers: such symbols, and those of type A, are found by name
@@ -92,6 +105,17 @@ struct kp_symtab_lazy_ops {
 	// size and module not set. 1 found, 0 none, -1 when the source would
 	// rather be loaded whole. May be NULL (address lookups load it).
 	int (*at_or_below)(void *ctx, uint64_t address, struct kp_symbol *ret);
+	// The i-th kp_symtab_addressable() symbol at exactly address, in
+	// source order: 1 found; 0 not, *n the number there is; -1 when the
+	// source would rather be loaded whole. ret as at_or_below's. May be
+	// NULL (alias lookups load it).
+	int (*alias)(void *ctx, uint64_t address, size_t i, size_t *n, struct kp_symbol *ret);
+	// Whether it has a symbol name at address (of any type): 1 yes, 0 no,
+	// -1 when it would rather be loaded whole. May be NULL.
+	int (*lists)(void *ctx, const char *name, uint64_t address);
+	// Its i-th symbol (in address order): 1, 0 past the last, -1 when it
+	// cannot be read. ret as at_or_below's. May be NULL.
+	int (*record)(void *ctx, size_t i, struct kp_symbol *ret);
 	void (*count_types)(void *ctx, size_t count[256]);
 	// Adds every symbol with kp_symtab_add; adds nothing on error.
 	struct kp_error *(*load)(void *ctx, struct kp_symtab *st);

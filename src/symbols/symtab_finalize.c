@@ -33,7 +33,7 @@ bool kp_symtab_is_marker(const char *name)
 // kernel's is_mapping_symbol(), 6.3+, and scripts/kallsyms.c before): by name
 // only. Address lookups skip them as the kernel's %pS does, so that they
 // neither hide the function at their address nor cut its extent short.
-static bool is_mapping_symbol(const char *name)
+bool kp_symtab_is_mapping_symbol(const char *name)
 {
 	return name[0] == '$' || (name[0] == '.' && name[1] == 'L') ||
 	       (name[0] == 'L' && name[1] == '0');
@@ -41,7 +41,7 @@ static bool is_mapping_symbol(const char *name)
 
 bool kp_symtab_entry_addressable(const struct kp_symtab *st, const struct entry *e)
 {
-	return lookup_address_ok(e) && !is_mapping_symbol(st->unames[e->name].str);
+	return lookup_address_ok(e) && !kp_symtab_is_mapping_symbol(st->unames[e->name].str);
 }
 
 // Higher is preferred among symbols at one address; among equals the first

@@ -96,6 +96,9 @@ bool kp_symtab_intern_pending(struct kp_symtab *st);
 uint64_t kp_symtab_limit_above(const struct kp_symtab *st, uint64_t address);
 // Whether entry e has a place in address lookups (symtab_finalize.c).
 bool kp_symtab_entry_addressable(const struct kp_symtab *st, const struct entry *e);
+// finalize's size of a symbol, over the table and the lazy source
+// (symtab_lookup.c).
+uint64_t kp_symtab_merged_size(struct kp_symtab *st, const struct kp_symbol *sym);
 // Loads the lazy source, if any, and finalizes: every symbol in the table,
 // sorted and indexed (symtab_lazy.c).
 struct kp_error *kp_symtab_complete(struct kp_symtab *st);

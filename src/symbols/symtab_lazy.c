@@ -72,8 +72,34 @@ struct kp_error *kp_symtab_complete(struct kp_symtab *st)
 	return err ? err : kp_symtab_finalize(st);
 }
 
+// The lazy source's symbols and the table's own, less those of its own the
+// lazy source lists at the same address (the duplicates loading drops);
+// false when the source would rather be loaded.
+static bool count_lazy(struct kp_symtab *st, size_t *ret)
+{
+	size_t count[256], n = 0;
+	if (!st->lazy || !st->lazy->lists || !kp_ok(kp_symtab_finalize(st)))
+		return false;
+	memset(count, 0, sizeof(count));
+	st->lazy->count_types(st->lazy_ctx, count);
+	for (size_t t = 0; t < 256; t++)
+		n += count[t];
+	for (size_t i = 0; i < st->nentries; i++) {
+		const struct entry *e = &st->entries[i];
+		int dup = st->lazy->lists(st->lazy_ctx, st->unames[e->name].str, e->address);
+		if (dup < 0)
+			return false;
+		n += !dup;
+	}
+	*ret = n;
+	return true;
+}
+
 size_t kp_symtab_count(struct kp_symtab *st)
 {
+	size_t n;
+	if (count_lazy(st, &n))
+		return n;
 	struct kp_error *err = kp_symtab_complete(st);	// drops duplicates; on error counts them
 	kp_error_destroy(err);
 	return st->nentries;

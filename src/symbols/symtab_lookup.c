@@ -60,9 +60,10 @@ static size_t rec_above(const struct kp_symtab *st, uint64_t address)
 }
 
 // finalize's size of a symbol at address, over the table and the lazy source.
-static uint64_t merged_size(struct kp_symtab *st, uint64_t address, char type)
+uint64_t kp_symtab_merged_size(struct kp_symtab *st, const struct kp_symbol *sym)
 {
-	if (!kp_symtab_addressable(address, type))
+	uint64_t address = sym->address;
+	if (!kp_symtab_addressable(address, sym->type) || kp_symtab_is_mapping_symbol(sym->name))
 		return 0;
 	uint64_t next = st->lazy->next_address(st->lazy_ctx, address);
 	size_t r = rec_above(st, address);
@@ -142,7 +143,7 @@ bool kp_symtab_find(struct kp_symtab *st, const char *name, struct kp_symbol *re
 	} else if (!own) {
 		return false;
 	}
-	best.size = merged_size(st, best.address, best.type);
+	best.size = kp_symtab_merged_size(st, &best);
 	*ret = best;
 	return true;
 }
@@ -164,7 +165,7 @@ struct kp_error *kp_symtab_by_name(struct kp_symtab *st, const char *name,
 // An address lookup without loading the lazy source: its candidate merged
 // with the table's as finalize would merge them (the higher address; at
 // one address the lazy source's symbol, being the first source, unless it
-// is a section marker and the table's is not), the size as merged_size()
+// is a section marker and the table's is not), the size as kp_symtab_merged_size()
 // gives it. 1 answered (ret or kp_not_found in *err), 0 when the lazy source
 // must be loaded after all.
 static int by_address_lazy(struct kp_symtab *st, uint64_t address, struct kp_symbol *ret,
@@ -189,7 +190,7 @@ static int by_address_lazy(struct kp_symtab *st, uint64_t address, struct kp_sym
 		*err = &kp_not_found;
 		return 1;
 	}
-	best.size = merged_size(st, best.address, best.type);
+	best.size = kp_symtab_merged_size(st, &best);
 	uint64_t off = address - best.address;
 	if (off != 0 && off >= best.size) {
 		*err = &kp_not_found;
@@ -222,13 +223,9 @@ struct kp_error *kp_symtab_by_address(struct kp_symtab *st, uint64_t address,
 	return NULL;
 }
 
-bool kp_symtab_alias(struct kp_symtab *st, uint64_t address, size_t i, struct kp_symbol *ret)
+// The first entry at or above address (entries in address order).
+static size_t first_entry_at(const struct kp_symtab *st, uint64_t address)
 {
-	struct kp_error *err = kp_symtab_complete(st);
-	if (err) {
-		kp_error_destroy(err);
-		return false;
-	}
 	size_t lo = 0, hi = st->nentries;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -237,22 +234,66 @@ bool kp_symtab_alias(struct kp_symtab *st, uint64_t address, size_t i, struct kp
 		else
 			hi = mid;
 	}
-	for (size_t j = lo; j < st->nentries && st->entries[j].address == address; j++) {
+	return lo;
+}
+
+// The lazy source's aliases come first (it is the first source; ties in
+// address keep the order of sources), then the table's own, less those it
+// lists too (the duplicates finalize drops when it is loaded). 1 found, 0 none, -1 the source would rather be loaded.
+static int alias_lazy(struct kp_symtab *st, uint64_t address, size_t i, struct kp_symbol *ret)
+{
+	struct kp_symbol l;
+	size_t n = 0;
+	int lf = st->lazy->alias(st->lazy_ctx, address, i, &n, &l);
+	if (lf < 0)
+		return -1;
+	if (lf == 0) {
+		i -= n;
+		size_t j = first_entry_at(st, address);
+		for (; j < st->nentries && st->entries[j].address == address; j++) {
+			const struct entry *e = &st->entries[j];
+			if (!kp_symtab_entry_addressable(st, e))
+				continue;
+			int dup = st->lazy->lists(st->lazy_ctx, st->unames[e->name].str, address);
+			if (dup < 0)
+				return -1;
+			if (dup || i--)
+				continue;
+			fill(st, (uint32_t)j, ret);
+			ret->size = kp_symtab_merged_size(st, ret);
+			return 1;
+		}
+		return 0;
+	}
+	uint32_t u;
+	struct kp_error *err = kp_symtab_intern(st, l.name, strlen(l.name), &u);
+	if (err) {
+		kp_error_destroy(err);
+		return -1;
+	}
+	*ret = (struct kp_symbol){ .name = st->unames[u].str, .address = l.address, .type = l.type };
+	ret->size = kp_symtab_merged_size(st, ret);
+	return 1;
+}
+
+bool kp_symtab_alias(struct kp_symtab *st, uint64_t address, size_t i, struct kp_symbol *ret)
+{
+	struct kp_error *err = kp_symtab_finalize(st);
+	int found = -1;
+	if (!err && st->lazy && st->lazy->alias && st->lazy->lists)
+		found = alias_lazy(st, address, i, ret);
+	if (found >= 0)
+		return found;
+	if (err || (err = kp_symtab_complete(st))) {
+		kp_error_destroy(err);
+		return false;
+	}
+	for (size_t j = first_entry_at(st, address);
+	     j < st->nentries && st->entries[j].address == address; j++) {
 		if (!kp_symtab_entry_addressable(st, &st->entries[j]) || i--)
 			continue;
 		fill(st, (uint32_t)j, ret);
 		return true;
 	}
 	return false;
-}
-
-bool kp_symtab_at(struct kp_symtab *st, size_t i, struct kp_symbol *ret)
-{
-	struct kp_error *err = kp_symtab_complete(st);
-	if (err || i >= st->nentries) {
-		kp_error_destroy(err);
-		return false;
-	}
-	fill(st, i, ret);
-	return true;
 }

@@ -212,6 +212,10 @@ static bool gen_symbols(struct gen *g, size_t n, unsigned seed)
 					name[k] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"[(seed >> 16) % 63];
 				}
 				name[len] = '\0';
+			} else if (i % 173 == 0) {
+				// A mapping symbol, as 5.10's kallsyms has
+				// (".LC4"): no address lookup gives it.
+				snprintf(name, 520, ".LC%zu", i);
 			} else {
 				snprintf(name, 520, "%s_%s_%s%zu", parts[(seed >> 8) % np],
 					 parts[(seed >> 13) % np], parts[(seed >> 18) % np], i);
@@ -561,6 +565,52 @@ static void check_same_by_address(struct kp_symtab *st, struct kp_symtab *ref, u
 		      a.size, b.name, b.address, b.type, b.size);
 }
 
+// Every alias at an address (kp_symtab_alias), in order, the same in both.
+static void check_same_aliases(struct kp_symtab *st, struct kp_symtab *ref, uint64_t at)
+{
+	struct kp_symbol a, b;
+	for (size_t i = 0; i < 64; i++) {
+		bool fa = kp_symtab_alias(st, at, i, &a), fb = kp_symtab_alias(ref, at, i, &b);
+		if (fa != fb)
+			FAILF("0x%" PRIx64 " alias %zu: %s by the index, %s in the whole table", at, i,
+			      fa ? a.name : "nothing", fb ? b.name : "nothing");
+		if (!fa || !fb)
+			return;
+		if (strcmp(a.name, b.name) || a.address != b.address || a.type != b.type ||
+		    a.size != b.size)
+			FAILF("0x%" PRIx64 " alias %zu: %s %c size %" PRIu64 " by the index, %s %c "
+			      "size %" PRIu64 " in the whole table", at, i, a.name, a.type, a.size,
+			      b.name, b.type, b.size);
+	}
+}
+
+// Every symbol in address order, name, address, type, size and module,
+// the same in both.
+static void check_same_walk(struct kp_symtab *st, struct kp_symtab *ref)
+{
+	struct kp_symtab_pos pa = { 0 }, pb = { 0 };
+	struct kp_symbol a, b;
+	for (size_t i = 0;; i++) {
+		struct kp_error *ea = kp_symtab_next(st, &pa, &a), *eb = kp_symtab_next(ref, &pb, &b);
+		if (ea || eb) {
+			if (ea != &kp_not_found || eb != &kp_not_found)
+				FAILF("symbol %zu: %s by the index, %s in the whole table", i,
+				      ea ? kp_error_message(ea) : a.name, eb ? kp_error_message(eb) : b.name);
+			kp_error_destroy(ea);
+			kp_error_destroy(eb);
+			return;
+		}
+		if (strcmp(a.name, b.name) || a.address != b.address || a.type != b.type ||
+		    a.size != b.size || !a.module != !b.module ||
+		    (a.module && strcmp(a.module, b.module))) {
+			FAILF("symbol %zu: %s 0x%" PRIx64 " %c size %" PRIu64 " by the index, %s 0x%"
+			      PRIx64 " %c size %" PRIu64 " in the whole table", i, a.name, a.address,
+			      a.type, a.size, b.name, b.address, b.type, b.size);
+			return;
+		}
+	}
+}
+
 // A second source as VMCOREINFO and System.map add them: duplicates of
 // kallsyms symbols ('?' and real types), a new name, a global twin of a
 // local kallsyms name elsewhere, and _end.
@@ -572,6 +622,8 @@ static void add_second_source(struct kp_symtab *st, const struct gen *g)
 	CHECK_OK(kp_symtab_add(st, g->syms[31].name, strlen(g->syms[31].name),
 			       g->syms[31].address, 'D', NULL));
 	CHECK_OK(kp_symtab_add(st, "only_in_vmcoreinfo", 18, g->syms[40].address + 8, '?', NULL));
+	// A mapping symbol (a module's local label): no extent of its own.
+	CHECK_OK(kp_symtab_add(st, ".LC0", 4, g->syms[41].address + 4, 'r', "mod"));
 	for (size_t i = 20; i < g->n; i++) {
 		if (g->syms[i].type == 't') {
 			CHECK_OK(kp_symtab_add(st, g->syms[i].name, strlen(g->syms[i].name),
@@ -626,7 +678,7 @@ TEST(memory_name_index_matches_whole_table)
 			kp_symtab_count_types(st, types);
 			CHECK_U64(types['T'] + types['t'] + types['D'] + types['d'] + types['B'] +
 				  types['b'] + types['R'] + types['r'] + types['A'],
-				  g.n + (second ? 3 : 0));
+				  g.n + (second ? 4 : 0));
 			CHECK(!kp_symtab_loaded(st));
 			// Address lookups answer through the index too, as
 			// the reference does: at, inside, just below and far
@@ -639,9 +691,18 @@ TEST(memory_name_index_matches_whole_table)
 			}
 			check_same_by_address(st, ref, g.syms[g.n - 1].address + 0x108);
 			check_same_by_address(st, ref, 0);
+			// And the aliases at an address, the second source's
+			// after the index's.
+			for (size_t i = 0; i < g.n; i++)
+				check_same_aliases(st, ref, g.syms[i].address);
+			check_same_aliases(st, ref, g.syms[40].address + 8);
+			check_same_aliases(st, ref, g.syms[g.n - 1].address + 0x100);
 			CHECK(!kp_symtab_loaded(st));
-			// Iteration loads the whole table.
+			// The count too, less the second source's duplicates,
+			// and every symbol in order.
 			CHECK_U64(kp_symtab_count(st), kp_symtab_count(ref));
+			check_same_walk(st, ref);
+			CHECK(!kp_symtab_loaded(st));
 			for (size_t i = 0; i < g.n; i += 7)
 				check_same_by_name(st, ref, g.syms[i].name);
 			kp_symtab_destroy(st);

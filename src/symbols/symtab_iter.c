@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: MIT
+// Every symbol of a table in address order without loading its lazy
+// source: the source's records (in address order, as the index requires)
+// merged with the table's own entries, ties to the source (it came first),
+// less the table's duplicates of its symbols (finalize's drop_duplicates),
+// sizes as the whole table would have them. A listing of a 7.2 kernel's
+// 200k symbols then needs no more memory than a lookup.
+#include <string.h>
+
+#include "symbols/symtab_impl.h"
+#include "util/error.h"
+
+// The next own entry at or after pos->own that loading would keep; false
+// when the lazy source cannot say.
+static bool next_own(struct kp_symtab *st, struct kp_symtab_pos *pos, bool *ret)
+{
+	for (; pos->own < st->nentries; pos->own++) {
+		const struct entry *e = &st->entries[pos->own];
+		int dup = st->lazy->lists(st->lazy_ctx, st->unames[e->name].str, e->address);
+		if (dup < 0)
+			return false;
+		if (!dup) {
+			*ret = true;
+			return true;
+		}
+	}
+	*ret = false;
+	return true;
+}
+
+static void fill_own(struct kp_symtab *st, size_t i, struct kp_symbol *ret)
+{
+	const struct entry *e = &st->entries[i];
+	*ret = (struct kp_symbol){ .name = st->unames[e->name].str, .address = e->address,
+				   .type = e->type, .module = e->module };
+}
+
+static struct kp_error *next_merged(struct kp_symtab *st, struct kp_symtab_pos *pos,
+				    struct kp_symbol *ret)
+{
+	struct kp_symbol l;
+	int lf = st->lazy->record(st->lazy_ctx, pos->lazy, &l);
+	bool own;
+	if (lf < 0 || !next_own(st, pos, &own))
+		return kp_error_create(KP_ERR_FORMAT, "kallsyms: symbol %zu cannot be read",
+				       pos->lazy);
+	if (lf && (!own || l.address <= st->entries[pos->own].address)) {
+		size_t len = strnlen(l.name, KP_SYMTAB_MAX_NAME);
+		memcpy(pos->name, l.name, len);
+		pos->name[len] = '\0';
+		*ret = (struct kp_symbol){ .name = pos->name, .address = l.address, .type = l.type };
+		pos->lazy++;
+	} else if (own) {
+		fill_own(st, pos->own++, ret);
+	} else {
+		return &kp_not_found;
+	}
+	ret->size = kp_symtab_merged_size(st, ret);
+	return NULL;
+}
+
+struct kp_error *kp_symtab_next(struct kp_symtab *st, struct kp_symtab_pos *pos,
+				struct kp_symbol *ret)
+{
+	struct kp_error *err = kp_symtab_finalize(st);
+	if (err)
+		return err;
+	if (st->lazy && st->lazy->record && st->lazy->lists)
+		return next_merged(st, pos, ret);
+	// Loaded whole: its own entries (a lazy source without the means to
+	// be walked is loaded first; a position in it carries over, since its
+	// symbols come first there too).
+	if ((err = kp_symtab_complete(st)))
+		return err;
+	size_t i = pos->lazy + pos->own;
+	if (i >= st->nentries)
+		return &kp_not_found;
+	fill_own(st, i, ret);
+	ret->size = st->entries[i].size;
+	pos->own++;
+	return NULL;
+}
