@@ -69,6 +69,11 @@ enum kp_section {
 // The section address lies in; KP_SEC_NONE for module memory, the direct
 // map or a kernel whose markers are unknown.
 enum kp_section kp_kernel_section(struct kp_kernel *kernel, uint64_t address);
+// A core-kernel symbol's type letter from the section its address lies in
+// where kallsyms calls a variable a function ('T'/'t' in data, rodata or
+// bss: 7.x x86-64); a section's first address is left alone (the previous
+// section's end marker, _etext at __start_rodata on 6.12, sits there).
+void kp_kernel_section_type(struct kp_kernel *kernel, struct kp_symbol *sym);
 // "text", "rodata", "data", "init", "bss"; NULL for KP_SEC_NONE.
 const char *kp_section_name(enum kp_section section);
 // The per-CPU section (__per_cpu_start..__per_cpu_end: the "addresses" of

@@ -42,6 +42,19 @@ enum kp_section kp_kernel_section(struct kp_kernel *k, uint64_t address)
 	return KP_SEC_NONE;
 }
 
+void kp_kernel_section_type(struct kp_kernel *k, struct kp_symbol *sym)
+{
+	static const char letter[KP_NSECTIONS] = { [KP_SEC_RODATA] = 'R', [KP_SEC_DATA] = 'D',
+						   [KP_SEC_BSS] = 'B' };
+	if (sym->module || (sym->type != 'T' && sym->type != 't'))
+		return;
+	enum kp_section sec = kp_kernel_section(k, sym->address);
+	if (sec <= KP_SEC_NONE || sec >= KP_NSECTIONS || !letter[sec] ||
+	    sym->address == k->section_start[sec])
+		return;
+	sym->type = sym->type == 'T' ? letter[sec] : (char)(letter[sec] - 'A' + 'a');
+}
+
 const char *kp_section_name(enum kp_section section)
 {
 	return section > KP_SEC_NONE && section < KP_NSECTIONS ? markers[section].name : NULL;

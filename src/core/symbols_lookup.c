@@ -78,16 +78,22 @@ bool kp_symbol_find(struct kp_kernel *k, const char *name, struct kp_symbol *ret
 {
 	// The core kernel's symbol wins over a module's of the same name:
 	// modules are read only for names the kernel does not have.
-	if (kp_symtab_find(k->symtab, name, ret))
+	if (kp_symtab_find(k->symtab, name, ret) ||
+	    (kp_kernel_load_late_symbols(k) && kp_symtab_find(k->symtab, name, ret))) {
+		kp_kernel_section_type(k, ret);
 		return true;
-	return kp_kernel_load_late_symbols(k) && kp_symtab_find(k->symtab, name, ret);
+	}
+	return false;
 }
 
 bool kp_kernel_symbol_at(struct kp_kernel *k, uint64_t address, struct kp_symbol *ret)
 {
-	if (kp_ok(kp_symtab_by_address(k->symtab, address, ret)))
+	if (kp_ok(kp_symtab_by_address(k->symtab, address, ret)) ||
+	    (kp_kernel_load_late_symbols(k) && kp_ok(kp_symtab_by_address(k->symtab, address, ret)))) {
+		kp_kernel_section_type(k, ret);
 		return true;
-	return kp_kernel_load_late_symbols(k) && kp_ok(kp_symtab_by_address(k->symtab, address, ret));
+	}
+	return false;
 }
 
 struct kp_error *kp_symbol_by_address(struct kp_kernel *k, uint64_t address,
@@ -146,6 +152,7 @@ struct kp_error *kp_symbol_iter_next(struct kp_symbol_iter *it, const struct kp_
 	}
 	if (err)
 		return err;
+	kp_kernel_section_type(it->kernel, &it->sym);
 	*ret = &it->sym;
 	return NULL;
 }

@@ -335,6 +335,27 @@ TEST(data_symbol_typed_as_text_is_a_variable)
 		   "for it); cast it, e.g. (unsigned long)panic_cpu or *(struct foo *)&panic_cpu");
 	// A text symbol in text stays a function.
 	CHECK_EXPR(k, "&do_thing", "(int (*)(int))0xffffffff81000100 <do_thing>");
+	// The symbol API gives the section's letter, by name, by address and
+	// in the walk; the marker at the section's first address keeps its own.
+	mkk_symbol(k, "local_thing", MKK_MYSTERY + 0x60, 't');
+	struct kp_symbol s;
+	CHECK_OK(kp_symbol_by_name(k, "panic_cpu", &s));
+	CHECK(s.type == 'D');
+	CHECK_OK(kp_symbol_by_address(k, MKK_MYSTERY + 0x61, &s));
+	CHECK(s.type == 'd' && !strcmp(s.name, "local_thing"));
+	CHECK_OK(kp_symbol_by_name(k, "do_thing", &s));
+	CHECK(s.type == 'T');
+	CHECK_OK(kp_symbol_by_name(k, "_sdata", &s));
+	CHECK(s.type == 'D');
+	struct kp_symbol_iter *it;
+	const struct kp_symbol *p;
+	size_t seen = 0;
+	CHECK_OK(kp_symbol_iter_create(k, &it));
+	while (!kp_symbol_iter_next(it, &p) && p)
+		if (!strcmp(p->name, "panic_cpu") || !strcmp(p->name, "local_thing"))
+			seen += p->type == (p->name[0] == 'p' ? 'D' : 'd');
+	kp_symbol_iter_destroy(it);
+	CHECK_U64(seen, 2);
 	mkk_destroy(k);
 }
 
