@@ -160,6 +160,32 @@ static uint64_t next_address(void *ctx, uint64_t address)
 	return 0;
 }
 
+// Decodes symbol i: its type letter in buf[0], its name from buf + 1,
+// NUL-terminated; false when it cannot be read.
+static bool decode(struct index *x, uint32_t i, char buf[KP_KALLSYMS_MAX_NAME + 2], size_t *len)
+{
+	uint64_t pos = x->record[i];
+	struct kp_error *err = kp_kallsyms_reader_record(&x->r, i, &pos, buf, len);
+	if (err) {
+		kp_error_destroy(err);
+		return false;
+	}
+	buf[*len] = '\0';
+	return true;
+}
+
+// Symbol i, at a, as the lazy ops give it: the name in x->name.
+static int give(struct index *x, uint32_t i, uint64_t a, struct kp_symbol *ret)
+{
+	char buf[KP_KALLSYMS_MAX_NAME + 2];
+	size_t got;
+	if (!decode(x, i, buf, &got))
+		return -1;
+	memcpy(x->name, buf + 1, got);
+	*ret = (struct kp_symbol){ .name = x->name, .address = a, .type = buf[0] };
+	return 1;
+}
+
 // Bound on the aliases of one address decoded to pick a non-marker.
 #define MAX_ALIASES 64
 
@@ -194,15 +220,10 @@ static int at_or_below(void *ctx, uint64_t address, struct kp_symbol *ret)
 	for (uint32_t j = first; j < i; j++) {
 		if (!addressable(x, j, at))
 			continue;
-		uint64_t pos = x->record[j];
 		size_t got;
 		char buf[KP_KALLSYMS_MAX_NAME + 2];
-		struct kp_error *err = kp_kallsyms_reader_record(&x->r, j, &pos, buf, &got);
-		if (err) {
-			kp_error_destroy(err);
+		if (!decode(x, j, buf, &got))
 			return -1;
-		}
-		buf[got] = '\0';
 		if (found && kp_symtab_is_marker(buf + 1))
 			continue;
 		memcpy(x->name, buf + 1, got);
@@ -242,20 +263,8 @@ static int alias(void *ctx, uint64_t address, size_t i, size_t *n, struct kp_sym
 	for (uint32_t j = (uint32_t)first; j < x->r.n && address_of(x, j, &a) && a == address; j++) {
 		if (j - first >= MAX_ALIASES)
 			return -1;
-		if (!addressable(x, j, a) || seen++ != i)
-			continue;
-		uint64_t pos = x->record[j];
-		size_t got;
-		char buf[KP_KALLSYMS_MAX_NAME + 2];
-		struct kp_error *err = kp_kallsyms_reader_record(&x->r, j, &pos, buf, &got);
-		if (err) {
-			kp_error_destroy(err);
-			return -1;
-		}
-		buf[got] = '\0';
-		memcpy(x->name, buf + 1, got);
-		*ret = (struct kp_symbol){ .name = x->name, .address = a, .type = buf[0] };
-		return 1;
+		if (addressable(x, j, a) && seen++ == i)
+			return give(x, j, a, ret);
 	}
 	*n = seen;
 	return 0;
@@ -270,16 +279,10 @@ static int lists(void *ctx, const char *name, uint64_t address)
 	size_t len = strlen(name);
 	uint64_t a;
 	for (uint32_t j = (uint32_t)first; j < x->r.n && address_of(x, j, &a) && a == address; j++) {
-		if (j - first >= MAX_ALIASES)
-			return -1;
-		uint64_t pos = x->record[j];
 		size_t got;
 		char buf[KP_KALLSYMS_MAX_NAME + 2];
-		struct kp_error *err = kp_kallsyms_reader_record(&x->r, j, &pos, buf, &got);
-		if (err) {
-			kp_error_destroy(err);
+		if (j - first >= MAX_ALIASES || !decode(x, j, buf, &got))
 			return -1;
-		}
 		if (got == len + 1 && !memcmp(buf + 1, name, len))
 			return 1;
 	}
@@ -294,20 +297,7 @@ static int record(void *ctx, size_t i, struct kp_symbol *ret)
 	uint64_t a;
 	if (i >= x->r.n)
 		return 0;
-	if (!address_of(x, (uint32_t)i, &a))
-		return -1;
-	uint64_t pos = x->record[i];
-	size_t got;
-	char buf[KP_KALLSYMS_MAX_NAME + 2];
-	struct kp_error *err = kp_kallsyms_reader_record(&x->r, (uint32_t)i, &pos, buf, &got);
-	if (err) {
-		kp_error_destroy(err);
-		return -1;
-	}
-	buf[got] = '\0';
-	memcpy(x->name, buf + 1, got);
-	*ret = (struct kp_symbol){ .name = x->name, .address = a, .type = buf[0] };
-	return 1;
+	return address_of(x, (uint32_t)i, &a) ? give(x, (uint32_t)i, a, ret) : -1;
 }
 
 static void count_types(void *ctx, size_t count[256])

@@ -9,6 +9,7 @@
 
 #include "symbols/symtab_impl.h"
 #include "util/error.h"
+#include "util/suggest.h"
 
 // The next own entry at or after pos->own that loading would keep; false
 // when the lazy source cannot say.
@@ -36,7 +37,7 @@ static void fill_own(struct kp_symtab *st, size_t i, struct kp_symbol *ret)
 }
 
 static struct kp_error *next_merged(struct kp_symtab *st, struct kp_symtab_pos *pos,
-				    struct kp_symbol *ret)
+				    bool sized, struct kp_symbol *ret)
 {
 	struct kp_symbol l;
 	int lf = st->lazy->record(st->lazy_ctx, pos->lazy, &l);
@@ -55,7 +56,7 @@ static struct kp_error *next_merged(struct kp_symtab *st, struct kp_symtab_pos *
 	} else {
 		return &kp_not_found;
 	}
-	ret->size = kp_symtab_merged_size(st, ret);
+	ret->size = sized ? kp_symtab_merged_size(st, ret) : 0;
 	return NULL;
 }
 
@@ -66,7 +67,7 @@ struct kp_error *kp_symtab_next(struct kp_symtab *st, struct kp_symtab_pos *pos,
 	if (err)
 		return err;
 	if (st->lazy && st->lazy->record && st->lazy->lists)
-		return next_merged(st, pos, ret);
+		return next_merged(st, pos, true, ret);
 	// Loaded whole: its own entries (a lazy source without the means to
 	// be walked is loaded first; a position in it carries over, since its
 	// symbols come first there too).
@@ -79,4 +80,56 @@ struct kp_error *kp_symtab_next(struct kp_symtab *st, struct kp_symtab_pos *pos,
 	ret->size = st->entries[i].size;
 	pos->own++;
 	return NULL;
+}
+
+// The names a suggestion keeps, copied out of the walk's position (which
+// the next step overwrites); a slot is free when no suggestion points in it.
+struct kept {
+	char name[KP_SUGGEST_MAX + 1][KP_SYMTAB_MAX_NAME + 1];
+};
+
+static bool offered(const struct kp_suggest *sg, const char *name)
+{
+	for (size_t i = 0; i < sg->n; i++)
+		if (!strcmp(sg->best[i].name, name))
+			return true;
+	return false;
+}
+
+static void keep(struct kp_suggest *sg, struct kept *k, const char *transient)
+{
+	for (size_t i = 0; i < sg->n; i++) {
+		if (sg->best[i].name != transient)
+			continue;
+		for (size_t slot = 0; slot <= KP_SUGGEST_MAX; slot++) {
+			bool used = false;
+			for (size_t j = 0; j < sg->n; j++)
+				used |= sg->best[j].name == k->name[slot];
+			if (!used) {
+				memcpy(k->name[slot], transient, sg->best[i].len + 1);
+				sg->best[i].name = k->name[slot];
+				break;
+			}
+		}
+	}
+}
+
+void kp_symtab_suggest_walk(struct kp_symtab *st, struct kp_suggest *sg)
+{
+	if (!kp_ok(kp_symtab_finalize(st)))
+		return;
+	static struct kept k;	// 6 KiB: off the stack
+	struct kp_symtab_pos pos = { 0 };
+	struct kp_symbol s;
+	struct kp_error *err;
+	// Names only: no extents (each a search of the source).
+	while (!(err = next_merged(st, &pos, false, &s))) {
+		size_t len = strlen(s.name);
+		if (offered(sg, s.name))
+			continue;
+		kp_suggest_offer(sg, s.name, len, kp_suggest_chars(s.name, len));
+		if (s.name == pos.name)
+			keep(sg, &k, pos.name);
+	}
+	kp_error_destroy(err);
 }

@@ -20,15 +20,17 @@ static void fill(const struct kp_symtab *st, uint32_t idx, struct kp_symbol *ret
 	ret->module = e->module;
 }
 
-static struct kp_error *unknown_symbol(const struct kp_symtab *st, const char *name)
+static struct kp_error *unknown_symbol(struct kp_symtab *st, const char *name, bool walk)
 {
 	struct kp_suggest sg;
 	kp_suggest_init(&sg, name, strlen(name), KP_SUGGEST_MAX);
-	for (size_t i = 0; i < st->nunames; i++) {
+	for (size_t i = 0; !walk && i < st->nunames; i++) {
 		const struct uname *u = &st->unames[i];
 		if (u->best != NO_ENTRY)	// else a module name, not a symbol
 			kp_suggest_offer(&sg, u->str, u->len, u->chars);
 	}
+	if (walk)
+		kp_symtab_suggest_walk(st, &sg);
 	char hint[KP_SUGGEST_MAX * 72 + 32];
 	kp_suggest_format(&sg, hint, sizeof(hint));
 	return kp_error_create(KP_ERR_NOT_FOUND, "unknown symbol '%s'%s", name, hint);
@@ -156,10 +158,13 @@ struct kp_error *kp_symtab_by_name(struct kp_symtab *st, const char *name,
 		return err;
 	if (kp_symtab_find(st, name, ret))
 		return NULL;
-	// Suggestions come from every name.
+	// Suggestions come from every name, walked where a lazy source would
+	// rather not be loaded.
+	if (st->lazy && st->lazy->record && st->lazy->lists)
+		return unknown_symbol(st, name, true);
 	if ((err = kp_symtab_complete(st)))
 		return err;
-	return unknown_symbol(st, name);
+	return unknown_symbol(st, name, false);
 }
 
 // An address lookup without loading the lazy source: its candidate merged

@@ -611,6 +611,20 @@ static void check_same_walk(struct kp_symtab *st, struct kp_symtab *ref)
 	}
 }
 
+// An unknown name fails the same way, suggestions included, in both.
+static void check_same_unknown(struct kp_symtab *st, struct kp_symtab *ref, const char *name)
+{
+	struct kp_symbol s;
+	struct kp_error *ea = kp_symtab_by_name(st, name, &s), *eb = kp_symtab_by_name(ref, name, &s);
+	CHECK(ea && eb);
+	if (ea && eb && strcmp(ea->message, eb->message))
+		FAILF("'%s': by the index \"%s\", whole table \"%s\"", name, ea->message, eb->message);
+	else if (ea && !strstr(ea->message, "unknown symbol"))
+		FAILF("'%s': %s", name, ea->message);
+	kp_error_destroy(ea);
+	kp_error_destroy(eb);
+}
+
 // A second source as VMCOREINFO and System.map add them: duplicates of
 // kallsyms symbols ('?' and real types), a new name, a global twin of a
 // local kallsyms name elsewhere, and _end.
@@ -698,6 +712,13 @@ TEST(memory_name_index_matches_whole_table)
 			check_same_aliases(st, ref, g.syms[40].address + 8);
 			check_same_aliases(st, ref, g.syms[g.n - 1].address + 0x100);
 			CHECK(!kp_symtab_loaded(st));
+			// An unknown name's suggestions, from every name walked
+			// (each once, the walk's names kept past their step).
+			char typo[64];
+			snprintf(typo, sizeof(typo), "%.20sx", g.syms[300].name);
+			check_same_unknown(st, ref, typo);
+			check_same_unknown(st, ref, "only_in_vmcoreinf");
+			check_same_unknown(st, ref, "zzzzzzzzzzzz");
 			// The count too, less the second source's duplicates,
 			// and every symbol in order.
 			CHECK_U64(kp_symtab_count(st), kp_symtab_count(ref));
