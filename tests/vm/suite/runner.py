@@ -21,7 +21,7 @@ from .dumps import derive, makedumpfile_compressors
 from .errors import error_jobs
 from .guest import GuestRun
 from .kdump import KdumpRun
-from .memory import memory_note
+from .memory import memory_check, memory_note
 from .results import Results
 from .rootkit import RootkitRun
 from .python import python_jobs
@@ -132,6 +132,8 @@ def main():
                     jobs = []
                 finish(jobs, results)
                 all_jobs_done += len(jobs)
+                if r.files:
+                    results.report(*memory_check(r))
                 note = memory_note(r) if r.files else None
                 if note:
                     notes.append(note)
