@@ -99,10 +99,6 @@ bool kp_symtab_entry_addressable(const struct kp_symtab *st, const struct entry 
 // finalize's size of a symbol, over the table and the lazy source
 // (symtab_lookup.c).
 uint64_t kp_symtab_merged_size(struct kp_symtab *st, const struct kp_symbol *sym);
-struct kp_suggest;
-// Offers every symbol's name to sg (each once) by walking the table,
-// without loading its lazy source (symtab_iter.c).
-void kp_symtab_suggest_walk(struct kp_symtab *st, struct kp_suggest *sg);
 // Loads the lazy source, if any, and finalizes: every symbol in the table,
 // sorted and indexed (symtab_lazy.c).
 struct kp_error *kp_symtab_complete(struct kp_symtab *st);

@@ -4,7 +4,8 @@
 // merged with the table's own entries, ties to the source (it came first),
 // less the table's duplicates of its symbols (finalize's drop_duplicates),
 // sizes as the whole table would have them. A listing of a 7.2 kernel's
-// 200k symbols then needs no more memory than a lookup.
+// 200k symbols then needs no more memory than a lookup. Lookups by name
+// that miss walk it too, for "did you mean" suggestions.
 #include <string.h>
 
 #include "symbols/symtab_impl.h"
@@ -114,7 +115,7 @@ static void keep(struct kp_suggest *sg, struct kept *k, const char *transient)
 	}
 }
 
-void kp_symtab_suggest_walk(struct kp_symtab *st, struct kp_suggest *sg)
+static void suggest_walk(struct kp_symtab *st, struct kp_suggest *sg)
 {
 	if (!kp_ok(kp_symtab_finalize(st)))
 		return;
@@ -132,4 +133,37 @@ void kp_symtab_suggest_walk(struct kp_symtab *st, struct kp_suggest *sg)
 			keep(sg, &k, pos.name);
 	}
 	kp_error_destroy(err);
+}
+
+static struct kp_error *unknown_symbol(struct kp_symtab *st, const char *name, bool walk)
+{
+	struct kp_suggest sg;
+	kp_suggest_init(&sg, name, strlen(name), KP_SUGGEST_MAX);
+	for (size_t i = 0; !walk && i < st->nunames; i++) {
+		const struct uname *u = &st->unames[i];
+		if (u->best != NO_ENTRY)	// else a module name, not a symbol
+			kp_suggest_offer(&sg, u->str, u->len, u->chars);
+	}
+	if (walk)
+		suggest_walk(st, &sg);
+	char hint[KP_SUGGEST_MAX * 72 + 32];
+	kp_suggest_format(&sg, hint, sizeof(hint));
+	return kp_error_create(KP_ERR_NOT_FOUND, "unknown symbol '%s'%s", name, hint);
+}
+
+struct kp_error *kp_symtab_by_name(struct kp_symtab *st, const char *name,
+				   struct kp_symbol *ret)
+{
+	struct kp_error *err = kp_symtab_finalize(st);
+	if (err)
+		return err;
+	if (kp_symtab_find(st, name, ret))
+		return NULL;
+	// Suggestions come from every name, walked where a lazy source would
+	// rather not be loaded.
+	if (st->lazy && st->lazy->record && st->lazy->lists)
+		return unknown_symbol(st, name, true);
+	if ((err = kp_symtab_complete(st)))
+		return err;
+	return unknown_symbol(st, name, false);
 }

@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Lookups in the merged symbol table: by name (the table's pick merged with
 // the lazy source's answer), by address (the records finalize built, sizes
-// like the kernel's %pS), the aliases at an address, the i-th symbol, and
-// "did you mean" suggestions for an unknown name.
+// like the kernel's %pS) and the aliases at an address. What needs every
+// name (the walk, the suggestions for an unknown one) is symtab_iter.c.
 #include <stdlib.h>
 #include <string.h>
 
 #include "symbols/symtab_impl.h"
 #include "util/error.h"
-#include "util/suggest.h"
 
 static void fill(const struct kp_symtab *st, uint32_t idx, struct kp_symbol *ret)
 {
@@ -20,21 +19,6 @@ static void fill(const struct kp_symtab *st, uint32_t idx, struct kp_symbol *ret
 	ret->module = e->module;
 }
 
-static struct kp_error *unknown_symbol(struct kp_symtab *st, const char *name, bool walk)
-{
-	struct kp_suggest sg;
-	kp_suggest_init(&sg, name, strlen(name), KP_SUGGEST_MAX);
-	for (size_t i = 0; !walk && i < st->nunames; i++) {
-		const struct uname *u = &st->unames[i];
-		if (u->best != NO_ENTRY)	// else a module name, not a symbol
-			kp_suggest_offer(&sg, u->str, u->len, u->chars);
-	}
-	if (walk)
-		kp_symtab_suggest_walk(st, &sg);
-	char hint[KP_SUGGEST_MAX * 72 + 32];
-	kp_suggest_format(&sg, hint, sizeof(hint));
-	return kp_error_create(KP_ERR_NOT_FOUND, "unknown symbol '%s'%s", name, hint);
-}
 
 
 // The table's own pick for name (the lazy source aside).
@@ -150,22 +134,6 @@ bool kp_symtab_find(struct kp_symtab *st, const char *name, struct kp_symbol *re
 	return true;
 }
 
-struct kp_error *kp_symtab_by_name(struct kp_symtab *st, const char *name,
-				   struct kp_symbol *ret)
-{
-	struct kp_error *err = kp_symtab_finalize(st);
-	if (err)
-		return err;
-	if (kp_symtab_find(st, name, ret))
-		return NULL;
-	// Suggestions come from every name, walked where a lazy source would
-	// rather not be loaded.
-	if (st->lazy && st->lazy->record && st->lazy->lists)
-		return unknown_symbol(st, name, true);
-	if ((err = kp_symtab_complete(st)))
-		return err;
-	return unknown_symbol(st, name, false);
-}
 
 // An address lookup without loading the lazy source: its candidate merged
 // with the table's as finalize would merge them (the higher address; at

@@ -191,6 +191,41 @@ TEST(orc_registers_in_code_without_orc)
 	}
 }
 
+// A CPU caught in entry_SYSCALL_64 before the stack switch: the user frame
+// from %rcx and %rsp, then "entered from user mode"; at the label after
+// the switch (safe_stack) it is not that, and ORC decides.
+TEST(orc_syscall_entry_before_stack_switch)
+{
+	struct scene s;
+	scene_create(&s, 3, NULL, false);
+	const uint64_t entry = MKSTACK_ENTRY;	// mkstack's entry_SYSCALL_64
+	CHECK_OK(kp_symtab_add(s.st, "entry_SYSCALL_64_safe_stack", 27, entry + 0x2b, 'T', NULL));
+	struct kp_unwinder *u = NULL;
+	CHECK_OK(kp_x86_unwinder_create(NULL, &s.env, &u));
+	struct kp_unwind_frame f = { .pc = entry + 0x12, .sp = 0x7ffc12345678, .exact = true,
+				     .have_regs = true, .regs_full = true };
+	f.regs.nregs = 21;
+	f.regs.r[11] = 0x401000;		// rcx: the user's rip
+	f.regs.r[19] = 0x7ffc12345678;		// rsp: still the user's
+	f.regs.r[17] = 0x10;			// cs: the kernel's already
+	const char *end = NULL;
+	CHECK_OK(kp_x86_unwind_step(u, &f, &end));
+	CHECK(!end && f.user);
+	CHECK_U64(f.pc, 0x401000);
+	CHECK_U64(f.sp, 0x7ffc12345678);
+	CHECK_OK(kp_x86_unwind_step(u, &f, &end));
+	CHECK(end && !strcmp(end, KP_UNWIND_USER));
+	// Past the switch, ORC's answer, not the user's frame.
+	f = (struct kp_unwind_frame){ .pc = entry + 0x2b, .sp = MKSTACK_SP, .exact = true,
+				      .have_regs = true, .regs_full = true };
+	f.regs.r[11] = 0x401000;
+	end = NULL;
+	kp_error_destroy(kp_x86_unwind_step(u, &f, &end));
+	CHECK(f.pc != 0x401000 && !(f.user && f.sp == 0x7ffc12345678));
+	kp_x86_unwinder_destroy(u);
+	scene_destroy(&s);
+}
+
 TEST(orc_unreadable_stack)
 {
 	struct scene s;
@@ -231,6 +266,7 @@ int main(void)
 	RUN(orc_unknown_header_refused);
 	RUN(orc_hole_is_corrupt);
 	RUN(orc_registers_in_code_without_orc);
+	RUN(orc_syscall_entry_before_stack_switch);
 	RUN(orc_unreadable_stack);
 	RUN(orc_tables_inconsistent);
 	return TEST_SUMMARY();

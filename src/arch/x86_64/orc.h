@@ -32,7 +32,7 @@ struct table {
 
 // struct pt_regs members, in kp_regs order (orc.c's pt_regs_members).
 #define NPTREGS 21
-enum { PT_BP = 4, PT_R10 = 7, PT_AX = 10, PT_DX = 12, PT_DI = 14, PT_IP = 16, PT_CS = 17,
+enum { PT_BP = 4, PT_R10 = 7, PT_AX = 10, PT_CX = 11, PT_DX = 12, PT_DI = 14, PT_IP = 16, PT_CS = 17,
        PT_SP = 19, PT_R13 = 2 };
 
 struct kp_unwinder {

@@ -11,6 +11,7 @@
 
 #include "arch/x86_64/orc.h"
 #include "arch/x86_64/x86_64.h"
+#include "symbols/symtab.h"
 #include "util/error.h"
 
 static struct kp_error *read_u64(struct kp_unwinder *u, uint64_t addr, uint64_t *ret)
@@ -216,12 +217,40 @@ static struct kp_error *caller_fp(struct kp_unwinder *u, const struct kp_unwind_
 	}
 }
 
+// A CPU caught in entry_SYSCALL_64 before it switched to the kernel stack
+// (swapgs up to the movq of top_of_stack into %rsp, which
+// entry_SYSCALL_64_safe_stack follows, 5.10-7.2): its %rsp is still the
+// user's and %rcx the user's %rip (SYSCALL saved it there), where ORC only
+// says the stack ends (UNWIND_HINT_ENTRY). The user frame an entry from
+// user mode gives, made of those two.
+static bool syscall_before_switch(struct kp_unwinder *u, const struct kp_unwind_frame *f,
+				  struct kp_unwind_frame *ret)
+{
+	struct kp_symbol entry, safe;
+	if (!f->exact || !f->have_regs || !f->regs_full || f->regs_at ||
+	    !kp_symtab_find(u->env.st, "entry_SYSCALL_64", &entry) ||
+	    !kp_symtab_find(u->env.st, "entry_SYSCALL_64_safe_stack", &safe) ||
+	    f->pc < entry.address || f->pc >= safe.address || safe.address - entry.address > 0x100)
+		return false;
+	*ret = *f;
+	ret->pc = ret->regs.pc = ret->regs.r[PT_IP] = f->regs.r[PT_CX];
+	ret->sp = ret->regs.sp = f->regs.r[PT_SP];
+	ret->regs.r[PT_CS] = 0x33;	// __USER_CS
+	ret->user = true;
+	return true;
+}
+
 struct kp_error *kp_x86_unwind_step(struct kp_unwinder *u, struct kp_unwind_frame *f,
 				    const char **end_ret)
 {
 	*end_ret = NULL;
 	if (f->user) {
 		*end_ret = KP_UNWIND_USER;
+		return NULL;
+	}
+	struct kp_unwind_frame user;
+	if (syscall_before_switch(u, f, &user)) {
+		*f = user;
 		return NULL;
 	}
 	struct orc o;
