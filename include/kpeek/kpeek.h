@@ -943,8 +943,9 @@ KP_API void kp_user_destroy(struct kp_user *user);
 // The bytes of /proc/PID/cmdline and /proc/PID/environ of the task: the
 // arguments (or environment) each followed by a NUL, as the kernel's own
 // files give them (a process that rewrote its arguments, as setproctitle()
-// does, gives what the kernel would). Malloc'ed, NUL-terminated beyond
-// *len_ret.
+// does, gives what the kernel would); those of a task that exited (its
+// memory released) are empty, as the kernel's files read, and a kernel
+// thread's are an error. Malloc'ed, NUL-terminated beyond *len_ret.
 KP_API struct kp_error *kp_task_cmdline(struct kp_kernel *kernel, uint64_t task, char **ret,
 					size_t *len_ret);
 KP_API struct kp_error *kp_task_environ(struct kp_kernel *kernel, uint64_t task, char **ret,

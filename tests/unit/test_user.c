@@ -162,13 +162,23 @@ TEST(tasks_without_user_memory)
 		  "task 0 (task_struct 0xffffffff9f001200) is a kernel thread: it has no user memory");
 	CHECK_ERR(kp_user_create(k, TASK(3), &u), KP_ERR_INVALID, "task 3 (task_struct");
 	CHECK_ERR(kp_user_create(k, TASK(3), &u), KP_ERR_INVALID, "is a kernel thread");
-	CHECK_ERR(kp_user_create(k, TASK(2), &u), KP_ERR_INVALID, "task 2 (task_struct");
-	CHECK_ERR(kp_user_create(k, TASK(2), &u), KP_ERR_INVALID, "has no user memory (it exited)");
+	CHECK_ERR(kp_user_create(k, TASK(2), &u), KP_ERR_NOT_FOUND, "task 2 (task_struct");
+	CHECK_ERR(kp_user_create(k, TASK(2), &u), KP_ERR_NOT_FOUND, "has no user memory (it exited)");
 	char *s = NULL;
 	size_t n;
 	CHECK_ERR(kp_task_cmdline(k, SK_INIT_TASK, &s, &n), KP_ERR_INVALID, "is a kernel thread");
 	CHECK_ERR(kp_task_environ(k, TASK(3), &s, &n), KP_ERR_INVALID, "is a kernel thread");
 	CHECK(u == NULL && s == NULL);
+	// An exited task's arguments and environment are empty, as its
+	// /proc/PID/cmdline and environ read: no error.
+	n = 1;
+	CHECK_OK(kp_task_cmdline(k, TASK(2), &s, &n));
+	CHECK(s && n == 0 && !s[0]);
+	free(s);
+	n = 1;
+	CHECK_OK(kp_task_environ(k, TASK(2), &s, &n));
+	CHECK(s && n == 0 && !s[0]);
+	free(s);
 	kp_kernel_destroy(k);
 	if (!(k = procs(pgd_unmapped, NULL)))
 		return;

@@ -66,11 +66,26 @@ static struct kp_error *copy(struct kp_kernel *k, uint64_t task, uint64_t start,
 	return NULL;
 }
 
+// A task that exited (its mm released, exit_mm()) has empty arguments and
+// environment, as its /proc/PID/cmdline and environ read (get_task_mm()
+// NULL: 0 bytes): a live ps that lists a process as it exits, or a zombie
+// in a dump, is no error. A kernel thread stays one (nothing to read).
+static struct kp_error *exited_area(struct kp_kernel *k, uint64_t task, struct area *ret)
+{
+	struct kp_error *err = area(k, task, ret);
+	if (err && err->code == KP_ERR_NOT_FOUND) {
+		kp_error_destroy(err);
+		*ret = (struct area){ 0, 0, 0, 0 };
+		return NULL;
+	}
+	return err;
+}
+
 struct kp_error *kp_task_cmdline(struct kp_kernel *k, uint64_t task, char **ret, size_t *len_ret)
 {
 	struct area a;
 	char *buf;
-	struct kp_error *err = area(k, task, &a);
+	struct kp_error *err = exited_area(k, task, &a);
 	if (err)
 		return err;
 	if (a.arg_start >= a.arg_end) {
@@ -107,12 +122,16 @@ struct kp_error *kp_task_environ(struct kp_kernel *k, uint64_t task, char **ret,
 {
 	struct area a;
 	char *buf;
-	struct kp_error *err = area(k, task, &a);
+	struct kp_error *err = exited_area(k, task, &a);
 	if (err)
 		return err;
 	uint64_t size = a.env_end > a.env_start ? a.env_end - a.env_start : 0;
-	if ((err = copy(k, task, a.env_start, size, "environment", &buf)))
+	if (!size) {
+		if (!(buf = calloc(1, 1)))
+			return &kp_enomem;
+	} else if ((err = copy(k, task, a.env_start, size, "environment", &buf))) {
 		return err;
+	}
 	*ret = buf;
 	*len_ret = size;
 	return NULL;

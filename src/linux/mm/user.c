@@ -52,8 +52,11 @@ struct kp_error *kp_lx_task_mm(struct kp_kernel *k, uint64_t task, uint64_t *ret
 	if (!mm) {
 		kp_ok(kp_read_u32(k, task + kp_layout_off(l, T_PID), &pid));
 		kp_ok(kp_read_u32(k, task + kp_layout_off(l, T_FLAGS), &flags));
-		return kp_error_create(KP_ERR_INVALID, "task %d (task_struct 0x%" PRIx64 ") %s", (int32_t)pid,
-				       task, flags & PF_KTHREAD ? "is a kernel thread: it has no user memory" :
+		// NOT_FOUND for a task whose memory is gone (exit_mm()): what
+		// was in it, its arguments, is nothing now, as /proc says.
+		return kp_error_create(flags & PF_KTHREAD ? KP_ERR_INVALID : KP_ERR_NOT_FOUND,
+				       "task %d (task_struct 0x%" PRIx64 ") %s", (int32_t)pid, task,
+				       flags & PF_KTHREAD ? "is a kernel thread: it has no user memory" :
 				       "has no user memory (it exited)");
 	}
 	*ret = mm;
