@@ -232,9 +232,20 @@ static void stopped_cpus(struct kp_kernel *k, struct kp_panic *p)
 	}
 }
 
-// The task of pid, by walking the task list (for from_log).
-static void task_by_pid(struct kp_kernel *k, int pid, struct kp_panic *p)
+// The task of pid on cpu (for from_log): the CPU's current task if it has
+// that pid (the idle task, pid 0 on every CPU, of a panic in an interrupt
+// taken while idle), else the one the task list has.
+static void task_by_pid(struct kp_kernel *k, int cpu, int pid, struct kp_panic *p)
 {
+	struct kp_panic cur = { .task = 0 };
+	if (kp_lx_cpu_curr(k, (uint64_t)cpu, &cur.task) && cur.task) {
+		current_task(k, &cur);
+		if (cur.has_task && cur.pid == pid) {
+			p->task = cur.task;
+			p->has_task = true;
+			return;
+		}
+	}
 	struct kp_task_iter *it;
 	if (pid <= 0 || !kp_ok(kp_task_iter_create(k, KP_TASKS_THREADS, &it)))
 		return;
@@ -309,7 +320,7 @@ struct kp_error *kp_panic_get(struct kp_kernel *k, struct kp_panic *ret)
 		p.cpu = lc.cpu;
 		p.pid = lc.pid;
 		memcpy(p.comm, lc.comm, sizeof(p.comm));
-		task_by_pid(k, lc.pid, &p);
+		task_by_pid(k, lc.cpu, lc.pid, &p);
 		if (!have_mask)
 			snprintf(p.taint, sizeof(p.taint), "%s", lc.taint);
 	}
