@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -131,11 +132,20 @@ def boot(make, marker, timeout):
         g.stop()
 
 
+def drain(sock):
+    """Reads a socket until it closes (a daemon thread's body)."""
+    try:
+        while sock.recv(65536):
+            pass
+    except OSError:
+        pass
+
+
 class Guest:
     """One QEMU guest. name is used for the files in build/vm/."""
 
     def __init__(self, name, cpu, initrd, vmlinuz, late_fwcfg=False, memory=512, extra=(),
-                 arch="amd64", share=None, append=""):
+                 arch="amd64", share=None, append="", console_input=False):
         self.name = name
         self.extra = list(extra)  # more QEMU arguments (devices)
         self.arch = ARCHES[arch]
@@ -146,12 +156,16 @@ class Guest:
         self.memory = memory
         self.share = share  # a host directory shared as virtio-9p "kpsnap"
         self.append = append  # more kernel command line
+        # The console UART also takes input (a break, a sysrq key: panic's
+        # "panic-break"): a socket whose output QEMU also logs to self.log.
+        self.console_input = console_input
         self.log = os.path.join(BUILD, name + ".serial.log")
         self.out_img = os.path.join(BUILD, name + ".out.img")
         # Unix socket paths have a 108-byte limit: a deep checkout must not matter.
         self.sockdir = tempfile.mkdtemp(prefix="kpeek-vm-")
         self.mon_path = os.path.join(self.sockdir, "mon")
         self.cmd_path = os.path.join(self.sockdir, "cmd")
+        self.con_path = os.path.join(self.sockdir, "con")
         self.proc = None
         self.mon = None
         self.cmdsock = None
@@ -177,8 +191,14 @@ class Guest:
             # PCI devices spelt out: "if=virtio" and -virtfs mean MMIO ones on arm64.
             "-drive", "file=%s,format=raw,if=none,id=kpout" % self.out_img,
             "-device", "virtio-blk-pci,drive=kpout",
-            "-serial", "file:" + self.log,
             "-monitor", "unix:%s,server=on,wait=off" % self.mon_path]
+        if self.console_input:
+            # Unconnected, the socket drops what the UART writes; the log
+            # has all of it.
+            argv += ["-chardev", "socket,id=kpcon,path=%s,server=on,wait=off,logfile=%s" % (
+                self.con_path, self.log), "-serial", "chardev:kpcon"]
+        else:
+            argv += ["-serial", "file:" + self.log]
         if a["cmd"] == "ttyS1":
             argv += ["-serial", "unix:%s,server=on,wait=off" % self.cmd_path]
         else:
@@ -323,6 +343,20 @@ class Guest:
             if not self.command(command):
                 raise RigError("panic-key: %s" % self.dead)
             self.hmp("sendkey alt-sysrq-c")
+        elif command == "panic-break":
+            # A break on the console UART, then "c" within its 5 s: the
+            # UART's interrupt handler runs sysrq c (uart_handle_break(),
+            # CONFIG_MAGIC_SYSRQ_SERIAL). Connected, the socket gets the
+            # console's output too: drained, or the UART would stall.
+            if not self.console_input:
+                raise RigError("panic-break: the console takes no input")
+            if not self.command("panic-key"):
+                raise RigError("panic-break: %s" % self.dead)
+            con = self._connect(self.con_path)
+            threading.Thread(target=drain, args=(con,), daemon=True).start()
+            self.hmp("chardev-send-break kpcon")
+            time.sleep(0.5)
+            con.sendall(b"c")
         else:
             self._send(command)  # no answer: the guest crashes
         if not self.wait_for("end Kernel panic", timeout):

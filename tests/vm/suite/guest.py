@@ -86,7 +86,8 @@ class GuestRun:
         try:
             g, ok, why = rig.boot(lambda: rig.Guest(
                 self.name, self.cpu, os.path.join(self.initrd_dir, "initrd.gz"), self.kernel.vmlinuz,
-                late_fwcfg=True, arch=self.arch, share=self.share if self.snapshot else None),
+                late_fwcfg=True, arch=self.arch, share=self.share if self.snapshot else None,
+                console_input=self.full and self.arch == "arm64"),
                 "==KP-BOOTED==", READY_TIMEOUT)
             self.guest = g
             if why:
@@ -113,12 +114,13 @@ class GuestRun:
                 timed("%s kpeek snapshot inside the guest" % self.name, t1)
             t1 = time.monotonic()
             if self.full:
-                # The full guest ends in a kernel panic, dumped: sysrq c from
-                # the keyboard on x86-64, a panic on the IRQ stack (the
-                # kdump guests crash in process context); arm64's virt
-                # machine has no keyboard: /proc/sysrq-trigger.
+                # The full guest ends in a kernel panic in hard-IRQ context,
+                # dumped: sysrq c from the keyboard on x86-64, from a break
+                # and "c" on the console UART on arm64 (whose virt machine
+                # has no keyboard); the kdump guests crash in process
+                # context.
                 path = os.path.join(rig.BUILD, "%s.panic.core" % self.name)
-                self.files, console = g.panic(path, command="panic-key" if self.arch == "amd64" else "panic")
+                self.files, console = g.panic(path, command="panic-key" if self.arch == "amd64" else "panic-break")
                 self.panic = (path, console)
             else:
                 self.files = g.quit()

@@ -162,7 +162,7 @@ def guest_jobs(r, kpeek, pool, compressors):
                          ck_panic(r.panic[1], r.kernel.release), None, None))
             jobs.append(("%s:bt-panic" % r.prefix("panic"),
                          pool.submit(rig.run_kpeek, kpeek, ["-c", r.panic[0], "bt", "--json"]),
-                         ck_panic_bt(r.panic[1]), None, None))
+                         ck_panic_bt(r.panic[1], r.arch), None, None))
             jobs.append(("%s:bt-cpus" % r.prefix("panic"),
                          pool.submit(rig.run_kpeek, kpeek, ["-c", r.panic[0], "bt", "-a", "--json"]),
                          ck_bt_cpus, None, None))
