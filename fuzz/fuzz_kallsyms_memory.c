@@ -49,6 +49,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				kp_symtab_find(lazy, "_text", &sym);
 				kp_symtab_find(lazy, "_end", &sym);
 				fuzz_drop(kp_symtab_by_address(lazy, 0xffffffff81000100ULL, &sym));
+				// Its lookups without loading: aliases, the count,
+				// a walk, an unknown name's suggestions.
+				kp_symtab_alias(lazy, 0xffffffff81000100ULL, 0, &sym);
+				kp_symtab_count(lazy);
+				struct kp_symtab_pos pos = { 0 };
+				for (size_t i = 0; i < 16 && !kp_symtab_next(lazy, &pos, &sym); i++)
+					;
+				fuzz_drop(kp_symtab_by_name(lazy, "no_such_symbol", &sym));
 			}
 			kp_symtab_destroy(lazy);
 		}
@@ -57,7 +65,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct kp_symbol sym;
 		fuzz_drop(kp_symtab_by_name(st, "_text", &sym));
 		fuzz_drop(kp_symtab_by_address(st, 0xffffffff81000100ULL, &sym));
-		for (size_t i = 0; i < 16 && kp_symtab_at(st, i, &sym); i++)
+		struct kp_symtab_pos pos = { 0 };
+		for (size_t i = 0; i < 16 && !kp_symtab_next(st, &pos, &sym); i++)
 			;
 	}
 	kp_error_destroy(err);
