@@ -46,6 +46,9 @@ struct token_hash {
 struct index {
 	struct kp_kallsyms_reader r;
 	uint32_t *record;	// offset in kallsyms_names of record i
+	// Address of symbol i, read once: a binary search over the tables
+	// themselves is a read per probe, each a pread of /proc/kcore live.
+	uint64_t *addrs;
 	uint8_t *types;		// type letter of symbol i, | MAPPING for a mapping symbol
 	uint32_t *slots;	// 0 = empty
 	uint32_t cap, mask;
@@ -80,6 +83,7 @@ static void index_destroy(void *ctx)
 	struct index *x = ctx;
 	kp_kallsyms_reader_close(&x->r);
 	kp_bulk_free(x->record, (size_t)x->r.n * sizeof(*x->record));
+	kp_bulk_free(x->addrs, (size_t)x->r.n * sizeof(*x->addrs));
 	kp_bulk_free(x->types, x->r.n);
 	kp_bulk_free(x->slots, (size_t)x->cap * sizeof(*x->slots));
 	free(x);
@@ -87,9 +91,10 @@ static void index_destroy(void *ctx)
 
 static bool address_of(struct index *x, uint32_t i, uint64_t *ret)
 {
-	struct kp_error *err = kp_kallsyms_reader_addresses(&x->r, i, 1, ret);
-	kp_error_destroy(err);
-	return !err;
+	if (i >= x->r.n)
+		return false;
+	*ret = x->addrs[i];
+	return true;
 }
 
 static int find(void *ctx, const char *name, struct kp_symbol *ret)
@@ -325,12 +330,16 @@ static const struct kp_symtab_lazy_ops index_ops = {
 	.destroy = index_destroy,
 };
 
-// Whether the addresses never decrease.
-static struct kp_error *sorted(struct kp_kallsyms_reader *r, bool *ret)
+// Reads every address into x->addrs; whether they never decrease.
+static struct kp_error *sorted(struct index *x, bool *ret)
 {
-	uint64_t a[ADDR_CHUNK], last = 0;
+	struct kp_kallsyms_reader *r = &x->r;
+	if (!(x->addrs = kp_bulk_alloc((size_t)r->n * sizeof(*x->addrs))))
+		return &kp_enomem;
+	uint64_t last = 0;
 	for (uint32_t i = 0; i < r->n; i += ADDR_CHUNK) {
 		uint32_t k = r->n - i < ADDR_CHUNK ? r->n - i : ADDR_CHUNK;
+		uint64_t *a = x->addrs + i;
 		struct kp_error *err = kp_kallsyms_reader_addresses(r, i, k, a);
 		if (err)
 			return err;
@@ -464,7 +473,7 @@ struct kp_error *kp_kallsyms_attach(struct kp_memory *mem, const struct kp_kalls
 		return err;
 	}
 	bool in_order, clustered = false;
-	if (!(err = sorted(&x->r, &in_order)) && in_order) {
+	if (!(err = sorted(x, &in_order)) && in_order) {
 		size_t size = (size_t)x->r.n * sizeof(uint32_t);
 		uint32_t *hashes = kp_bulk_alloc(size);
 		err = hashes ? build(x, hashes, &clustered) : &kp_enomem;
