@@ -89,12 +89,19 @@ static void index_destroy(void *ctx)
 	free(x);
 }
 
-static bool address_of(struct index *x, uint32_t i, uint64_t *ret)
+// The first symbol whose address is above address (or_at: at or above);
+// x->r.n if none.
+static uint32_t first_above(const struct index *x, uint64_t address, bool or_at)
 {
-	if (i >= x->r.n)
-		return false;
-	*ret = x->addrs[i];
-	return true;
+	uint32_t lo = 0, hi = x->r.n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (x->addrs[mid] < address || (!or_at && x->addrs[mid] == address))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 static int find(void *ctx, const char *name, struct kp_symbol *ret)
@@ -116,14 +123,14 @@ static int find(void *ctx, const char *name, struct kp_symbol *ret)
 		if (++hits > MAX_CHAIN_HITS)
 			return -1;
 		uint32_t i = (s & INDEX_MASK) - 1;
-		uint64_t pos = x->record[i], addr;
+		uint64_t pos = x->record[i], addr = x->addrs[i];
 		size_t got;
 		struct kp_error *err = kp_kallsyms_reader_record(&x->r, i, &pos, buf, &got);
 		if (err) {
 			kp_error_destroy(err);
 			continue;
 		}
-		if (got != len + 1 || memcmp(buf + 1, name, len) || !address_of(x, i, &addr))
+		if (got != len + 1 || memcmp(buf + 1, name, len))
 			continue;
 		// Global over local, then the lowest address; the chain holds
 		// a name's symbols in index (= address) order.
@@ -146,22 +153,9 @@ static int find(void *ctx, const char *name, struct kp_symbol *ret)
 static uint64_t next_address(void *ctx, uint64_t address)
 {
 	struct index *x = ctx;
-	// The first symbol above address.
-	uint32_t lo = 0, hi = x->r.n;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		uint64_t a;
-		if (!address_of(x, mid, &a))
-			return 0;
-		if (a <= address)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (uint64_t a; lo < x->r.n && address_of(x, lo, &a); lo++) {
-		if (addressable(x, lo, a))
-			return a;
-	}
+	for (uint32_t i = first_above(x, address, false); i < x->r.n; i++)
+		if (addressable(x, i, x->addrs[i]))
+			return x->addrs[i];
 	return 0;
 }
 
@@ -198,28 +192,15 @@ static int at_or_below(void *ctx, uint64_t address, struct kp_symbol *ret)
 {
 	struct index *x = ctx;
 	// The first symbol above address; then back to an addressable one.
-	uint32_t lo = 0, hi = x->r.n;
-	uint64_t a;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (!address_of(x, mid, &a))
-			return -1;
-		if (a <= address)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	uint32_t i = lo;
-	while (i > 0 && address_of(x, i - 1, &a) && !addressable(x, i - 1, a))
+	uint32_t i = first_above(x, address, false);
+	while (i > 0 && !addressable(x, i - 1, x->addrs[i - 1]))
 		i--;
 	if (i == 0)
 		return 0;
-	uint64_t at;
-	if (!address_of(x, i - 1, &at))
-		return -1;
+	uint64_t at = x->addrs[i - 1];
 	// The aliases at that address, in source order: i - 1 back to first.
 	uint32_t first = i - 1;
-	while (first > 0 && i - first < MAX_ALIASES && address_of(x, first - 1, &a) && a == at)
+	while (first > 0 && i - first < MAX_ALIASES && x->addrs[first - 1] == at)
 		first--;
 	int found = 0;
 	for (uint32_t j = first; j < i; j++) {
@@ -240,36 +221,16 @@ static int at_or_below(void *ctx, uint64_t address, struct kp_symbol *ret)
 	return found;
 }
 
-// The first index whose address is at or above address; -1 unreadable.
-static int64_t first_at_or_above(struct index *x, uint64_t address)
-{
-	uint32_t lo = 0, hi = x->r.n;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		uint64_t a;
-		if (!address_of(x, mid, &a))
-			return -1;
-		if (a < address)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 static int alias(void *ctx, uint64_t address, size_t i, size_t *n, struct kp_symbol *ret)
 {
 	struct index *x = ctx;
-	int64_t first = first_at_or_above(x, address);
-	if (first < 0)
-		return -1;
+	uint32_t first = first_above(x, address, true);
 	size_t seen = 0;
-	uint64_t a;
-	for (uint32_t j = (uint32_t)first; j < x->r.n && address_of(x, j, &a) && a == address; j++) {
+	for (uint32_t j = first; j < x->r.n && x->addrs[j] == address; j++) {
 		if (j - first >= MAX_ALIASES)
 			return -1;
-		if (addressable(x, j, a) && seen++ == i)
-			return give(x, j, a, ret);
+		if (addressable(x, j, address) && seen++ == i)
+			return give(x, j, address, ret);
 	}
 	*n = seen;
 	return 0;
@@ -278,12 +239,9 @@ static int alias(void *ctx, uint64_t address, size_t i, size_t *n, struct kp_sym
 static int lists(void *ctx, const char *name, uint64_t address)
 {
 	struct index *x = ctx;
-	int64_t first = first_at_or_above(x, address);
-	if (first < 0)
-		return -1;
+	uint32_t first = first_above(x, address, true);
 	size_t len = strlen(name);
-	uint64_t a;
-	for (uint32_t j = (uint32_t)first; j < x->r.n && address_of(x, j, &a) && a == address; j++) {
+	for (uint32_t j = first; j < x->r.n && x->addrs[j] == address; j++) {
 		size_t got;
 		char buf[KP_KALLSYMS_MAX_NAME + 2];
 		if (j - first >= MAX_ALIASES || !decode(x, j, buf, &got))
@@ -299,10 +257,7 @@ _Static_assert(KP_KALLSYMS_MAX_NAME <= KP_SYMTAB_MAX_NAME, "a record's name fits
 static int record(void *ctx, size_t i, struct kp_symbol *ret)
 {
 	struct index *x = ctx;
-	uint64_t a;
-	if (i >= x->r.n)
-		return 0;
-	return address_of(x, (uint32_t)i, &a) ? give(x, (uint32_t)i, a, ret) : -1;
+	return i < x->r.n ? give(x, (uint32_t)i, x->addrs[i], ret) : 0;
 }
 
 static void count_types(void *ctx, size_t count[256])

@@ -12,6 +12,12 @@
 #include "util/error.h"
 #include "util/suggest.h"
 
+// Whether the lazy source can be walked in place (else it is loaded).
+static bool walkable(const struct kp_symtab *st)
+{
+	return st->lazy && st->lazy->record && st->lazy->lists;
+}
+
 // The next own entry at or after pos->own that loading would keep; false
 // when the lazy source cannot say.
 static bool next_own(struct kp_symtab *st, struct kp_symtab_pos *pos, bool *ret)
@@ -67,7 +73,7 @@ struct kp_error *kp_symtab_next(struct kp_symtab *st, struct kp_symtab_pos *pos,
 	struct kp_error *err = kp_symtab_finalize(st);
 	if (err)
 		return err;
-	if (st->lazy && st->lazy->record && st->lazy->lists)
+	if (walkable(st))
 		return next_merged(st, pos, true, ret);
 	// Loaded whole: its own entries (a lazy source without the means to
 	// be walked is loaded first; a position in it carries over, since its
@@ -139,13 +145,15 @@ static struct kp_error *unknown_symbol(struct kp_symtab *st, const char *name, b
 {
 	struct kp_suggest sg;
 	kp_suggest_init(&sg, name, strlen(name), KP_SUGGEST_MAX);
-	for (size_t i = 0; !walk && i < st->nunames; i++) {
-		const struct uname *u = &st->unames[i];
-		if (u->best != NO_ENTRY)	// else a module name, not a symbol
-			kp_suggest_offer(&sg, u->str, u->len, u->chars);
-	}
-	if (walk)
+	if (walk) {
 		suggest_walk(st, &sg);
+	} else {
+		for (size_t i = 0; i < st->nunames; i++) {
+			const struct uname *u = &st->unames[i];
+			if (u->best != NO_ENTRY)	// else a module name, not a symbol
+				kp_suggest_offer(&sg, u->str, u->len, u->chars);
+		}
+	}
 	char hint[KP_SUGGEST_MAX * 72 + 32];
 	kp_suggest_format(&sg, hint, sizeof(hint));
 	return kp_error_create(KP_ERR_NOT_FOUND, "unknown symbol '%s'%s", name, hint);
@@ -161,7 +169,7 @@ struct kp_error *kp_symtab_by_name(struct kp_symtab *st, const char *name,
 		return NULL;
 	// Suggestions come from every name, walked where a lazy source would
 	// rather not be loaded.
-	if (st->lazy && st->lazy->record && st->lazy->lists)
+	if (walkable(st))
 		return unknown_symbol(st, name, true);
 	if ((err = kp_symtab_complete(st)))
 		return err;
