@@ -304,7 +304,11 @@ def quiet(ck, exits=(0,)):
     one of exits (ck decides which of them is right)."""
     def wrapped(res, c):
         why, _ = live_end(res if res[0] not in exits else (0,) + tuple(res[1:]), None)
-        return (False, why) if why else ck(res, c)
+        if not why:
+            return ck(res, c)
+        # Say what the output held too: an exit of 1 from check is a finding.
+        ok, more = ck(res, c) if res[0] != 124 else (True, "")
+        return False, why if ok or not more else "%s\n%s" % (why, more)
     return wrapped
 
 
