@@ -1344,9 +1344,9 @@ KP_API const char *const *kp_check_names(void);
 KP_API const char *kp_check_description(const char *name);
 // Runs one check. Unknown names fail (KP_ERR_NOT_FOUND); a check that
 // cannot decide on this kernel is not an error: its status says so. On a
-// live kernel a check that finds something runs again a moment later: a
-// finding is kept only if the second run sees it too, else it becomes a
-// KP_FINDING_LIVE_RACE.
+// live kernel a check that finds something runs again, up to three times
+// over two seconds: a finding is kept only if every run sees it, else it
+// becomes a KP_FINDING_LIVE_RACE.
 KP_API struct kp_error *kp_check_run(struct kp_kernel *kernel, const char *name, unsigned flags,
 				     struct kp_check **ret);
 KP_API const char *kp_check_name(const struct kp_check *check);
