@@ -17,6 +17,7 @@ from .panic import ck_panic
 
 
 ROOTKIT_LINE_RE = re.compile(r"kp_rootkit: (\w+) (.*?) ?([0-9a-f]{16})?$")
+SOFTIRQ_PANIC_RE = re.compile(r"Kernel panic - not syncing: kp_crash: .* in softirq")
 
 
 class RootkitRun:
@@ -66,12 +67,15 @@ class RootkitRun:
                 if self.check("dump-" + source, err is None, err or ""):
                     self.dumps[source] = path
             g.hmp("cont")
-            # Then kp_crash.ko panics three functions deep in its init:
+            # Then kp_crash.ko panics three functions deep in a timer
+            # callback (softirq, on the IRQ stack) that interrupted its init:
             # kpeek panic and bt on that dump must match the console, module
-            # frames and all.
+            # frames and all, across the interrupt into the task's stack.
             path = os.path.join(rig.BUILD, "%s.panic.core" % self.name)
-            self.files, self.console = g.panic(path, command="crash")
+            self.files, self.console = g.panic(path, command="crash-softirq")
             self.dumps["panic"] = path
+            self.check("panic-softirq", bool(SOFTIRQ_PANIC_RE.search(self.console)) and "<IRQ>" in self.console,
+                       "the console shows no panic in softirq on the IRQ stack:\n%s" % self.console[-3000:])
         except (OSError, rig.RigError) as e:
             self.check("files", False, "%s (guest: %s)" % (e, g.dead))
             return
