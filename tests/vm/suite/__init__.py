@@ -4,7 +4,8 @@
 #
 # A check's name is KERNEL:GUEST:SOURCE:CHECK. Kernels: tests/vm/kernels.conf.
 # Guests: l5 (-cpu max: 5-level paging) and l4 (la57=off) on x86-64, a52 and
-# a48 on arm64 (guest.py), and the guests of their own "rootkit" (rootkit.py)
+# a48 (n48: without pointer authentication) on arm64 (guest.py), and the
+# guests of their own "rootkit" (rootkit.py)
 # and "kdump" (kdump.py). Sources (sources.py runs the command list on each):
 #   live          kpeek inside the guest, on /proc/kcore
 #   elf-novmci    dump-guest-memory before qemu_fw_cfg is loaded: no VMCOREINFO

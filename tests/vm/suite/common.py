@@ -20,9 +20,11 @@ CHECKS = ["syscalls", "modules", "tasks", "creds", "ftrace", "kprobes", "tracepo
 # Guests: QEMU CPU model and the paging levels the kernel must use. x86-64:
 # l5 with LA57, l4 without. arm64 (4 KiB pages): a52 with LPA2 (52-bit VA,
 # 5 levels, on kernels configured for it), a48 without (48-bit, 4 levels);
-# pauth-impdef makes pointer authentication cheap under TCG.
+# pauth-impdef makes pointer authentication cheap under TCG; n48 is a48 on
+# a CPU without pointer authentication (no return address is signed).
 PAGING = {"l5": ("max", 5), "l4": ("max,la57=off", 4),
-          "a52": ("max,pauth-impdef=on", 5), "a48": ("max,pauth-impdef=on,lpa2=off", 4)}
+          "a52": ("max,pauth-impdef=on", 5), "a48": ("max,pauth-impdef=on,lpa2=off", 4),
+          "n48": ("max,pauth=off,lpa2=off", 4)}
 
 timings = []
 # The processes tests/vm/init's kp() runs for each live kpeek: kp_rusage,

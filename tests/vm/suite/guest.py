@@ -203,6 +203,11 @@ class GuestRun:
                 va_bits = 64 - num(keys[2])
                 self.check("vmcoreinfo-va-bits", va_bits == {5: 52, 4: 48}[self.levels],
                            "64 - TCR_EL1_T1SZ = %d, %d levels expected" % (va_bits, self.levels))
+                # The kernel says KERNELPACMASK only when it signs return
+                # addresses (system_supports_address_auth()).
+                pauth = "pauth=off" not in self.cpu
+                self.check("vmcoreinfo-pac", ("NUMBER(KERNELPACMASK)" in vi) == pauth,
+                           "NUMBER(KERNELPACMASK) %s, CPU %s" % (vi.get("NUMBER(KERNELPACMASK)", "absent"), self.cpu))
                 # __phys_to_virt(): (pa - PHYS_OFFSET) | PAGE_OFFSET, PAGE_OFFSET
                 # -(1 << VA_BITS) as configured; a 52-bit kernel on a 48-bit
                 # CPU moves PHYS_OFFSET instead (arm64_memblock_init()).
