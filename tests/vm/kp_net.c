@@ -2,6 +2,9 @@
 // kp_proc's net role (kp_proc.h): TCP listeners and an established pair,
 // UDP sockets bound and connected, raw ICMP and ICMPv6 sockets and unix
 // sockets of every type, each at the fd the suite expects, then it sleeps.
+// Before, it opens and closes FREED UDP sockets and writes their addresses
+// (/proc/net/udp's, matched by inode) to WORK/net.freed: slab objects the
+// suite's whatis must call free.
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -114,6 +117,72 @@ static int unix_sock(int type, const char *path, bool abstract, int want)
 	return want;
 }
 
+#define FREED 6
+
+// The socket address /proc/net/udp gives for inode ino (0: none). Under
+// kernel.kptr_restrict=1 its %pK is the real address to root.
+static unsigned long long udp_address(unsigned long ino)
+{
+	char line[512];
+	unsigned long long sk = 0;
+	FILE *f = fopen("/proc/net/udp", "r");
+
+	if (!f)
+		fail("net", "/proc/net/udp");
+	while (!sk && fgets(line, sizeof(line), f)) {
+		unsigned long i;
+		unsigned long long a;
+		int n;
+
+		// sl local rem st tx:rx tr:tm retrnsmt uid timeout inode ref pointer drops
+		if (sscanf(line, " %*d: %*x:%*x %*x:%*x %*x %*x:%*x %*x:%*x %*x %*u %*d %lu %*d %llx%n",
+			   &i, &a, &n) == 2 && i == ino)
+			sk = a;
+	}
+	fclose(f);
+	return sk;
+}
+
+static void freed_udp(void)
+{
+	int fds[FREED];
+	unsigned long long sk[FREED];
+	FILE *restrict_file = fopen("/proc/sys/kernel/kptr_restrict", "r+");
+	char old[8] = "0";
+	FILE *out;
+
+	if (!restrict_file || !fgets(old, sizeof(old), restrict_file))
+		fail("net", "kptr_restrict");
+	rewind(restrict_file);
+	fputs("1\n", restrict_file);
+	fflush(restrict_file);
+	for (int i = 0; i < FREED; i++) {
+		struct stat st;
+
+		fds[i] = socket(AF_INET, SOCK_DGRAM, 0);
+		if (fds[i] < 0 || fstat(fds[i], &st) < 0)
+			fail("net", "freed socket");
+		// Bound, so that /proc/net/udp lists it (it lists hashed sockets).
+		struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons((uint16_t)(7110 + i)),
+					  .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+		if (bind(fds[i], (struct sockaddr *)&sin, sizeof(sin)) < 0)
+			fail("net", "bind freed socket");
+		sk[i] = udp_address(st.st_ino);
+	}
+	rewind(restrict_file);
+	fputs(old, restrict_file);
+	fclose(restrict_file);
+	out = fopen(WORK "/net.freed", "w");
+	if (!out)
+		fail("net", WORK "/net.freed");
+	for (int i = 0; i < FREED; i++) {
+		close(fds[i]);
+		if (sk[i])
+			fprintf(out, "udp %llx\n", sk[i]);
+	}
+	fclose(out);
+}
+
 void role_net(void)
 {
 	int p[2], fd;
@@ -122,6 +191,7 @@ void role_net(void)
 
 	prctl(PR_SET_NAME, "kp_net", 0, 0, 0);
 	mkdir(WORK, 0755);
+	freed_udp();
 	// fds 3-15, in the order of the header
 	if (listen(inet_sock(AF_INET, SOCK_STREAM, 0, "10.77.0.1", 7100, 3), 4) < 0 ||
 	    listen(inet_sock(AF_INET6, SOCK_STREAM, 0, "::", 7101, 4), 4) < 0 ||

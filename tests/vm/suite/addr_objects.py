@@ -14,6 +14,12 @@
 #                        starts at the socket, offset 1;
 #   addr-slab-tcp        slab --allocated TCP: every TCP socket of
 #                        /proc/net/tcp among the allocated objects;
+#   addr-whatis-freed    whatis of the UDP sockets kp_net opened, read from
+#                        /proc/net/udp and closed at its start (net.freed)
+#                        + 1, but those a socket of either reading has
+#                        taken again: a free object of the UDP cache, offset
+#                        1 (on a CPU's or its slab's freelist, whose
+#                        pointers CONFIG_SLAB_FREELIST_HARDENED encodes);
 #   addr-whatis-vmalloc  whatis of areas of /proc/vmallocinfo + 16: the
 #                        area's start, end and caller;
 #   addr-search-user     search -u of a variable of kp_args' environment:
@@ -226,6 +232,31 @@ def ck_sockets(picks, merged):
     return ck
 
 
+def freed_picks(run, source):
+    """[(name, pointer, cache)] of net.freed's sockets that no socket of
+    the readings around the dump has at its address."""
+    pre, post = readings(run, source)
+    taken = {ptr for tag in (pre, post) for _, ptr, _ in sockets(run.files, tag)}
+    out = []
+    for line in text(run.files, "net.freed").splitlines():
+        p = line.split()
+        if len(p) == 2 and p[0] == "udp" and int(p[1], 16) not in taken:
+            out.append(("udp", int(p[1], 16), "UDP"))
+    return out
+
+
+def ck_freed(picks):
+    def one(pick, got):
+        name, ptr, cache = pick
+        s = (fact(got, "slab") or {}).get("slab") or {}
+        want = {"cache_name": cache, "object": ptr, "offset": 1, "allocated": False}
+        have = {k: num(s.get(k)) if k == "object" else s.get(k) for k in want}
+        if have != want:
+            return "closed %s socket 0x%x + 1: whatis %s, want %s" % (name, ptr, have, want)
+        return None
+    return lambda res, c: answer(res, picks, one)
+
+
 def ck_slab_tcp(ptrs):
     def ck(res, c):
         rc, out, err = res
@@ -423,6 +454,15 @@ def object_checks(run, source):
                     ck_sockets(picks, merged)))
     else:
         out.append(("addr-whatis-sockets", ["info"], lambda res, c: (False, why)))
+    try:
+        freed, why = freed_picks(run, source), "every closed socket's address taken again"
+    except T.TruthError as e:
+        freed, why = [], str(e)
+    if freed:
+        out.append(("addr-whatis-freed", ["whatis", "--json"] + ["0x%x" % (p[1] + 1) for p in freed],
+                    ck_freed(freed)))
+    else:
+        out.append(("addr-whatis-freed", ["info"], lambda res, c, why=why: (False, why)))
     if tcp:
         out.append(("addr-slab-tcp", ["slab", "--allocated", "TCP"], ck_slab_tcp(tcp)))
     else:
