@@ -333,7 +333,8 @@ class Guest:
 
     def panic(self, path, timeout=180, command="panic"):
         """/init's panic (or crash: kp_crash.ko's panic(); panic-key: the
-        keyboard's alt-sysrq-c, a panic in its interrupt handler): its
+        keyboard's alt-sysrq-c, a panic in its interrupt handler; panic-nmi:
+        QEMU's NMI with kernel.unknown_nmi_panic): its
         files onto the output disk, then the crash. Once the console says
         the panic ended, the stopped guest is dumped (ELF) to path. Returns
         (files, console text of the panic) or raises RigError."""
@@ -343,6 +344,13 @@ class Guest:
             if not self.command(command):
                 raise RigError("panic-key: %s" % self.dead)
             self.hmp("sendkey alt-sysrq-c")
+        elif command == "panic-nmi":
+            # An NMI to every CPU (x86-64): with kernel.unknown_nmi_panic
+            # the first to take it panics in NMI context, the others stop
+            # there (nmi_panic_self_stop()).
+            if not self.command(command):
+                raise RigError("panic-nmi: %s" % self.dead)
+            self.hmp("nmi")
         elif command == "panic-break":
             # A break on the console UART, then "c" within its 5 s: the
             # UART's interrupt handler runs sysrq c (uart_handle_break(),

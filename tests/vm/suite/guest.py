@@ -33,6 +33,14 @@ class GuestRun:
         self.dumps = {}      # source -> (path, truth tag before, truth tag after)
         self.excluded = {}   # filtered source -> physical address of a page it left out
         self.panic = None    # (ELF dump of the panicked guest, console text of the panic)
+        # How the guest ends: the full guest in a panic in hard-IRQ context
+        # (sysrq c from the keyboard on x86-64, from a break and "c" on the
+        # console UART on arm64, whose virt machine has no keyboard); an
+        # x86-64 l4 guest in a panic in NMI context (QEMU's nmi with
+        # kernel.unknown_nmi_panic: every CPU on its NMI stack); the others
+        # power off. (The kdump guests crash in process context.)
+        self.panic_command = ("panic-key" if self.arch == "amd64" else "panic-break") if full else \
+            "panic-nmi" if paging == "l4" else None
         self.rig = []        # (name, ok, detail) of the rig's own checks
         self.patched = {}    # dumps with a syscall hook (patch_syscalls)
         self.direct = None   # (vaddr, paddr)
@@ -113,14 +121,9 @@ class GuestRun:
                 g.command("snapshot snap", 900)
                 timed("%s kpeek snapshot inside the guest" % self.name, t1)
             t1 = time.monotonic()
-            if self.full:
-                # The full guest ends in a kernel panic in hard-IRQ context,
-                # dumped: sysrq c from the keyboard on x86-64, from a break
-                # and "c" on the console UART on arm64 (whose virt machine
-                # has no keyboard); the kdump guests crash in process
-                # context.
+            if self.panic_command:
                 path = os.path.join(rig.BUILD, "%s.panic.core" % self.name)
-                self.files, console = g.panic(path, command="panic-key" if self.arch == "amd64" else "panic-break")
+                self.files, console = g.panic(path, command=self.panic_command)
                 self.panic = (path, console)
             else:
                 self.files = g.quit()

@@ -155,7 +155,7 @@ def guest_jobs(r, kpeek, pool, compressors):
         except T.TruthError as e:
             jobs.append(("%s:diff-jiffies" % r.prefix("elf-novmci+elf"), None,
                          lambda res, c: (False, res[2]), None, (None, "", "no ground truth: %s" % e)))
-    if r.full:
+    if r.panic_command:
         name = "%s:panic-summary" % r.prefix("panic")
         if r.panic:
             jobs.append((name, pool.submit(rig.run_kpeek, kpeek, ["-c", r.panic[0], "panic", "--json"]),
