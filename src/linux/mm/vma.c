@@ -144,8 +144,13 @@ struct kp_error *kp_vma_iter_create(struct kp_kernel *k, uint64_t task, struct k
 	it->k = k;
 	kp_lx_walk_init(&it->walk, k);
 	struct kp_error *err = kp_kernel_layouts(k, specs, 5, l);
-	if (!err)
-		err = kp_lx_task_mm(k, task, &it->mm);
+	if (!err && (err = kp_lx_task_mm(k, task, &it->mm)) && err->code == KP_ERR_NOT_FOUND) {
+		// A task that exited (exit_mm()): no VMA, as its /proc/PID/maps
+		// is empty (m_start() finds no mm), gate VMA included.
+		kp_error_destroy(err);
+		*ret = it;
+		return NULL;
+	}
 	if (err) {
 		kp_vma_iter_destroy(it);
 		return err;
