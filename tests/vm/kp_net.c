@@ -2,9 +2,11 @@
 // kp_proc's net role (kp_proc.h): TCP listeners and an established pair,
 // UDP sockets bound and connected, raw ICMP and ICMPv6 sockets and unix
 // sockets of every type, each at the fd the suite expects, then it sleeps.
-// Before, it opens and closes FREED UDP sockets and writes their addresses
-// (/proc/net/udp's, matched by inode) to WORK/net.freed: slab objects the
-// suite's whatis must call free.
+// Before, it opens 2 * FREED UDP sockets, closes every other one and writes
+// the closed ones' addresses (/proc/net/udp's, matched by inode) to
+// WORK/net.freed: free objects of the UDP cache for the suite's whatis,
+// in slabs the sockets kept open (moved to fds KEPT_FD and up) keep from
+// going back to the page allocator.
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -117,7 +119,8 @@ static int unix_sock(int type, const char *path, bool abstract, int want)
 	return want;
 }
 
-#define FREED 6
+#define FREED 8
+#define KEPT_FD 200
 
 // The socket address /proc/net/udp gives for inode ino (0: none). Under
 // kernel.kptr_restrict=1 its %pK is the real address to root.
@@ -132,11 +135,10 @@ static unsigned long long udp_address(unsigned long ino)
 	while (!sk && fgets(line, sizeof(line), f)) {
 		unsigned long i;
 		unsigned long long a;
-		int n;
 
 		// sl local rem st tx:rx tr:tm retrnsmt uid timeout inode ref pointer drops
-		if (sscanf(line, " %*d: %*x:%*x %*x:%*x %*x %*x:%*x %*x:%*x %*x %*u %*d %lu %*d %llx%n",
-			   &i, &a, &n) == 2 && i == ino)
+		if (sscanf(line, " %*d: %*x:%*x %*x:%*x %*x %*x:%*x %*x:%*x %*x %*u %*d %lu %*d %llx",
+			   &i, &a) == 2 && i == ino)
 			sk = a;
 	}
 	fclose(f);
@@ -145,8 +147,8 @@ static unsigned long long udp_address(unsigned long ino)
 
 static void freed_udp(void)
 {
-	int fds[FREED];
-	unsigned long long sk[FREED];
+	int fds[2 * FREED];
+	unsigned long long sk[2 * FREED];
 	FILE *restrict_file = fopen("/proc/sys/kernel/kptr_restrict", "r+");
 	char old[8] = "0";
 	FILE *out;
@@ -156,15 +158,15 @@ static void freed_udp(void)
 	rewind(restrict_file);
 	fputs("1\n", restrict_file);
 	fflush(restrict_file);
-	for (int i = 0; i < FREED; i++) {
+	for (int i = 0; i < 2 * FREED; i++) {
+		struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons((uint16_t)(7110 + i)),
+					  .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 		struct stat st;
 
 		fds[i] = socket(AF_INET, SOCK_DGRAM, 0);
 		if (fds[i] < 0 || fstat(fds[i], &st) < 0)
 			fail("net", "freed socket");
 		// Bound, so that /proc/net/udp lists it (it lists hashed sockets).
-		struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons((uint16_t)(7110 + i)),
-					  .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 		if (bind(fds[i], (struct sockaddr *)&sin, sizeof(sin)) < 0)
 			fail("net", "bind freed socket");
 		sk[i] = udp_address(st.st_ino);
@@ -175,9 +177,11 @@ static void freed_udp(void)
 	out = fopen(WORK "/net.freed", "w");
 	if (!out)
 		fail("net", WORK "/net.freed");
-	for (int i = 0; i < FREED; i++) {
+	for (int i = 0; i < 2 * FREED; i++) {
+		if (i % 2 && dup3(fds[i], KEPT_FD + i, 0) < 0)
+			fail("net", "dup3 kept socket");
 		close(fds[i]);
-		if (sk[i])
+		if (i % 2 == 0 && sk[i])
 			fprintf(out, "udp %llx\n", sk[i]);
 	}
 	fclose(out);

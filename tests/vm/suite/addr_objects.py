@@ -16,10 +16,11 @@
 #                        /proc/net/tcp among the allocated objects;
 #   addr-whatis-freed    whatis of the UDP sockets kp_net opened, read from
 #                        /proc/net/udp and closed at its start (net.freed)
-#                        + 1, but those a socket of either reading has
-#                        taken again: a free object of the UDP cache, offset
-#                        1 (on a CPU's or its slab's freelist, whose
-#                        pointers CONFIG_SLAB_FREELIST_HARDENED encodes);
+#                        + 1, in a slab with a socket it kept open, but
+#                        those a socket of either reading has taken again:
+#                        a free object of the UDP cache, offset 1 (on a
+#                        CPU's or its slab's freelist, whose pointers
+#                        CONFIG_SLAB_FREELIST_HARDENED encodes);
 #   addr-whatis-vmalloc  whatis of areas of /proc/vmallocinfo + 16: the
 #                        area's start, end and caller;
 #   addr-search-user     search -u of a variable of kp_args' environment:
@@ -232,16 +233,34 @@ def ck_sockets(picks, merged):
     return ck
 
 
+def slab_span(files, tag, cache):
+    """Bytes of one slab of cache (/proc/slabinfo's pagesperslab)."""
+    for l in text(files, "sys.%s.slabinfo" % tag).splitlines()[2:]:
+        p = l.split()
+        if len(p) > 5 and p[0] == cache:
+            return int(p[5]) * PAGE
+    raise T.TruthError("no %s line in sys.%s.slabinfo" % (cache, tag))
+
+
 def freed_picks(run, source):
     """[(name, pointer, cache)] of net.freed's sockets that no socket of
-    the readings around the dump has at its address."""
+    the readings around the dump has at its address, and whose slab holds
+    a UDP socket both readings list (kp_net keeps every other one open):
+    so the slab is still the UDP cache's. (A slab whose objects were all
+    freed goes back to the page allocator, and another cache may have it.)
+    A slab is 2^order pages, so aligned to its size (the buddy allocator's
+    blocks) in the direct map."""
     pre, post = readings(run, source)
     taken = {ptr for tag in (pre, post) for _, ptr, _ in sockets(run.files, tag)}
+    span = slab_span(run.files, pre, "UDP")
+    kept = {ptr // span for name, ptr, _ in stable(run, source, sockets) if name == "udp"}
     out = []
     for line in text(run.files, "net.freed").splitlines():
         p = line.split()
-        if len(p) == 2 and p[0] == "udp" and int(p[1], 16) not in taken:
-            out.append(("udp", int(p[1], 16), "UDP"))
+        if len(p) == 2 and p[0] == "udp":
+            ptr = int(p[1], 16)
+            if ptr not in taken and ptr // span in kept:
+                out.append(("udp", ptr, "UDP"))
     return out
 
 
@@ -455,7 +474,7 @@ def object_checks(run, source):
     else:
         out.append(("addr-whatis-sockets", ["info"], lambda res, c: (False, why)))
     try:
-        freed, why = freed_picks(run, source), "every closed socket's address taken again"
+        freed, why = freed_picks(run, source), "no closed socket in a slab with an open one, or not taken again"
     except T.TruthError as e:
         freed, why = [], str(e)
     if freed:
