@@ -206,10 +206,10 @@ class GuestRun:
                 va_bits = 64 - num(keys[2])
                 self.check("vmcoreinfo-va-bits", va_bits == {5: 52, 4: 48}[self.levels],
                            "64 - TCR_EL1_T1SZ = %d, %d levels expected" % (va_bits, self.levels))
-                # The kernel says KERNELPACMASK only when it signs return
+                # KERNELPACMASK is 0 unless the kernel signs return
                 # addresses (system_supports_address_auth()).
                 pauth = "pauth=off" not in self.cpu
-                self.check("vmcoreinfo-pac", ("NUMBER(KERNELPACMASK)" in vi) == pauth,
+                self.check("vmcoreinfo-pac", (int(vi.get("NUMBER(KERNELPACMASK)", "0"), 0) != 0) == pauth,
                            "NUMBER(KERNELPACMASK) %s, CPU %s" % (vi.get("NUMBER(KERNELPACMASK)", "absent"), self.cpu))
                 # __phys_to_virt(): (pa - PHYS_OFFSET) | PAGE_OFFSET, PAGE_OFFSET
                 # -(1 << VA_BITS) as configured; a 52-bit kernel on a 48-bit
