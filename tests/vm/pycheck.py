@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 # pycheck.py DUMP KPEEK: what the Python bindings (import kpeek, from
-# build/python) read from one dump, as one JSON document on stdout, for
+# build/python) read from one dump (DUMP "live": the running kernel, inside
+# a guest), as one JSON document on stdout, for
 # suite/python.py to compare with the guest's own view. One process per
 # source does every part; each part is {"value": ...} or {"error": "Type:
 # message"} so that one failing part does not hide the others.
@@ -35,7 +36,8 @@ def modules(prog):
 
 
 def type_sizes(prog, kpeek_bin, dump):
-    out = subprocess.run([kpeek_bin, "-c", dump, "print"] + ["sizeof(%s)" % t for t in TYPES],
+    source = [] if dump == "live" else ["-c", dump]
+    out = subprocess.run([kpeek_bin] + source + ["print"] + ["sizeof(%s)" % t for t in TYPES],
                          capture_output=True, text=True, check=True).stdout.split("\n")
     cli = [int(line.rsplit(")", 1)[1]) for line in out if line]
     return {t: [prog.type(t).size, c] for t, c in zip(TYPES, cli)}
@@ -65,7 +67,7 @@ def raises(fn, exc):
 
 def main():
     dump, kpeek_bin = sys.argv[1], sys.argv[2]
-    prog = kpeek.program_from_core_dump(dump)
+    prog = kpeek.program_from_kernel() if dump == "live" else kpeek.program_from_core_dump(dump)
     doc = {"jiffies": part(lambda: prog["jiffies"].value_())}
     doc["first_answer_s"] = time.monotonic() - t0
     doc["tasks"] = part(lambda: tasks(prog))
