@@ -23,7 +23,7 @@
 //                         the guest's own view of the system (issue 28):
 //                         DIR/sys.TAG.{meminfo,slabinfo,interrupts,vmallocinfo}
 //                         and sys.TAG.net-NAME (/proc/net/NAME: tcp, tcp6, udp,
-//                         udp6, raw, raw6, unix) byte for byte,
+//                         udp6, raw, raw6, unix, netlink) byte for byte,
 //                         sys.TAG.sockfds ("PID INODE" of every socket in
 //                         every process's fd table) and sys.TAG.ifaces: the
 //                         network interfaces of this process's namespace and

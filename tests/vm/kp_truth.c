@@ -408,7 +408,7 @@ static void sys_ifaces(FILE *f, int pid)
 
 int kp_sys(const char *dir, const char *tag, int npids, char **pids)
 {
-	static const char *const net[] = {"tcp", "tcp6", "udp", "udp6", "raw", "raw6", "unix"};
+	static const char *const net[] = {"tcp", "tcp6", "udp", "udp6", "raw", "raw6", "unix", "netlink"};
 	char from[64], to[4096];
 	FILE *f;
 

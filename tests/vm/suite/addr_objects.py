@@ -12,6 +12,10 @@
 #                        object of the protocol's slab cache (TCP, TCPv6,
 #                        tw_sock_TCP, request_sock_TCP, UDP, UDPv6) that
 #                        starts at the socket, offset 1;
+#   addr-whatis-kmalloc  whatis of netlink sockets of /proc/net/netlink + 1
+#                        (struct netlink_sock: sk_alloc() of a proto with no
+#                        cache of its own, so kmalloc()): an allocated
+#                        object of a kmalloc cache that starts there;
 #   addr-slab-tcp        slab --allocated TCP: every TCP socket of
 #                        /proc/net/tcp among the allocated objects;
 #   addr-whatis-freed    whatis of the UDP sockets kp_net opened, read from
@@ -35,6 +39,7 @@
 # cache (mm/slab_common.c SLAB_NEVER_MERGE); a name /proc/slabinfo does not
 # list is left out as merged anyway.
 import json
+import re
 
 import truth as T
 
@@ -240,6 +245,34 @@ def slab_span(files, tag, cache):
         if len(p) > 5 and p[0] == cache:
             return int(p[5]) * PAGE
     raise T.TruthError("no %s line in sys.%s.slabinfo" % (cache, tag))
+
+
+# kmalloc's caches: kmalloc-SIZE, kmalloc-cg-SIZE (memcg accounted, 5.14+),
+# kmalloc-rnd-NN-SIZE (CONFIG_RANDOM_KMALLOC_CACHES, 6.6+).
+KMALLOC_RE = re.compile(r"^kmalloc-(?:cg-|rnd-\d+-)?\d+k?$")
+
+
+def netlink_socks(files, tag):
+    """The sk addresses of /proc/net/netlink (real under kptr_restrict=1)."""
+    out = []
+    for line in text(files, "sys.%s.net-netlink" % tag).splitlines()[1:]:
+        p = line.split()
+        if p and int(p[0], 16) >= KERNEL_ADDR:
+            out.append(int(p[0], 16))
+    return out
+
+
+def ck_kmalloc(picks):
+    def one(ptr, got):
+        s = (fact(got, "slab") or {}).get("slab") or {}
+        have = {k: num(s.get(k)) if k == "object" else s.get(k) for k in ("cache_name", "object", "offset",
+                                                                         "allocated")}
+        if not KMALLOC_RE.match(have["cache_name"] or "") or \
+                have != dict(have, object=ptr, offset=1, allocated=True):
+            return "netlink socket 0x%x + 1: whatis %s, want an allocated kmalloc object at 0x%x, offset 1" % (
+                ptr, have, ptr)
+        return None
+    return lambda res, c: answer(res, picks, one)
 
 
 def freed_picks(run, source):
@@ -473,6 +506,14 @@ def object_checks(run, source):
                     ck_sockets(picks, merged)))
     else:
         out.append(("addr-whatis-sockets", ["info"], lambda res, c: (False, why)))
+    try:
+        nl, why = spread(stable(run, source, netlink_socks)), "no netlink socket in both readings"
+    except T.TruthError as e:
+        nl, why = [], str(e)
+    if nl:
+        out.append(("addr-whatis-kmalloc", ["whatis", "--json"] + ["0x%x" % (p + 1) for p in nl], ck_kmalloc(nl)))
+    else:
+        out.append(("addr-whatis-kmalloc", ["info"], lambda res, c, why=why: (False, why)))
     try:
         freed, why = freed_picks(run, source), "no closed socket in a slab with an open one, or not taken again"
     except T.TruthError as e:
