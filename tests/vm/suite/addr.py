@@ -16,6 +16,7 @@ import re
 import truth as T
 
 from .addr_objects import object_checks, whatis_json
+from .addr_slab import slab_checks
 from .results import limited
 
 SOURCES = ("elf", "kdump")
@@ -143,4 +144,4 @@ def addr_checks(run, source):
                     ck_iomem(ip)))
     else:
         out.append(("addr-whatis-iomem", ["whatis", "-p", "--json", "0"], lambda res, c: (False, why)))
-    return out + object_checks(run, source)
+    return out + object_checks(run, source) + slab_checks(run, source)

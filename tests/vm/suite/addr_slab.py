@@ -1,0 +1,223 @@
+# SPDX-License-Identifier: MIT
+# Address forensics on slab objects the guest names itself (issue 29), on
+# the ELF and kdump-compressed dumps of every guest, against the truth
+# readings around the dump (addr_objects.py's rules):
+#   addr-whatis-sockets  whatis of each TCP and UDP socket of /proc/net/
+#                        {tcp,tcp6,udp,udp6} + 1 (their addresses, real to
+#                        root under kernel.kptr_restrict=1): an allocated
+#                        object of the protocol's slab cache (TCP, TCPv6,
+#                        tw_sock_TCP, request_sock_TCP, UDP, UDPv6) that
+#                        starts at the socket, offset 1;
+#   addr-whatis-kmalloc  whatis of netlink sockets of /proc/net/netlink + 1
+#                        (struct netlink_sock: sk_alloc() of a proto with no
+#                        cache of its own, so kmalloc()): an allocated
+#                        object of a kmalloc cache that starts there;
+#   addr-whatis-freed    whatis of the UDP sockets kp_net opened, read from
+#                        /proc/net/udp and closed at its start (net.freed)
+#                        + 1, in a slab with a socket it kept open, but
+#                        those a socket of either reading has taken again:
+#                        a free object of the UDP cache, offset 1 (on a
+#                        CPU's or its slab's freelist, whose pointers
+#                        CONFIG_SLAB_FREELIST_HARDENED encodes);
+#   addr-slab-tcp        slab --allocated TCP: every TCP socket of
+#                        /proc/net/tcp among the allocated objects.
+# Socket caches with SLAB_TYPESAFE_BY_RCU are never merged with another
+# cache (mm/slab_common.c SLAB_NEVER_MERGE); a name /proc/slabinfo does not
+# list is left out as merged anyway.
+import re
+
+import truth as T
+
+from .addr_objects import KERNEL_ADDR, PAGE, answer, fact, num, readings, spread, stable, text
+from .common import ran
+from .results import passed
+
+NET_FILES = ("tcp", "tcp6", "udp", "udp6")
+# /proc/net/tcp's st of a timewait and of a request socket (get_openreq4())
+TCP_TIME_WAIT, TCP_SYN_RECV = 6, 3
+
+
+def socket_cache(name, st):
+    v6 = "v6" if name.endswith("6") else ""
+    if name.startswith("udp"):
+        return "UDP" + v6
+    if st == TCP_TIME_WAIT:
+        return "tw_sock_TCP" + v6
+    if st == TCP_SYN_RECV:
+        return "request_sock_TCP" + v6
+    return "TCP" + v6
+
+
+def sockets(files, tag):
+    """[(file, pointer, state)] of /proc/net/{tcp,tcp6,udp,udp6}; a
+    TruthError if the addresses are hashed (kptr_restrict was not 1)."""
+    out, hashed = [], 0
+    for name in NET_FILES:
+        for line in text(files, "sys.%s.net-%s" % (tag, name)).splitlines()[1:]:
+            p = line.split()
+            if len(p) < 12:
+                continue
+            ptr = int(p[11], 16)
+            if ptr < KERNEL_ADDR:
+                hashed += 1
+                continue
+            out.append((name, ptr, int(p[3], 16)))
+    if hashed and not out:
+        raise T.TruthError("sys.%s.net-*: the socket addresses are hashed (kptr_restrict not 1)" % tag)
+    return out
+
+
+def slab_names(files, tag):
+    return {l.split()[0] for l in text(files, "sys.%s.slabinfo" % tag).splitlines()[2:] if l.strip()}
+
+
+def socket_picks(run, source):
+    pre, _ = readings(run, source)
+    caches = slab_names(run.files, pre)
+    picks, merged = [], []
+    for name, ptr, st in stable(run, source, sockets):
+        cache = socket_cache(name, st)
+        (picks if cache in caches else merged).append((name, ptr, cache))
+    return picks, merged
+
+
+def slab_object(what, allocated):
+    """one(pick, answer) for answer(): whatis of a (name, pointer, cache)
+    pick + 1 says that cache's object at pointer, offset 1, allocated or
+    free as asked."""
+    def one(pick, got):
+        name, ptr, cache = pick
+        s = (fact(got, "slab") or {}).get("slab") or {}
+        want = {"cache_name": cache, "object": ptr, "offset": 1, "allocated": allocated}
+        have = {k: num(s.get(k)) if k == "object" else s.get(k) for k in want}
+        if have != want:
+            return "%s %s socket 0x%x + 1: whatis %s, want %s" % (what, name, ptr, have, want)
+        return None
+    return one
+
+
+def ck_sockets(picks, merged):
+    def ck(res, c):
+        ok, detail = answer(res, picks, slab_object("open", True))
+        if not ok or not merged:
+            return ok, detail
+        return passed(detail, ["%s socket 0x%x: cache %s merged (not in /proc/slabinfo)" % m for m in merged])
+    return ck
+
+
+def slab_span(files, tag, cache):
+    """Bytes of one slab of cache (/proc/slabinfo's pagesperslab)."""
+    for l in text(files, "sys.%s.slabinfo" % tag).splitlines()[2:]:
+        p = l.split()
+        if len(p) > 5 and p[0] == cache:
+            return int(p[5]) * PAGE
+    raise T.TruthError("no %s line in sys.%s.slabinfo" % (cache, tag))
+
+
+# kmalloc's caches: kmalloc-SIZE, kmalloc-cg-SIZE (memcg accounted, 5.14+),
+# kmalloc-rnd-NN-SIZE (CONFIG_RANDOM_KMALLOC_CACHES, 6.6+).
+KMALLOC_RE = re.compile(r"^kmalloc-(?:cg-|rnd-\d+-)?\d+k?$")
+
+
+def netlink_socks(files, tag):
+    """The sk addresses of /proc/net/netlink (real under kptr_restrict=1)."""
+    out = []
+    for line in text(files, "sys.%s.net-netlink" % tag).splitlines()[1:]:
+        p = line.split()
+        if p and int(p[0], 16) >= KERNEL_ADDR:
+            out.append(int(p[0], 16))
+    return out
+
+
+def ck_kmalloc(picks):
+    def one(ptr, got):
+        s = (fact(got, "slab") or {}).get("slab") or {}
+        have = {k: num(s.get(k)) if k == "object" else s.get(k) for k in ("cache_name", "object", "offset",
+                                                                         "allocated")}
+        if not KMALLOC_RE.match(have["cache_name"] or "") or \
+                have != dict(have, object=ptr, offset=1, allocated=True):
+            return "netlink socket 0x%x + 1: whatis %s, want an allocated kmalloc object at 0x%x, offset 1" % (
+                ptr, have, ptr)
+        return None
+    return lambda res, c: answer(res, picks, one)
+
+
+def freed_picks(run, source):
+    """[(name, pointer, cache)] of net.freed's sockets that no socket of
+    the readings around the dump has at its address, and whose slab holds
+    a UDP socket both readings list (kp_net keeps every other one open):
+    so the slab is still the UDP cache's. (A slab whose objects were all
+    freed goes back to the page allocator, and another cache may have it.)
+    A slab is 2^order pages, so aligned to its size (the buddy allocator's
+    blocks) in the direct map."""
+    pre, post = readings(run, source)
+    taken = {ptr for tag in (pre, post) for _, ptr, _ in sockets(run.files, tag)}
+    span = slab_span(run.files, pre, "UDP")
+    kept = {ptr // span for name, ptr, _ in stable(run, source, sockets) if name == "udp"}
+    out = []
+    for line in text(run.files, "net.freed").splitlines():
+        p = line.split()
+        if len(p) == 2 and p[0] == "udp":
+            ptr = int(p[1], 16)
+            if ptr not in taken and ptr // span in kept:
+                out.append(("udp", ptr, "UDP"))
+    return out
+
+
+def ck_freed(picks):
+    return lambda res, c: answer(res, picks, slab_object("closed", False))
+
+
+def ck_slab_tcp(ptrs):
+    def ck(res, c):
+        rc, out, err = res
+        if rc != 0:
+            return False, ran(res)
+        got = set()
+        for line in out.split():
+            try:
+                got.add(int(line, 16))
+            except ValueError:
+                return False, "not an address per line: %r" % line
+        missing = [p for p in ptrs if p not in got]
+        if missing:
+            return False, "TCP sockets of /proc/net/tcp not listed as allocated: %s (of %d listed)" % (
+                ", ".join("0x%x" % p for p in missing), len(got))
+        return True, "%d TCP sockets among %d allocated objects" % (len(ptrs), len(got))
+    return ck
+
+
+def whatis_check(name, picks, args, check, why):
+    """One whatis check of picks, or a failing one that says why not."""
+    if picks:
+        return (name, ["whatis", "--json"] + args, check)
+    return (name, ["info"], lambda res, c: (False, why))
+
+
+def slab_checks(run, source):
+    """[(check name, kpeek args, check)] of one dump source."""
+    out = []
+    try:
+        picks, merged = socket_picks(run, source)
+        why = "no TCP or UDP socket in both readings"
+    except T.TruthError as e:
+        picks, merged, why = [], [], str(e)
+    out.append(whatis_check("addr-whatis-sockets", picks, ["0x%x" % (p[1] + 1) for p in picks],
+                            ck_sockets(picks, merged), why))
+    tcp = [ptr for name, ptr, cache in picks if cache == "TCP"]
+    if tcp:
+        out.append(("addr-slab-tcp", ["slab", "--allocated", "TCP"], ck_slab_tcp(tcp)))
+    else:
+        out.append(("addr-slab-tcp", ["info"], lambda res, c, why=why: (False, "no TCP socket: %s" % why)))
+    try:
+        nl, why = spread(stable(run, source, netlink_socks)), "no netlink socket in both readings"
+    except T.TruthError as e:
+        nl, why = [], str(e)
+    out.append(whatis_check("addr-whatis-kmalloc", nl, ["0x%x" % (p + 1) for p in nl], ck_kmalloc(nl), why))
+    try:
+        freed, why = freed_picks(run, source), "no closed socket in a slab with an open one, or not taken again"
+    except T.TruthError as e:
+        freed, why = [], str(e)
+    out.append(whatis_check("addr-whatis-freed", freed, ["0x%x" % (p[1] + 1) for p in freed],
+                            ck_freed(freed), why))
+    return out
