@@ -24,7 +24,9 @@
 //                         DIR/sys.TAG.{meminfo,slabinfo,interrupts,vmallocinfo}
 //                         and sys.TAG.net-NAME (/proc/net/NAME: tcp, tcp6, udp,
 //                         udp6, raw, raw6, unix, netlink) byte for byte,
-//                         sys.TAG.sockfds ("PID INODE" of every socket in
+//                         sys.TAG.slablinks ("NAME TARGET" of /sys/kernel/
+//                         slab: which caches are merged), sys.TAG.sockfds
+//                         ("PID INODE" of every socket in
 //                         every process's fd table) and sys.TAG.ifaces: the
 //                         network interfaces of this process's namespace and
 //                         of each NSPID's, as the namespace itself answers

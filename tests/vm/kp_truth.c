@@ -292,6 +292,30 @@ static void sys_sockfds(FILE *f)
 		free(procs);
 }
 
+// "NAME TARGET" of every entry of /sys/kernel/slab: a merged cache's name is
+// a link to the directory of the cache it shares (mm/slub.c sysfs_slab_alias()),
+// a cache of its own a directory (TARGET = NAME).
+static void sys_slablinks(FILE *f)
+{
+	struct dirent **e;
+	int n = scandir("/sys/kernel/slab", &e, NULL, alphasort);
+
+	for (int i = 0; i < n; i++) {
+		char path[600], target[256];
+		ssize_t len;
+
+		if (e[i]->d_name[0] != '.') {
+			snprintf(path, sizeof(path), "/sys/kernel/slab/%s", e[i]->d_name);
+			len = readlink(path, target, sizeof(target) - 1);
+			target[len < 0 ? 0 : len] = 0;
+			fprintf(f, "%s %s\n", e[i]->d_name, len < 0 ? e[i]->d_name : target);
+		}
+		free(e[i]);
+	}
+	if (n >= 0)
+		free(e);
+}
+
 static int prefix_len(const struct sockaddr *mask)
 {
 	const unsigned char *b;
@@ -419,6 +443,10 @@ int kp_sys(const char *dir, const char *tag, int npids, char **pids)
 	}
 	if ((f = out_file(dir, tag, "sockfds"))) {
 		sys_sockfds(f);
+		fclose(f);
+	}
+	if ((f = out_file(dir, tag, "slablinks"))) {
+		sys_slablinks(f);
 		fclose(f);
 	}
 	if ((f = out_file(dir, tag, "ifaces"))) {

@@ -6,8 +6,9 @@
 #                        {tcp,tcp6,udp,udp6} + 1 (their addresses, real to
 #                        root under kernel.kptr_restrict=1): an allocated
 #                        object of the protocol's slab cache (TCP, TCPv6,
-#                        tw_sock_TCP, request_sock_TCP, UDP, UDPv6) that
-#                        starts at the socket, offset 1;
+#                        tw_sock_TCP, request_sock_TCP, UDP, UDPv6, or the
+#                        cache it is merged into) that starts at the
+#                        socket, offset 1;
 #   addr-whatis-kmalloc  whatis of netlink sockets of /proc/net/netlink + 1
 #                        (struct netlink_sock: sk_alloc() of a proto with no
 #                        cache of its own, so kmalloc()): an allocated
@@ -16,14 +17,16 @@
 #                        /proc/net/udp and closed at its start (net.freed)
 #                        + 1, in a slab with a socket it kept open, but
 #                        those a socket of either reading has taken again:
-#                        a free object of the UDP cache, offset 1 (on a
+#                        a free object of the UDP cache (or the cache it is
+#                        merged into), offset 1 (on a
 #                        CPU's or its slab's freelist, whose pointers
 #                        CONFIG_SLAB_FREELIST_HARDENED encodes);
 #   addr-slab-tcp        slab --allocated TCP: every TCP socket of
 #                        /proc/net/tcp among the allocated objects.
-# Socket caches with SLAB_TYPESAFE_BY_RCU are never merged with another
-# cache (mm/slab_common.c SLAB_NEVER_MERGE); a name /proc/slabinfo does not
-# list is left out as merged anyway.
+# A socket's cache is its protocol's (TCP, UDP, ...) or, where that cache
+# was merged into another of the same size and flags (6.1's UDP into
+# signal_cache), that other one, as /sys/kernel/slab's links say
+# (cache_names()).
 import re
 
 import truth as T
@@ -71,13 +74,33 @@ def slab_names(files, tag):
     return {l.split()[0] for l in text(files, "sys.%s.slabinfo" % tag).splitlines()[2:] if l.strip()}
 
 
+def cache_names(files, tag):
+    """{cache name: the name /proc/slabinfo lists it under}. A cache merged
+    into another (mm/slab_common.c find_mergeable()) is in /sys/kernel/slab
+    a link to the directory of the cache it shares, whose kmem_cache keeps
+    the name of the cache made first: the one /proc/slabinfo lists."""
+    listed = slab_names(files, tag)
+    links = dict(l.split() for l in text(files, "sys.%s.slablinks" % tag).splitlines() if len(l.split()) == 2)
+    by_target = {links[n]: n for n in listed if n in links}
+    out = {n: n for n in listed}
+    for alias, target in links.items():
+        if alias not in out and target in by_target:
+            out[alias] = by_target[target]
+    return out
+
+
 def socket_picks(run, source):
+    """([(file, pointer, cache)], [(file, pointer, cache name)] of sockets
+    whose cache /proc/slabinfo and /sys/kernel/slab do not name)."""
     pre, _ = readings(run, source)
-    caches = slab_names(run.files, pre)
+    names = cache_names(run.files, pre)
     picks, merged = [], []
     for name, ptr, st in stable(run, source, sockets):
         cache = socket_cache(name, st)
-        (picks if cache in caches else merged).append((name, ptr, cache))
+        if cache in names:
+            picks.append((name, ptr, names[cache]))
+        else:
+            merged.append((name, ptr, cache))
     return picks, merged
 
 
@@ -101,7 +124,8 @@ def ck_sockets(picks, merged):
         ok, detail = answer(res, picks, slab_object("open", True))
         if not ok or not merged:
             return ok, detail
-        return passed(detail, ["%s socket 0x%x: cache %s merged (not in /proc/slabinfo)" % m for m in merged])
+        return passed(detail, ["%s socket 0x%x: cache %s in neither /proc/slabinfo nor /sys/kernel/slab" % m
+                               for m in merged])
     return ck
 
 
@@ -152,7 +176,10 @@ def freed_picks(run, source):
     blocks) in the direct map."""
     pre, post = readings(run, source)
     taken = {ptr for tag in (pre, post) for _, ptr, _ in sockets(run.files, tag)}
-    span = slab_span(run.files, pre, "UDP")
+    cache = cache_names(run.files, pre).get("UDP")
+    if cache is None:
+        raise T.TruthError("no UDP cache in sys.%s.slabinfo or .slablinks" % pre)
+    span = slab_span(run.files, pre, cache)
     kept = {ptr // span for name, ptr, _ in stable(run, source, sockets) if name == "udp"}
     out = []
     for line in text(run.files, "net.freed").splitlines():
@@ -160,7 +187,7 @@ def freed_picks(run, source):
         if len(p) == 2 and p[0] == "udp":
             ptr = int(p[1], 16)
             if ptr not in taken and ptr // span in kept:
-                out.append(("udp", ptr, "UDP"))
+                out.append(("udp", ptr, cache))
     return out
 
 
