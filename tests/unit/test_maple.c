@@ -279,6 +279,24 @@ TEST(vmas_as_proc_pid_maps_shows_them)
 	kp_kernel_destroy(k);
 }
 
+static void mm_gone(uint8_t *m, void *arg)
+{
+	(void)arg;
+	sk_put64(m, sk_task_pa(&base, 2) + SKP_T_MM, 0);	// exit_mm()
+}
+
+// A task that exited has no VMA and no error: /proc/PID/maps reads empty.
+TEST(vmas_of_an_exited_task_none)
+{
+	struct kp_kernel *k = procs(mm_gone, NULL);
+	KP_INIT(kp_walk_status, st);
+	if (!k)
+		return;
+	CHECK_OK(check_maps(k, TASK(2), NULL, 0, &st));
+	CHECK(st.end == KP_WALK_COMPLETE && st.left_out == 0);
+	kp_kernel_destroy(k);
+}
+
 TEST(vmas_beyond_map_count_unreadable_and_corrupt)
 {
 	KP_INIT(kp_walk_status, st);
@@ -342,6 +360,7 @@ int main(void)
 	RUN(corrupt_nodes_are_errors_after_what_came_before);
 	RUN(height_and_node_count_are_bounded);
 	RUN(vmas_as_proc_pid_maps_shows_them);
+	RUN(vmas_of_an_exited_task_none);
 	RUN(vmas_beyond_map_count_unreadable_and_corrupt);
 	RUN(vma_of_an_unlinked_file_at_an_offset);
 	return TEST_SUMMARY();
