@@ -88,7 +88,7 @@ ifneq ($(PY_INCLUDES),)
 PY_ALL := $(B)/python/kpeek/_kpeek.so $(PY_OUT)
 endif
 
-.PHONY: all check test unit asan fuzz bench demo clean install uninstall
+.PHONY: all check test unit asan fuzz bench demo clean install uninstall pyext
 # Objects of test programs are intermediate files: keep them, so that a
 # second make rebuilds nothing.
 .SECONDARY:
@@ -112,6 +112,9 @@ $(B)/python/ext/%.o: python/ext/%.c python/ext/kpy.h
 $(B)/python/kpeek/_kpeek.so: $(PY_EXT_OBJ) $(B)/libkpeek.a
 	@mkdir -p $(dir $@)
 	$(CC) -shared $(LDFLAGS_SAN) $(LDFLAGS) -o $@ $(PY_EXT_OBJ) $(B)/libkpeek.a $(LIBS)
+
+# The bindings alone (scripts/cross-build, with another PY_INCLUDES).
+pyext: $(PY_ALL)
 
 $(B)/python/%.py: python/%.py
 	@mkdir -p $(dir $@)

@@ -332,9 +332,16 @@ def fetch(k, cache, apts, log):
 # What a guest of another architecture needs from the host's own release:
 # static busybox for its /init, and the libraries kpeek links with (headers
 # and .so for the cross build, the .so files again in the guest).
+# The host release's python3 (the suite runs under it): the guests' python3
+# and the Python bindings' headers are of that version.
+PYTHON = "python%d.%d" % sys.version_info[:2]
 USERLAND = ["busybox-static", "libc6", "libgcc-s1", "libstdc++6", "libbpf1", "libbpf-dev",
             "libelf1", "libelf-dev", "zlib1g", "zlib1g-dev", "libzstd1", "libzstd-dev",
-            "liblzo2-2", "liblzo2-dev", "libsnappy1v5", "libsnappy-dev"]
+            "liblzo2-2", "liblzo2-dev", "libsnappy1v5", "libsnappy-dev",
+            # python3 in the arm64 guests, and the headers to cross-build
+            # the bindings with (scripts/cross-build)
+            "%s-minimal" % PYTHON, "lib%s-minimal" % PYTHON, "lib%s-stdlib" % PYTHON,
+            "lib%s-dev" % PYTHON, "libexpat1"]
 
 
 def userland(arch, log=lambda s: print(s, file=sys.stderr, flush=True)):
@@ -344,7 +351,10 @@ def userland(arch, log=lambda s: print(s, file=sys.stderr, flush=True)):
     udir = os.path.join(cache, "userland", arch)
     stamp = os.path.join(udir, "packages")
     if os.path.exists(stamp):
-        return os.path.join(udir, "root")
+        with open(stamp) as f:
+            have = [line.split("=")[0] for line in f.read().split("\n") if line]
+        if have == USERLAND:  # else unpacked for another list: again
+            return os.path.join(udir, "root")
     suite = host_codename()
     if not suite:
         raise KernelError("no VERSION_CODENAME in /etc/os-release: which release's libraries?")

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # The Python bindings (issue 30) on the elf and kdump dumps of every main
-# guest, and live in the x86-64 ones (tests/vm/init kpy): one python3
+# guest, and live in each (tests/vm/init kpy): one python3
 # process per source (tests/vm/pycheck.py: import kpeek from build/python,
 # open the dump or /proc/kcore, read everything once) and nine checks of
 # its JSON against the guest's own view around the dump: jiffies between
@@ -17,7 +17,7 @@ import subprocess
 
 import truth as T
 
-from .common import HERE, INITIAL_JIFFIES, notes, udiff
+from .common import HERE, INITIAL_JIFFIES, udiff
 from .results import limited
 
 PYTHON = "/usr/bin/python3"
@@ -183,14 +183,9 @@ CHECKS = [
 
 
 def live_jobs(r):
-    """The checks of pycheck.py live in the guest (tests/vm/init kpy): on
-    x86-64, whose initrd has the host's python3 (tests/vm/mkinitrd); the
-    arm64 guests have no python3 (a NOTE says so)."""
+    """The checks of pycheck.py live in the guest (tests/vm/init kpy),
+    whose initrd has a python3 of the host's version (tests/vm/mkinitrd)."""
     names = ["%s:%s" % (r.prefix("live"), tag) for tag, _ in CHECKS]
-    if r.arch != "amd64":
-        notes.append("%s: no python3 in the arm64 initrd: the bindings are checked on its dumps, not live"
-                     % r.name)
-        return []
     try:
         ctx = r.live_ctx("python")
     except T.TruthError as e:
