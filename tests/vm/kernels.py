@@ -376,6 +376,55 @@ def userland(arch, log=lambda s: print(s, file=sys.stderr, flush=True)):
     return os.path.join(udir, "root")
 
 
+def headers(k, log=lambda s: print(s, file=sys.stderr, flush=True)):
+    """The linux-headers tree of a foreign-architecture kernel k, ready to
+    cross-build a module with (tests/vm/mkinitrd), and None; or None and
+    the reason. The package of k's release, its -common, and the kbuild
+    tools (fixdep, modpost) of the host's architecture, from k's suite; only
+    where the compiler the kernel was built with (the gcc-N the package
+    depends on) is here as a cross compiler (Debian 12's arm64 kernel:
+    gcc-12, as the host's)."""
+    if k.arch == "amd64":
+        return None, "not a foreign architecture"
+    cache = cache_dir()
+    hdir = os.path.join(cache, "headers", k.id)
+    tree = os.path.join(hdir, "root", "usr", "src", "linux-headers-" + k.release)
+    if not os.path.exists(os.path.join(hdir, "done-" + k.release)):
+        apt = Apt(cache, k.suite)
+        apt.update()
+        name = "linux-headers-" + k.release
+        ver = apt.field("%s:%s" % (name, k.arch), "Version")
+        if not ver:
+            return None, "%s has no %s:%s" % (k.suite, name, k.arch)
+        common = re.sub(r"-[a-z0-9]+$", "-common", name)
+        deps = apt.field("%s:%s" % (name, k.arch), "Depends") or ""
+        m, gcc = re.search(r"(linux-kbuild-[^\s,(]+)", deps), re.search(r"\b(gcc-\d+)\b", deps)
+        if not m or not gcc:
+            return None, "%s names no linux-kbuild or gcc in its Depends: %s" % (name, deps)
+        cc = cross_cc(k.arch, gcc.group(1))
+        if not shutil.which(cc):
+            return None, "no %s here (the compiler %s was built with)" % (cc, k.release)
+        host = subprocess.run(["dpkg", "--print-architecture"], capture_output=True, text=True).stdout.strip()
+        files = download(apt, [(name, ver)], k.arch, cache, log, k.id + " headers")
+        files += download(apt, [(common, ver)], "all", cache, log, k.id + " headers")
+        files += download(apt, [(m.group(1), ver)], host, cache, log, k.id + " headers")
+        shutil.rmtree(hdir, ignore_errors=True)
+        tmp, root = unpack(files, os.path.join(cache, "headers"), k.id)
+        # Its Makefile includes the common tree by absolute path.
+        mk = os.path.join(root, "usr", "src", name, "Makefile")
+        with open(mk) as f:
+            text = f.read()
+        with open(mk, "w") as f:
+            f.write(text.replace("/usr/src/", os.path.join(hdir, "root", "usr", "src") + "/"))
+        os.rename(tmp, hdir)
+        open(os.path.join(hdir, "done-" + k.release), "w").close()
+    return tree, None
+
+
+def cross_cc(arch, gcc):
+    return "%s-linux-gnu-%s" % ({"arm64": "aarch64"}.get(arch, arch), gcc)
+
+
 def get(ids=None, log=lambda s: print(s, file=sys.stderr, flush=True)):
     """The kernels of kernels.conf (or those named), each ready to boot."""
     ks = read_conf()

@@ -2,11 +2,12 @@
 // kp_proc's net role (kp_proc.h): TCP listeners and an established pair,
 // UDP sockets bound and connected, raw ICMP and ICMPv6 sockets and unix
 // sockets of every type, each at the fd the suite expects, then it sleeps.
-// Before, it opens 2 * FREED UDP sockets, closes every other one and writes
-// the closed ones' addresses (/proc/net/udp's, matched by inode) to
-// WORK/net.freed: free objects of the UDP cache for the suite's whatis,
-// in slabs the sockets kept open (moved to fds KEPT_FD and up) keep from
-// going back to the page allocator.
+// Before, it opens 2 * FREED TCP listeners, closes every other one and
+// writes the closed ones' addresses (/proc/net/tcp's, matched by inode) to
+// WORK/net.freed: free objects of the TCP cache (never merged with another:
+// SLAB_TYPESAFE_BY_RCU) for the suite's whatis, in slabs the sockets kept
+// open (moved to fds KEPT_FD and up) keep from going back to the page
+// allocator.
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -122,21 +123,21 @@ static int unix_sock(int type, const char *path, bool abstract, int want)
 #define FREED 8
 #define KEPT_FD 200
 
-// The socket address /proc/net/udp gives for inode ino (0: none). Under
+// The socket address /proc/net/tcp gives for inode ino (0: none). Under
 // kernel.kptr_restrict=1 its %pK is the real address to root.
-static unsigned long long udp_address(unsigned long ino)
+static unsigned long long tcp_address(unsigned long ino)
 {
 	char line[512];
 	unsigned long long sk = 0;
-	FILE *f = fopen("/proc/net/udp", "r");
+	FILE *f = fopen("/proc/net/tcp", "r");
 
 	if (!f)
-		fail("net", "/proc/net/udp");
+		fail("net", "/proc/net/tcp");
 	while (!sk && fgets(line, sizeof(line), f)) {
 		unsigned long i;
 		unsigned long long a;
 
-		// sl local rem st tx:rx tr:tm retrnsmt uid timeout inode ref pointer drops
+		// sl local rem st tx:rx tr:tm retrnsmt uid timeout inode ref pointer ...
 		if (sscanf(line, " %*d: %*x:%*x %*x:%*x %*x %*x:%*x %*x:%*x %*x %*u %*d %lu %*d %llx",
 			   &i, &a) == 2 && i == ino)
 			sk = a;
@@ -145,7 +146,7 @@ static unsigned long long udp_address(unsigned long ino)
 	return sk;
 }
 
-static void freed_udp(void)
+static void freed_tcp(void)
 {
 	int fds[2 * FREED];
 	unsigned long long sk[2 * FREED];
@@ -163,13 +164,13 @@ static void freed_udp(void)
 					  .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 		struct stat st;
 
-		fds[i] = socket(AF_INET, SOCK_DGRAM, 0);
+		fds[i] = socket(AF_INET, SOCK_STREAM, 0);
 		if (fds[i] < 0 || fstat(fds[i], &st) < 0)
 			fail("net", "freed socket");
-		// Bound, so that /proc/net/udp lists it (it lists hashed sockets).
-		if (bind(fds[i], (struct sockaddr *)&sin, sizeof(sin)) < 0)
-			fail("net", "bind freed socket");
-		sk[i] = udp_address(st.st_ino);
+		// Listening, so that /proc/net/tcp lists it.
+		if (bind(fds[i], (struct sockaddr *)&sin, sizeof(sin)) < 0 || listen(fds[i], 1) < 0)
+			fail("net", "listen freed socket");
+		sk[i] = tcp_address(st.st_ino);
 	}
 	rewind(restrict_file);
 	fputs(old, restrict_file);
@@ -182,7 +183,7 @@ static void freed_udp(void)
 			fail("net", "dup3 kept socket");
 		close(fds[i]);
 		if (i % 2 == 0 && sk[i])
-			fprintf(out, "udp %llx\n", sk[i]);
+			fprintf(out, "tcp %llx\n", sk[i]);
 	}
 	fclose(out);
 }
@@ -195,7 +196,7 @@ void role_net(void)
 
 	prctl(PR_SET_NAME, "kp_net", 0, 0, 0);
 	mkdir(WORK, 0755);
-	freed_udp();
+	freed_tcp();
 	// fds 3-15, in the order of the header
 	if (listen(inet_sock(AF_INET, SOCK_STREAM, 0, "10.77.0.1", 7100, 3), 4) < 0 ||
 	    listen(inet_sock(AF_INET6, SOCK_STREAM, 0, "::", 7101, 4), 4) < 0 ||

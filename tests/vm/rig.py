@@ -17,6 +17,8 @@ import tempfile
 import threading
 import time
 
+import kernels
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.path.join(ROOT, "build", "vm")
 START_KERNEL_MAP = 0xFFFFFFFF80000000
@@ -50,9 +52,18 @@ def build_initrd(kernel, out_dir=None, userland=None):
     os.makedirs(out_dir, exist_ok=True)
     argv = [os.path.join(ROOT, "tests", "vm", "mkinitrd"), out_dir, kpeek_for(kernel.arch),
             kernel.root, kernel.release]
+    env = dict(os.environ)
+    env.pop("KP_MODULE_HEADERS", None)
     if kernel.arch != "amd64":
         argv += [kernel.arch, userland]
-    r = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True)
+        # The test module too, where this kernel's headers and compiler are.
+        tree, why = kernels.headers(kernel)
+        if tree:
+            env["KP_MODULE_HEADERS"] = tree
+        else:
+            with open(os.path.join(out_dir, "no-crash-module"), "w") as f:
+                f.write(why + "\n")
+    r = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, env=env)
     if r.returncode != 0:
         raise RigError("mkinitrd for %s failed: %s" % (
             kernel.id, r.stderr.strip() or "exit %d" % r.returncode))

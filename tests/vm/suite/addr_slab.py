@@ -13,12 +13,12 @@
 #                        (struct netlink_sock: sk_alloc() of a proto with no
 #                        cache of its own, so kmalloc()): an allocated
 #                        object of a kmalloc cache that starts there;
-#   addr-whatis-freed    whatis of the UDP sockets kp_net opened, read from
-#                        /proc/net/udp and closed at its start (net.freed)
-#                        + 1, in a slab with a socket it kept open, but
-#                        those a socket of either reading has taken again:
-#                        a free object of the UDP cache (or the cache it is
-#                        merged into), offset 1 (on a
+#   addr-whatis-freed    whatis of the TCP listeners kp_net opened, read
+#                        from /proc/net/tcp and closed at its start
+#                        (net.freed) + 1, in a slab with a socket it kept
+#                        open, but those a socket of either reading has
+#                        taken again: a free object of the TCP cache,
+#                        offset 1 (on a
 #                        CPU's or its slab's freelist, whose pointers
 #                        CONFIG_SLAB_FREELIST_HARDENED encodes);
 #   addr-slab-tcp        slab --allocated TCP: every TCP socket of
@@ -169,25 +169,27 @@ def ck_kmalloc(picks):
 def freed_picks(run, source):
     """[(name, pointer, cache)] of net.freed's sockets that no socket of
     the readings around the dump has at its address, and whose slab holds
-    a UDP socket both readings list (kp_net keeps every other one open):
-    so the slab is still the UDP cache's. (A slab whose objects were all
+    a TCP socket both readings list (kp_net keeps every other one open):
+    so the slab is still the TCP cache's. (A slab whose objects were all
     freed goes back to the page allocator, and another cache may have it.)
-    A slab is 2^order pages, so aligned to its size (the buddy allocator's
-    blocks) in the direct map."""
+    TCP's cache is never merged (SLAB_TYPESAFE_BY_RCU): only a TCP socket
+    can take a freed one's place, and /proc/net/tcp lists every one kp_net
+    or anyone else made. A slab is 2^order pages, so aligned to its size
+    (the buddy allocator's blocks) in the direct map."""
     pre, post = readings(run, source)
     taken = {ptr for tag in (pre, post) for _, ptr, _ in sockets(run.files, tag)}
-    cache = cache_names(run.files, pre).get("UDP")
-    if cache is None:
-        raise T.TruthError("no UDP cache in sys.%s.slabinfo or .slablinks" % pre)
+    cache = cache_names(run.files, pre).get("TCP")
+    if cache != "TCP":
+        raise T.TruthError("TCP's cache is %r in sys.%s.slabinfo and .slablinks, not its own" % (cache, pre))
     span = slab_span(run.files, pre, cache)
-    kept = {ptr // span for name, ptr, _ in stable(run, source, sockets) if name == "udp"}
+    kept = {ptr // span for name, ptr, _ in stable(run, source, sockets) if name == "tcp"}
     out = []
     for line in text(run.files, "net.freed").splitlines():
         p = line.split()
-        if len(p) == 2 and p[0] == "udp":
+        if len(p) == 2 and p[0] == "tcp":
             ptr = int(p[1], 16)
             if ptr not in taken and ptr // span in kept:
-                out.append(("udp", ptr, cache))
+                out.append(("tcp", ptr, cache))
     return out
 
 

@@ -26,6 +26,9 @@ PAGING = {"l5": ("max", 5), "l4": ("max,la57=off", 4),
           "a52": ("max,pauth-impdef=on", 5), "a48": ("max,pauth-impdef=on,lpa2=off", 4),
           "n48": ("max,pauth=off,lpa2=off", 4)}
 
+# The console's line of kp_crash.ko's panic in a timer callback (softirq=1).
+SOFTIRQ_PANIC_RE = re.compile(r"Kernel panic - not syncing: kp_crash: .* in softirq")
+
 timings = []
 # The processes tests/vm/init's kp() runs for each live kpeek: kp_rusage,
 # the busybox timeout it waits for, and kpeek itself. They are in a live

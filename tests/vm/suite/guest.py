@@ -12,7 +12,7 @@ import rig
 import truth as T
 
 from . import churn
-from .common import Ctx, PAGING, READY_TIMEOUT, notes, timed, timings
+from .common import Ctx, PAGING, READY_TIMEOUT, SOFTIRQ_PANIC_RE, notes, timed, timings
 from .dumps import reassemble
 from .symbols import functions_only
 
@@ -41,6 +41,16 @@ class GuestRun:
         # power off. (The kdump guests crash in process context.)
         self.panic_command = ("panic-key" if self.arch == "amd64" else "panic-break") if full else \
             "panic-nmi" if paging == "l4" else None
+        # An arm64 kernel whose kp_crash.ko mkinitrd could build (6.1: the
+        # host's gcc-12 cross compiler) panics in softirq context instead
+        # (the x86-64 one: the rootkit guest's).
+        if full and self.arch == "arm64":
+            if os.path.exists(os.path.join(initrd_dir, "has-crash-module")):
+                self.panic_command = "crash-softirq"
+            else:
+                why = os.path.join(initrd_dir, "no-crash-module")
+                notes.append("%s: no kp_crash.ko (%s): its panic is in hard-IRQ context, none in softirq" % (
+                    self.name, open(why).read().strip() if os.path.exists(why) else "see mkinitrd"))
         self.rig = []        # (name, ok, detail) of the rig's own checks
         self.patched = {}    # dumps with a syscall hook (patch_syscalls)
         self.direct = None   # (vaddr, paddr)
@@ -125,6 +135,9 @@ class GuestRun:
                 path = os.path.join(rig.BUILD, "%s.panic.core" % self.name)
                 self.files, console = g.panic(path, command=self.panic_command)
                 self.panic = (path, console)
+                if self.panic_command == "crash-softirq":
+                    self.check("panic-softirq", bool(SOFTIRQ_PANIC_RE.search(console)),
+                               "the console shows no panic in softirq:\n%s" % console[-3000:])
             else:
                 self.files = g.quit()
             # Kept for whoever reads a failure: build/vm/GUEST.files/.

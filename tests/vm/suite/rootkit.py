@@ -12,12 +12,11 @@ import rig
 from . import churn
 from .bt import ck_module_frames, ck_panic_bt
 from .checks import check_doc, findings, num
-from .common import CHECKS, READY_TIMEOUT, timed
+from .common import CHECKS, READY_TIMEOUT, SOFTIRQ_PANIC_RE, timed
 from .panic import ck_panic
 
 
 ROOTKIT_LINE_RE = re.compile(r"kp_rootkit: (\w+) (.*?) ?([0-9a-f]{16})?$")
-SOFTIRQ_PANIC_RE = re.compile(r"Kernel panic - not syncing: kp_crash: .* in softirq")
 
 
 class RootkitRun:

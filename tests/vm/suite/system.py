@@ -30,8 +30,8 @@ from .system_readings import (BIG, EXACT, FLAG_NAMES, IFF_RUNNING, KP0, MIN_KEYS
                               get, guarded, json_doc, verdict)
 from .tasks import same_name_modulo_work
 
-# kp_net's sockets (tests/vm/kp_net.c): fds 3-14, and the 8 UDP sockets it
-# keeps open at fds 201-215 beside the 8 it closed (addr_objects.py).
+# kp_net's sockets (tests/vm/kp_net.c): fds 3-14, and the 8 TCP listeners it
+# keeps open at fds 201-215 beside the 8 it closed (addr_slab.py).
 NET_SOCKETS = 12 + 8
 
 # ---------------------------------------------------------------- meminfo
