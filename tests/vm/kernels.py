@@ -389,6 +389,15 @@ def headers(k, log=lambda s: print(s, file=sys.stderr, flush=True)):
     cache = cache_dir()
     hdir = os.path.join(cache, "headers", k.id)
     tree = os.path.join(hdir, "root", "usr", "src", "linux-headers-" + k.release)
+    # The cross compiler a release's headers asked for, when it was missing:
+    # asked of the system again, not of the mirror (an apt-get update of the
+    # kernel's suite on every run).
+    needs = os.path.join(cache, "headers", "%s.needs-%s" % (k.id, k.release))
+    if os.path.exists(needs):
+        with open(needs) as f:
+            cc = f.read().strip()
+        if not shutil.which(cc):
+            return None, missing_cc(cc, k)
     if not os.path.exists(os.path.join(hdir, "done-" + k.release)):
         apt = Apt(cache, k.suite)
         apt.update()
@@ -403,7 +412,10 @@ def headers(k, log=lambda s: print(s, file=sys.stderr, flush=True)):
             return None, "%s names no linux-kbuild or gcc in its Depends: %s" % (name, deps)
         cc = cross_cc(k.arch, gcc.group(1))
         if not shutil.which(cc):
-            return None, "no %s here (the compiler %s was built with)" % (cc, k.release)
+            os.makedirs(os.path.dirname(needs), exist_ok=True)
+            with open(needs, "w") as f:
+                f.write(cc + "\n")
+            return None, missing_cc(cc, k)
         host = subprocess.run(["dpkg", "--print-architecture"], capture_output=True, text=True).stdout.strip()
         files = download(apt, [(name, ver)], k.arch, cache, log, k.id + " headers")
         files += download(apt, [(common, ver)], "all", cache, log, k.id + " headers")
@@ -423,6 +435,10 @@ def headers(k, log=lambda s: print(s, file=sys.stderr, flush=True)):
 
 def cross_cc(arch, gcc):
     return "%s-linux-gnu-%s" % ({"arm64": "aarch64"}.get(arch, arch), gcc)
+
+
+def missing_cc(cc, k):
+    return "no %s here (the compiler %s was built with)" % (cc, k.release)
 
 
 def get(ids=None, log=lambda s: print(s, file=sys.stderr, flush=True)):

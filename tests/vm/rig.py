@@ -62,10 +62,13 @@ def build_initrd(kernel, out_dir=None, userland=None):
             tree, why = kernels.headers(kernel)
         except (kernels.KernelError, OSError) as e:
             tree, why = None, "its headers: %s" % e
+        why_file = os.path.join(out_dir, "no-crash-module")
         if tree:
             env["KP_MODULE_HEADERS"] = tree
+            if os.path.exists(why_file):
+                os.remove(why_file)
         else:
-            with open(os.path.join(out_dir, "no-crash-module"), "w") as f:
+            with open(why_file, "w") as f:
                 f.write(why + "\n")
     r = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, env=env)
     if r.returncode != 0:

@@ -48,9 +48,12 @@ class GuestRun:
             if os.path.exists(os.path.join(initrd_dir, "has-crash-module")):
                 self.panic_command = "crash-softirq"
             else:
-                why = os.path.join(initrd_dir, "no-crash-module")
+                why = "see mkinitrd"
+                if os.path.exists(os.path.join(initrd_dir, "no-crash-module")):
+                    with open(os.path.join(initrd_dir, "no-crash-module")) as f:
+                        why = f.read().strip()
                 notes.append("%s: no kp_crash.ko (%s): its panic is in hard-IRQ context, none in softirq" % (
-                    self.name, open(why).read().strip() if os.path.exists(why) else "see mkinitrd"))
+                    self.name, why))
         self.rig = []        # (name, ok, detail) of the rig's own checks
         self.patched = {}    # dumps with a syscall hook (patch_syscalls)
         self.direct = None   # (vaddr, paddr)
