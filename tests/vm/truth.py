@@ -137,6 +137,20 @@ class Stamp:
         self.tainted = int(v["tainted"]) if v.get("tainted", "").isdigit() else None
 
 
+def load_samples(files, name):
+    """The load triples ("2.29", "1.06", "0.41") of a file of /proc/loadavg
+    lines (tests/vm/init's load_sampler)."""
+    out = []
+    for line in text(files, name).splitlines():
+        la = line.split()
+        if len(la) != 5:
+            raise TruthError("%s: not a loadavg line: %r" % (name, line))
+        out.append(la[:3])
+    if not out:
+        raise TruthError("%s: no reading" % name)
+    return out
+
+
 def cpu_count(files):
     """CPUs in /sys/devices/system/cpu/possible ("0-1", "0,2-3")."""
     n = 0

@@ -117,6 +117,8 @@ class Ctx:
         # A source copied while the guest runs (the in-guest snapshot takes
         # 10-20 s) holds values between the two readings, not one of them.
         self.between = between
+        # /proc/loadavg read every half second while it was copied.
+        self.load_samples = []
         self.pre, self.post = pre, post  # {"threads", "modules", "dmesg", "stamp"}
         # The processes of kp() that exist only while a live kpeek runs
         # (LIVE_OBSERVERS). busybox timeout's watcher outlives the kpeek it

@@ -311,6 +311,8 @@ class GuestRun:
         # first.
         c = Ctx(self, f, self.bracket("truth.%s" % pre, ".post"), self.bracket("truth.%s" % post, ".pre"),
                 between=source == "snap")
+        if source == "snap":
+            c.load_samples = T.load_samples(f, "truth.%s.loads" % pre)
         c.partial = source in self.unsupported
         return c
 
