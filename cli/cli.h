@@ -103,6 +103,12 @@ void cli_seconds(uint64_t ns, char *buf, size_t size);
 // Seconds on the monotonic clock (durations, rates).
 double cli_monotonic(void);
 
+// A frame as "name+0xoff/0xsize [module]" (the kernel's %pB: a return
+// address is named by the call before it), its pc if no symbol has it; and
+// as a JSON object {"pc", "sp", "symbol", ...} in a list (frames.c).
+struct kp_frame;
+void cli_frame_name(struct kp_kernel *k, const struct kp_frame *f, char *buf, size_t size);
+void cli_frame_json(struct kp_kernel *k, struct out *o, const struct kp_frame *f);
 int cmd_info(struct cli *cli, int argc, char **argv);
 int cmd_sym(struct cli *cli, int argc, char **argv);
 int cmd_rd(struct cli *cli, int argc, char **argv);
@@ -128,6 +134,7 @@ int cmd_sockets(struct cli *cli, int argc, char **argv);
 int cmd_lsmod(struct cli *cli, int argc, char **argv);
 int cmd_loadavg(struct cli *cli, int argc, char **argv);
 int cmd_panic(struct cli *cli, int argc, char **argv);
+int cmd_report(struct cli *cli, int argc, char **argv);
 int cmd_bt(struct cli *cli, int argc, char **argv);
 int cmd_dmesg(struct cli *cli, int argc, char **argv);
 int cmd_watch(struct cli *cli, int argc, char **argv);

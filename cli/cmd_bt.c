@@ -62,16 +62,6 @@ static bool ok(struct kp_error *err)
 	return !err;
 }
 
-static void frame_symbol(struct kp_kernel *k, const struct kp_frame *f, struct kp_symbol *sym,
-			 uint64_t *off, bool *found)
-{
-	// A return address may be one past the end of a noreturn call's
-	// function: name the call (the kernel's %pB does the same).
-	uint64_t at = f->flags & KP_FRAME_EXACT ? f->pc : f->pc - 1;
-	*found = ok(kp_symbol_by_address(k, at, sym));
-	*off = *found ? f->pc - sym->address : 0;
-}
-
 static void print_regs(struct out *o, const struct kp_frame *f)
 {
 	// No address: the registers are the dump note's, of a CPU that was
@@ -87,49 +77,6 @@ static void print_regs(struct out *o, const struct kp_frame *f)
 		return;
 	}
 	out_regs(o, NULL, f->nregs, f->regs, f->reg_names);
-}
-
-// "name+0xoff/0xsize [module]" of frame f (the kernel's %pB), its pc if no
-// symbol has it.
-static void frame_name(struct kp_kernel *k, const struct kp_frame *f, char *buf, size_t size)
-{
-	struct kp_symbol sym;
-	uint64_t off;
-	bool found;
-	frame_symbol(k, f, &sym, &off, &found);
-	if (!found)
-		snprintf(buf, size, "0x%" PRIx64, f->pc);
-	else if (sym.size)
-		snprintf(buf, size, "%s+0x%" PRIx64 "/0x%" PRIx64 "%s%s%s", sym.name, off,
-			 sym.size, sym.module ? " [" : "", sym.module ? sym.module : "",
-			 sym.module ? "]" : "");
-	else
-		snprintf(buf, size, "%s+0x%" PRIx64 "%s%s%s", sym.name, off,
-			 sym.module ? " [" : "", sym.module ? sym.module : "", sym.module ? "]" : "");
-}
-
-static void json_frame(struct kp_kernel *k, struct out *o, const struct kp_frame *f)
-{
-	struct kp_symbol sym;
-	uint64_t off;
-	bool found;
-	frame_symbol(k, f, &sym, &off, &found);
-	out_begin_object(o, NULL);
-	out_kv_hex(o, "pc", f->pc);
-	out_kv_hex(o, "sp", f->sp);
-	bool user = f->flags & KP_FRAME_USER;
-	out_kv_str(o, "symbol", found && !user ? sym.name : NULL);
-	if (found && !user) {
-		out_kv_uint(o, "offset", off);
-		out_kv_uint(o, "size", sym.size);
-	}
-	out_kv_str(o, "module", found && !user ? sym.module : NULL);
-	out_kv_bool(o, "exact", f->flags & KP_FRAME_EXACT);
-	out_kv_bool(o, "reliable", !(f->flags & KP_FRAME_UNRELIABLE));
-	out_kv_bool(o, "user", user);
-	if (f->nregs)
-		out_regs(o, "regs", f->nregs, f->regs, f->reg_names);
-	out_end_object(o);
 }
 
 // The pid, tid and comm of a known task (JSON).
@@ -160,7 +107,7 @@ static void json_stack(struct kp_kernel *k, struct out *o, const struct who *w,
 	out_kv_str(o, "origin", kp_stack_origin(st));
 	out_begin_list(o, "frames");
 	for (size_t i = 0; i < n; i++)
-		json_frame(k, o, &fr[i]);
+		cli_frame_json(k, o, &fr[i]);
 	out_end_list(o);
 	out_kv_str(o, "end", end);
 	out_kv_bool(o, "complete", complete);
@@ -192,7 +139,7 @@ static void text_stack(struct kp_kernel *k, struct out *o, const struct who *w,
 			continue;
 		}
 		char name[320];
-		frame_name(k, f, name, sizeof(name));
+		cli_frame_name(k, f, name, sizeof(name));
 		out_text(o, "%s#%-2zu [%016" PRIx64 "] %s%s\n", i < 10 ? " " : "", i, f->sp,
 			 f->flags & KP_FRAME_UNRELIABLE ? "? " : "", name);
 		if ((f->flags & KP_FRAME_REGS) && i > 0)

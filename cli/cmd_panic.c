@@ -26,7 +26,7 @@ static void usage(void)
 	       "not be written.\n"
 	       "\n"
 	       "Options:\n"
-	       "  -j, --json   {\"panicked\", \"cpu\", \"message\", \"oops\", \"uptime\",\n"
+	       "  -j, --json   {\"panicked\", \"cpu\", \"message\", \"oops\", \"kind\", \"uptime\",\n"
 	       "               \"crash_time\", \"crash_time_invalid\",\n"
 	       "               \"task\": {\"address\", \"pid\", \"comm\"},\n"
 	       "               \"taint\", \"tainted_mask\", \"cpus_stopped\", \"from_log\",\n"
@@ -72,6 +72,7 @@ static void json_panic(struct out *o, const struct kp_panic *p, const struct pan
 	out_kv_int_known(o, "cpu", p->panicked, p->cpu);
 	out_kv_str(o, "message", p->message[0] ? p->message : NULL);
 	out_kv_str(o, "oops", p->oops[0] ? p->oops : NULL);
+	out_kv_str(o, "kind", kp_panic_kind_name(p->kind));
 	out_kv_json(o, "uptime", v->uptime[0] ? v->uptime : "null", NULL);
 	out_kv_int_known(o, "crash_time", p->has_crash_time, p->crash_time);
 	out_kv_bool(o, "crash_time_invalid", p->crash_time_invalid);
@@ -106,6 +107,7 @@ static void text_panic(struct out *o, const struct kp_panic *p, const struct pan
 			     : "(no panic message in the kernel log)");
 	if (p->oops[0])
 		out_text(o, "oops:       %s\n", p->oops);
+	out_text(o, "kind:       %s\n", kp_panic_kind_name(p->kind));
 	if (p->panicked)
 		out_text(o, "cpu:        %d%s\n", p->cpu,
 			 p->from_log ? " (from the kernel log: no panic_cpu in kallsyms)" : "");

@@ -38,6 +38,7 @@ static const struct cmd cmds[] = {
 	{ "dmesg", cmd_dmesg, "print the kernel log (printk ring buffer)" },
 	{ "bt", cmd_bt, "kernel stack traces of tasks and CPUs, without debuginfo" },
 	{ "panic", cmd_panic, "say why the kernel stopped: panic message, CPU, task, taint" },
+	{ "report", cmd_report, "triage a dump in one page: why, stack, log, memory, signature" },
 	{ "watch", cmd_watch, "sample a value repeatedly (live source)" },
 	{ "check", cmd_check, "look for rootkit changes: the kernel's own views of itself compared" },
 	{ "list", cmd_list, "walk a kernel linked list" },

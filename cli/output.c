@@ -32,6 +32,7 @@ struct kvline {
 
 struct out {
 	bool json;
+	bool text_only;	// text: only out_text() writes (out_text_only())
 	FILE *f;
 	struct level stack[MAX_DEPTH];
 	int depth;	// stack[0] is the top-level object
@@ -230,6 +231,11 @@ void out_destroy(struct out *o)
 	free(o);
 }
 
+void out_text_only(struct out *o)
+{
+	o->text_only = true;
+}
+
 void out_flush(struct out *o)
 {
 	if (!o->json)
@@ -250,7 +256,7 @@ static void kv_scalar(struct out *o, const char *key, const char *json, const ch
 			json_string(o->f, json);
 		else
 			fputs(json, o->f);
-	} else {
+	} else if (!o->text_only) {
 		text_kv(o, top(o)->kind == L_LIST ? NULL : key, text);
 	}
 }
@@ -324,6 +330,8 @@ static void begin_level(struct out *o, const char *key, enum level_kind kind)
 	if (o->json) {
 		json_item(o, key);
 		putc(kind == L_OBJ ? '{' : '[', o->f);
+	} else if (o->text_only) {
+		top(o)->count++;
 	} else {
 		flush_kv(o);
 		// A top-level table has no heading (commands print one with

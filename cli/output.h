@@ -67,6 +67,10 @@ void out_kv_json(struct out *o, const char *key, const char *json, const char *t
 // Prints what is pending and flushes stdout (e.g. after each watch sample).
 void out_flush(struct out *o);
 bool out_is_json(const struct out *o);
+// Text mode writes only what out_text() gives: the key/value, object and
+// list calls build the JSON document alone (a command whose text is its
+// own layout, such as report). Tables are not for such an output.
+void out_text_only(struct out *o);
 // Writes to a closed pipe (kpeek ps | head) end the process quietly with
 // status 0. Text output never carries control bytes from kernel strings:
 // they are shown as \xNN (out_text keeps newlines and tabs).

@@ -61,6 +61,8 @@ static void exercise(struct kp_kernel *k)
 		      kp_syscall_iter_destroy, kp_syscall_entry);
 		KP_INIT(kp_panic, p);
 		fuzz_drop(kp_panic_get(k, &p));
+		KP_INIT(kp_signature, sig);
+		fuzz_drop(kp_signature_get(k, &sig));
 		struct kp_stack *st;
 		if (fuzz_ok(kp_stack_cpu_create(k, 0, &st)))
 			kp_stack_destroy(st);

@@ -1158,6 +1158,30 @@ KP_API void kp_loadavg_format(uint64_t avenrun, char buf[16]);
 // Why the kernel stopped, as crash's `sys` and the kernel's own console
 // tell it: from panic_cpu, the printk ring, the run queue of the panicking
 // CPU, tainted_mask and VMCOREINFO's CRASHTIME.
+// Since 0.6: what kind of crash it was, from the kernel's own wording of
+// the panic message and of the record that led to it (the order below is
+// the order kpeek tries them in; doc/signature.md).
+enum kp_panic_kind {
+	KP_PANIC_NONE,		// no panic: a running kernel, or a dump of one
+	KP_PANIC_CALL,		// a panic() call with a message of its own
+	KP_PANIC_OOPS,		// an oops: a fault in the kernel ("Oops", "BUG: unable to
+				// handle", "general protection fault", "Internal error")
+	KP_PANIC_BUG,		// BUG(): "kernel BUG at FILE:LINE!"
+	KP_PANIC_WARN,		// a WARN() turned panic by panic_on_warn
+	KP_PANIC_OOM,		// "Out of memory" with panic_on_oom
+	KP_PANIC_HUNG_TASK,	// "hung_task: blocked tasks" (hung_task_panic)
+	KP_PANIC_SOFT_LOCKUP,	// "softlockup: hung tasks" (softlockup_panic)
+	KP_PANIC_HARD_LOCKUP,	// "Hard LOCKUP" (hardlockup_panic)
+	KP_PANIC_RCU_STALL,	// "RCU Stall" (panic_on_rcu_stall)
+	KP_PANIC_SYSRQ,		// echo c > /proc/sysrq-trigger, or the SysRq key
+	KP_PANIC_NMI,		// an NMI (unknown_nmi_panic, panic_on_io_nmi, ...)
+	KP_PANIC_MCE,		// a machine check
+};
+// "none", "panic", "oops", "BUG", "warning", "OOM", "hung task", "soft
+// lockup", "hard lockup", "RCU stall", "sysrq", "NMI", "machine check";
+// NULL for a value outside the enum.
+KP_API const char *kp_panic_kind_name(enum kp_panic_kind kind);
+
 struct kp_panic {
 	size_t sz;		// sizeof(struct kp_panic): use KP_INIT()
 	bool panicked;		// panic_cpu names a CPU
@@ -1194,8 +1218,30 @@ struct kp_panic {
 	// Since 0.6: VMCOREINFO has a CRASHTIME that is not a time (not a
 	// decimal number, or outside 1970..9999): has_crash_time is false.
 	bool crash_time_invalid;
+	enum kp_panic_kind kind;	// since 0.6
 };
 KP_API struct kp_error *kp_panic_get(struct kp_kernel *kernel, struct kp_panic *ret);
+
+// Since 0.6: what identifies a crash's bug and not the machine, the boot
+// or the dump's format, for grouping a fleet's dumps (doc/signature.md
+// states the rules so that other tools can compute the same): the kind,
+// the message with numbers, addresses and task names normalized away, and
+// the first meaningful functions of the stack that crashed (of the first
+// blocked task for a hung task), hashed with 64-bit FNV-1a.
+#define KP_SIGNATURE_FRAMES 5
+struct kp_signature {
+	size_t sz;		// use KP_INIT(kp_signature, sig)
+	enum kp_panic_kind kind;	// KP_PANIC_NONE: no signature (hash 0)
+	char title[256];	// the normalized message
+	unsigned nframes;
+	char frames[KP_SIGNATURE_FRAMES][128];
+	// The stack the frames come from could not be unwound (a raw dump
+	// without CPU registers): the signature holds kind and title only.
+	bool no_stack;
+	char stack_error[160];	// why, when no_stack
+	uint64_t hash;
+};
+KP_API struct kp_error *kp_signature_get(struct kp_kernel *kernel, struct kp_signature *ret);
 
 // ---------------------------------------------------------------- stacks
 

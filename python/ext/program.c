@@ -370,6 +370,35 @@ static PyObject *stack_trace(KpyProgram *self, PyObject *arg)
 	return list;
 }
 
+// kpeek report's signature (doc/signature.md): a dict of what it hashes,
+// None for a kernel that did not panic.
+static PyObject *crash_signature(KpyProgram *self, PyObject *unused)
+{
+	KP_INIT(kp_signature, sig);
+	struct kp_error *err = kp_signature_get(self->k, &sig);
+	if (err)
+		return kpy_error(err);
+	if (sig.kind == KP_PANIC_NONE)
+		Py_RETURN_NONE;
+	PyObject *frames = PyList_New(0);
+	for (unsigned i = 0; frames && i < sig.nframes; i++) {
+		PyObject *f = PyUnicode_DecodeUTF8(sig.frames[i], strlen(sig.frames[i]), "backslashreplace");
+		if (!f || PyList_Append(frames, f) < 0)
+			Py_CLEAR(frames);
+		Py_XDECREF(f);
+	}
+	if (!frames)
+		return NULL;
+	char hex[17];
+	snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)sig.hash);
+	PyObject *d = Py_BuildValue("{s:s,s:s,s:s,s:N,s:O}", "signature", hex, "kind",
+				    kp_panic_kind_name(sig.kind), "title", sig.title, "frames", frames,
+				    "stack", sig.no_stack ? Py_False : Py_True);
+	if (!d)
+		Py_DECREF(frames);
+	return d;
+}
+
 static PyObject *program_repr(KpyProgram *self)
 {
 	if (!self->path || self->path == Py_None)
@@ -400,6 +429,8 @@ static PyMethodDef program_methods[] = {
 	  "read(address, size, physical=False) -> bytes" },
 	{ "stack_trace", (PyCFunction)stack_trace, METH_O,
 	  "stack_trace(task_or_pid) -> list of StackFrame, innermost first" },
+	{ "crash_signature", (PyCFunction)crash_signature, METH_NOARGS,
+	  "crash_signature() -> dict (signature, kind, title, frames, stack) as kpeek report's, None without a panic" },
 	{ "_tasks", (PyCFunction)tasks, METH_VARARGS, NULL },
 	{ "_task_by_pid", (PyCFunction)task_by_pid, METH_VARARGS, NULL },
 	{ "_list_nodes", (PyCFunction)list_nodes, METH_VARARGS, NULL },

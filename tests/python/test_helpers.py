@@ -107,3 +107,12 @@ def test_hlist(prog, truth):
     # Entries whose first member is the node: the node's own address.
     got = [int(e) for e in hlist_for_each_entry("struct hlist_node", head, "next")]
     assert got == truth["hlist"]["nodes"]
+
+
+def test_crash_signature_without_a_log_says_why(prog):
+    # The synthetic kernel has no printk ring: the signature (kpeek report's)
+    # cannot be computed, and the exception (LookupError: a type is not
+    # found, as drgn raises) names what is missing.
+    with pytest.raises(LookupError) as e:
+        prog.crash_signature()
+    assert "printk ring buffer" in str(e.value)

@@ -674,6 +674,21 @@ static void slab_seed(bool hardened)
 	seed("fuzz_slab", b, sizeof(b));
 }
 
+// A size byte, then message NUL record (fuzz_signature.c).
+static void signature_seeds(void)
+{
+	static const char seeds[][160] = {
+		"\xff" "sysrq triggered crash\0sysrq: Trigger a crash",
+		"\x40" "Fatal exception\0BUG: kernel NULL pointer dereference, address: 0000000000000000",
+		"\x08" "hung_task: blocked tasks\0INFO: task kworker/0:1:123 blocked for more than 120 seconds.",
+		"\x80" "Oops: 0002 [#1] PREEMPT SMP NOPTI\0CPU: 1 PID: 116 Comm: kp_spin Not tainted",
+	};
+	for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
+		size_t a = strlen(seeds[i]);
+		seed("fuzz_signature", seeds[i], a + 1 + strlen(seeds[i] + a + 1));
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -684,6 +699,7 @@ int main(int argc, char **argv)
 	mkdir_p(outdir);
 	elf_core_seeds();
 	vmcoreinfo_seeds();
+	signature_seeds();
 	kallsyms_text_seeds();
 	kallsyms_memory_seeds();
 	ksymtab_seeds();

@@ -32,7 +32,7 @@
 // Records that start a crash: the kernel's own wording (lib/bug.c,
 // arch/x86/kernel/dumpstack.c, arch/arm64/mm/fault.c, drivers/tty/sysrq.c,
 // kernel/watchdog*.c, mm/...).
-static bool is_oops_start(const char *s, size_t n)
+bool kp_lx_is_oops_start(const char *s, size_t n)
 {
 	static const char *const starts[] = {
 		"BUG: ", "Oops", "general protection fault", "kernel BUG at ",
@@ -137,7 +137,7 @@ static struct kp_error *scan_log(struct kp_kernel *k, struct kp_panic *p, struct
 			after_panic = true;
 		} else if (after_panic && !lc->found && r->len > 5 && !memcmp(r->text, "CPU: ", 5)) {
 			parse_cpu_line(r->text, r->len, kp_kernel_release(k), lc);
-		} else if (is_oops_start(r->text, r->len)) {
+		} else if (kp_lx_is_oops_start(r->text, r->len)) {
 			copy_line(oops, sizeof(oops), r->text, r->len);
 			oops_ts = r->ts_nsec;
 			oops_caller = r->caller_id;
@@ -324,6 +324,7 @@ struct kp_error *kp_panic_get(struct kp_kernel *k, struct kp_panic *ret)
 		if (!have_mask)
 			snprintf(p.taint, sizeof(p.taint), "%s", lc.taint);
 	}
+	p.kind = kp_lx_panic_kind(p.message, p.oops, p.panicked);
 	const struct kp_vmcoreinfo *vi = kp_kernel_vmcoreinfo(k);
 	int64_t t = 0;
 	int ct = vi ? kp_vmcoreinfo_crash_time(vi, &t) : -1;

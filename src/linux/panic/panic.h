@@ -25,4 +25,17 @@ struct kp_lx_taint_table {
 // types; the read's error, prefixed "taint_flags unreadable", otherwise.
 struct kp_error *kp_lx_taint_table(struct kp_kernel *kernel, struct kp_lx_taint_table *ret);
 
+// Whether a record (len bytes) starts a crash: "BUG: ", "Oops", "kernel BUG
+// at ", "Unable to handle kernel ", ... (panic.c).
+bool kp_lx_is_oops_start(const char *s, size_t n);
+
+// The kind of a crash from its panic message and the record that led to it
+// ("" where there is none) (signature.c).
+enum kp_panic_kind kp_lx_panic_kind(const char *message, const char *oops, bool panicked);
+
+// The signature's title rules applied to s (doc/signature.md), and its
+// hash of kind, title and frames into sig->hash (signature.c).
+void kp_lx_signature_title(const char *s, char *out, size_t size);
+void kp_lx_signature_hash(struct kp_signature *sig);
+
 #endif

@@ -15,6 +15,7 @@ from .common import Ctx, READY_TIMEOUT, notes, timed
 from .guest import GuestRun
 from .modules import MODULE_BTF_ARGS, ck_module_btf
 from .panic import ck_panic
+from .report import KINDS, report_jobs
 
 
 class KdumpRun:
@@ -155,7 +156,7 @@ class KdumpRun:
             name = self.prefix(source)
             if source not in self.dumps:
                 why = (None, "", "no %s from the crash kernel (see the rig checks)" % source)
-                for what in ("panic-summary", "bt-panic", "bt-cpus", "bt-all", "list-module-btf"):
+                for what in ("panic-summary", "bt-panic", "bt-cpus", "bt-all", "list-module-btf", "report"):
                     jobs.append(("%s:%s" % (name, what), None, lambda res, c: (False, res[2]), None, why))
                 continue
             path = self.dumps[source]
@@ -179,4 +180,8 @@ class KdumpRun:
                 jobs.append((name + ":bt-all", run("bt", "--all", "--json"), ck_bt_all, ctx, None))
             jobs.append((name + ":list-module-btf", run(*MODULE_BTF_ARGS),
                          ck_module_btf(self.files, source in self.partial), None, None))
+        # One crash in two formats: each reported as the console says, and
+        # one signature.
+        jobs += report_jobs(self.prefix, self.dumps, self.console, self.kernel.release,
+                            KINDS["kdump-" + self.kind], kpeek, pool, self.partial)
         return jobs

@@ -33,6 +33,29 @@ def cpulist(cpus):
     return ",".join(out)
 
 
+def console_panic(console, release):
+    """What the console says of a panic: the first "Kernel panic - not
+    syncing: " line (printk time, text), the "Oops: " line before the
+    first "CPU: ... Comm: ..." line (time, text), and that line's (cpu,
+    pid, comm, taint); None for each the console lacks."""
+    msg = cpu = oops = None
+    for l in console.replace("\r", "").splitlines():
+        m = re.match(CONSOLE_TS + r"(Kernel panic - not syncing: .*?)\s*$", l)
+        if m and msg is None:
+            msg = (m.group(1), m.group(2))
+        m = re.match(CONSOLE_TS + r"(Oops: .*?)\s*$", l)
+        if m and cpu is None:
+            oops = (m.group(1), m.group(2))
+        m = re.match(CONSOLE_TS + r"CPU: (\d+) (?:UID: \d+ )?PID: (\d+) Comm: (\S+) (.*)$", l)
+        if m and cpu is None and (" " + release) in m.group(5):
+            # dump_stack_print_info() says "Kdump: loaded " before the
+            # taint where a crash kernel is loaded.
+            rest = re.sub(r"^Kdump: loaded ", "", m.group(5))
+            cpu = (int(m.group(2)), int(m.group(3)), m.group(4),
+                   rest[:rest.index(" " + release)])
+    return msg, cpu, oops
+
+
 def ck_panic(console, release, kdump_clock=None, ncpus=None):
     """kpeek panic on the dump of the panicked guest against the guest's
     console: the panic line (text and printk time), and the CPU, PID, comm
@@ -50,22 +73,7 @@ def ck_panic(console, release, kdump_clock=None, ncpus=None):
             j = json.loads(out)
         except ValueError:
             return False, "not JSON: %s; output:\n%s" % (ran(res), out)
-        lines = console.replace("\r", "").splitlines()
-        msg = cpu = oops = None
-        for l in lines:
-            m = re.match(CONSOLE_TS + r"(Kernel panic - not syncing: .*?)\s*$", l)
-            if m and msg is None:
-                msg = (m.group(1), m.group(2))
-            m = re.match(CONSOLE_TS + r"(Oops: .*?)\s*$", l)
-            if m and cpu is None:
-                oops = (m.group(1), m.group(2))
-            m = re.match(CONSOLE_TS + r"CPU: (\d+) (?:UID: \d+ )?PID: (\d+) Comm: (\S+) (.*)$", l)
-            if m and cpu is None and (" " + release) in m.group(5):
-                # dump_stack_print_info() says "Kdump: loaded " before the
-                # taint where a crash kernel is loaded.
-                rest = re.sub(r"^Kdump: loaded ", "", m.group(5))
-                cpu = (int(m.group(2)), int(m.group(3)), m.group(4),
-                       rest[:rest.index(" " + release)])
+        msg, cpu, oops = console_panic(console, release)
         if cpu is None or (msg is None and (kdump_clock is None or oops is None)):
             return False, "the console shows no panic line (or oops) or no CPU/PID/Comm line:\n%s" % console[-2000:]
         want = {"cpu": cpu[0], "pid": cpu[1], "comm": cpu[2], "taint": cpu[3]}

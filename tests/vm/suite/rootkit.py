@@ -14,6 +14,7 @@ from .bt import ck_module_frames, ck_panic_bt
 from .checks import check_doc, findings, num
 from .common import CHECKS, READY_TIMEOUT, SOFTIRQ_PANIC_RE, timed
 from .panic import ck_panic
+from .report import KINDS, report_jobs
 
 
 ROOTKIT_LINE_RE = re.compile(r"kp_rootkit: (\w+) (.*?) ?([0-9a-f]{16})?$")
@@ -132,10 +133,13 @@ class RootkitRun:
                          ck_panic(self.console, self.kernel.release), None, None))
             jobs.append((name + ":bt-panic", pool.submit(rig.run_kpeek, kpeek, ["-c", path, "bt", "--json"]),
                          ck_module_frames(ck_panic_bt(self.console), self.console, "kp_crash"), None, None))
+            jobs += report_jobs(self.prefix, {"panic": path}, self.console, self.kernel.release,
+                                KINDS["crash-softirq"], kpeek, pool)
         else:
             why = (None, "", "no dump of kp_crash's panic (see the rig checks)")
             jobs.append((name + ":panic-summary", None, lambda res, c: (False, res[2]), None, why))
             jobs.append((name + ":bt-panic", None, lambda res, c: (False, res[2]), None, why))
+            jobs.append((name + ":report", None, lambda res, c: (False, res[2]), None, why))
         return jobs + churn.rootkit_jobs(self)
 
 

@@ -13,6 +13,7 @@ from .dumps import ck_excluded, ck_pages, d31_compressors
 from .errors import ck_error
 from .modules import ck_list_modules, ck_lsmod
 from .panic import ck_no_panic, ck_panic
+from .report import KINDS, report_jobs
 from .process import process_checks
 from .symbols import ck_diff_jiffies, ck_info_format, ck_info_levels, ck_info_value, ck_print_jiffies, ck_print_nr_cpu_ids, ck_print_string, ck_rd_banner, ck_sym, ck_sym_list, ck_sym_module, ck_sym_recovered, ck_vtop, ck_watch, module_function
 from .system import system_checks
@@ -163,12 +164,14 @@ def guest_jobs(r, kpeek, pool, compressors):
             jobs.append(("%s:bt-panic" % r.prefix("panic"),
                          pool.submit(rig.run_kpeek, kpeek, ["-c", r.panic[0], "bt", "--json"]),
                          ck_panic_bt(r.panic[1], r.arch), None, None))
+            jobs += report_jobs(r.prefix, {"panic": r.panic[0]}, r.panic[1], r.kernel.release,
+                                KINDS[r.panic_command], kpeek, pool)
             jobs.append(("%s:bt-cpus" % r.prefix("panic"),
                          pool.submit(rig.run_kpeek, kpeek, ["-c", r.panic[0], "bt", "-a", "--json"]),
                          ck_bt_cpus, None, None))
         else:
             why = (None, "", "no dump of the panicked guest (see the rig checks)")
-            for what in ("panic-summary", "bt-panic", "bt-cpus"):
+            for what in ("panic-summary", "bt-panic", "bt-cpus", "report"):
                 jobs.append(("%s:%s" % (r.prefix("panic"), what), None, lambda res, c: (False, res[2]),
                              None, why))
     for source in ("elf-patched-table", "elf-patched-call") if r.full and not r.no_data_symbols else ():

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: MIT
+// The kind of a crash and its signature (linux/panic/signature.c): the
+// kernel's own wordings, 5.10..7.2 (x86-64 and arm64), classified; the
+// title rules of doc/signature.md; and the hash of its worked examples,
+// which were computed apart from kpeek (Python, FNV-1a as the document
+// states it).
+#include <string.h>
+
+#include "test.h"
+#include "linux/panic/panic.h"
+
+struct kind_case {
+	const char *message, *oops;
+	enum kp_panic_kind want;
+};
+
+TEST(kinds_from_the_kernels_wording)
+{
+	static const struct kind_case cases[] = {
+		{ "Kernel panic - not syncing: sysrq triggered crash", "sysrq: Trigger a crash", KP_PANIC_SYSRQ },
+		{ "", "Oops: 0002 [#1] PREEMPT SMP NOPTI", KP_PANIC_OOPS },
+		{ "Kernel panic - not syncing: Fatal exception", "Internal error: Oops: 0000000096000045 [#1] SMP",
+		  KP_PANIC_OOPS },
+		{ "Kernel panic - not syncing: Fatal exception", "kernel BUG at mm/slub.c:431!", KP_PANIC_BUG },
+		{ "Kernel panic - not syncing: Out of memory: system-wide panic_on_oom is enabled", "",
+		  KP_PANIC_OOM },
+		{ "Kernel panic - not syncing: System is deadlocked on memory", "", KP_PANIC_OOM },
+		{ "Kernel panic - not syncing: hung_task: blocked tasks", "", KP_PANIC_HUNG_TASK },
+		{ "Kernel panic - not syncing: softlockup: hung tasks", "watchdog: BUG: soft lockup - CPU#0 stuck for 22s!",
+		  KP_PANIC_SOFT_LOCKUP },
+		{ "Kernel panic - not syncing: Hard LOCKUP", "", KP_PANIC_HARD_LOCKUP },
+		{ "Kernel panic - not syncing: RCU Stall", "", KP_PANIC_RCU_STALL },
+		{ "Kernel panic - not syncing: kernel: panic_on_warn set ...", "", KP_PANIC_WARN },
+		{ "Kernel panic - not syncing: panic_on_warn set ...", "", KP_PANIC_WARN },
+		{ "Kernel panic - not syncing: NMI: Not continuing", "", KP_PANIC_NMI },
+		{ "Kernel panic - not syncing: Fatal machine check", "", KP_PANIC_MCE },
+		{ "Kernel panic - not syncing: kp_crash: panic from a module at depth 3", "", KP_PANIC_CALL },
+		{ "Kernel panic - not syncing: Attempted to kill init! exitcode=0x00000009", "", KP_PANIC_CALL },
+		{ "", "", KP_PANIC_NONE },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct kind_case *c = &cases[i];
+		// The kernel's "Kernel panic - not syncing: " is part of kp_panic.message.
+		const char *m = c->message;
+		enum kp_panic_kind got = kp_lx_panic_kind(m[0] ? m + 28 : m, c->oops, m[0] || c->oops[0]);
+		if (got != c->want)
+			FAILF("%s / %s: kind %s, want %s", c->message, c->oops, kp_panic_kind_name(got),
+			      kp_panic_kind_name(c->want));
+	}
+	CHECK(kp_panic_kind_name(KP_PANIC_MCE + 1) == NULL);
+	CHECK_STR(kp_panic_kind_name(KP_PANIC_HUNG_TASK), "hung task");
+}
+
+TEST(titles_lose_numbers_addresses_names_and_configuration)
+{
+	static const char *const cases[][2] = {
+		{ "BUG: kernel NULL pointer dereference, address: 0000000000000000",
+		  "BUG: kernel NULL pointer dereference, address: N" },
+		{ "Oops: 0002 [#1] PREEMPT SMP NOPTI", "Oops: N" },
+		{ "general protection fault, probably for non-canonical address 0xdead000000000100: 0000 [#1] SMP PTI",
+		  "general protection fault, probably for non-canonical address X: N" },
+		{ "kernel BUG at mm/slub.c:431!", "kernel BUG at mm/slub.c:N!" },
+		{ "Unable to handle kernel paging request at virtual address ffff800080000000",
+		  "Unable to handle kernel paging request at virtual address X" },
+		{ "INFO: task kworker/0:1:123 blocked for more than 120 seconds.",
+		  "INFO: task ?:N blocked for more than N seconds." },
+		{ "INFO: task sh:77 blocked for more than 122 seconds.", "INFO: task ?:N blocked for more than N seconds." },
+		{ "CPU: 1 PID: 116 Comm: kp_spin Not tainted", "CPU: N PID: N Comm: ? Not tainted" },
+		{ "ext4 error on x86_64   with  spaces ", "ext4 error on x86_64 with spaces" },
+		{ "watchdog: BUG: soft lockup - CPU#0 stuck for 22s!", "watchdog: BUG: soft lockup - CPU#N stuck for Ns!" },
+		{ "Comm: kp_spin", "Comm: ?" },
+		{ "deadbeef cafe 0x", "X cafe Nx" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char out[256];
+		kp_lx_signature_title(cases[i][0], out, sizeof(out));
+		CHECK_STR(out, cases[i][1]);
+	}
+	// Bounded by the output, however long the input.
+	char big[4096], out[32];
+	memset(big, '7', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	kp_lx_signature_title(big, out, sizeof(out));
+	CHECK_STR(out, "N");
+	memset(big, 'a', sizeof(big) - 1);
+	kp_lx_signature_title(big, out, sizeof(out));
+	CHECK(strlen(out) < sizeof(out));
+}
+
+// doc/signature.md's examples.
+TEST(hash_of_the_documented_examples)
+{
+	struct kp_signature s = { .sz = sizeof(s), .kind = KP_PANIC_SYSRQ, .nframes = 5 };
+	strcpy(s.title, "sysrq: Trigger a crash");
+	const char *f[] = { "sysrq_handle_crash", "__handle_sysrq", "write_sysrq_trigger", "proc_reg_write", "vfs_write" };
+	for (int i = 0; i < 5; i++)
+		strcpy(s.frames[i], f[i]);
+	kp_lx_signature_hash(&s);
+	CHECK_U64(s.hash, 0x495f13615104420fULL);
+	struct kp_signature o = { .sz = sizeof(o), .kind = KP_PANIC_OOPS, .nframes = 5 };
+	strcpy(o.title, "BUG: kernel NULL pointer dereference, address: N");
+	const char *g[] = { "kp_crash_level3", "kp_crash_level2", "kp_crash_level1", "kp_crash_init", "do_one_initcall" };
+	for (int i = 0; i < 5; i++)
+		strcpy(o.frames[i], g[i]);
+	kp_lx_signature_hash(&o);
+	CHECK_U64(o.hash, 0x4108e7a1cf0bbd25ULL);
+	// A frame fewer is another signature.
+	o.nframes = 4;
+	kp_lx_signature_hash(&o);
+	CHECK(o.hash != 0x4108e7a1cf0bbd25ULL);
+}
+
+int main(void)
+{
+	RUN(kinds_from_the_kernels_wording);
+	RUN(titles_lose_numbers_addresses_names_and_configuration);
+	RUN(hash_of_the_documented_examples);
+	return TEST_SUMMARY();
+}

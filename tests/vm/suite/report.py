@@ -1,0 +1,115 @@
+# kpeek report on every dump of a panicked kernel, against the console the
+# kernel printed the panic on: the panic's message, CPU, task and taint as
+# the "CPU: ... Comm: ..." line says, the kind the test caused, the last log
+# line, the signature's functions among the console's trace in its order;
+# and one signature for one crash in every format of its dump (a real
+# kdump's vmcore and makedumpfile -d 31 of it).
+import json
+import re
+
+import rig
+from .common import ran
+from .console import CONSOLE_RIP_RE, CONSOLE_TS_RAW, console_trace
+from .panic import console_panic
+
+# How each guest panics (GuestRun.panic_command, KdumpRun.kind) and the kind
+# kpeek must name: the test caused it, so it knows.
+KINDS = {"panic-key": "sysrq", "panic-break": "sysrq", "panic-nmi": "NMI",
+         "crash-softirq": "panic", "kdump-panic": "sysrq", "kdump-oops": "oops"}
+
+SIGNATURE_RE = re.compile(r"^[0-9a-f]{16}$")
+
+
+def console_functions(console):
+    """The functions of the console's first trace, innermost first, without
+    offsets and compiler suffixes (".constprop.0"): an oops' "RIP:" function
+    before it, then its "Call Trace:" frames."""
+    names = []
+    for l in console.replace("\r", "").splitlines():
+        if re.match(CONSOLE_TS_RAW + r"Call [Tt]race:\s*$", l):
+            break
+        m = CONSOLE_RIP_RE.match(l)
+        if m:
+            names = [m.group(1)]
+    names += console_trace(console)
+    # A return address just past a call that ends its function is printed
+    # as the next function's +0x0 where the kernel prints it with %pS (6.1
+    # arm64: "sysrq_reset_seq_param_set+0x0/0x..." for sysrq_handle_crash's
+    # call of panic()): that frame is any function (None).
+    return [None if re.search(r"\+0x0/", n) else n.split("+")[0].split(".")[0] for n in names]
+
+
+def in_order(sub, seq):
+    """Whether sub is a subsequence of seq (None in seq matches anything)."""
+    it = iter(seq)
+    return all(any(y is None or x == y for y in it) for x in sub)
+
+
+def ck_report(console, release, kind, partial=False):
+    """partial: a dump that makedumpfile wrote for a kernel it does not
+    support, which lacks pages the kernel uses: a section may then say that
+    its memory was excluded (exit 1), the others must be right."""
+    def ck(res, c):
+        rc, out, err = res
+        try:
+            d = json.loads(out)
+        except ValueError:
+            return False, "not JSON: %s; output:\n%s" % (ran(res), out[-2000:])
+        msg, cpu, _ = console_panic(console, release)
+        if cpu is None:
+            return False, "the console shows no CPU/PID/Comm line:\n%s" % console[-2000:]
+        panic, system = d.get("panic") or {}, d.get("system") or {}
+        task = panic.get("task") or {}
+        got = {"release": system.get("release"), "taint": system.get("taint"), "kind": panic.get("kind"),
+               "message": panic.get("message"), "cpu": panic.get("cpu"), "pid": task.get("pid"),
+               "comm": task.get("comm")}
+        want = {"release": release, "taint": cpu[3], "kind": kind, "message": msg[1] if msg else None,
+                "cpu": cpu[0], "pid": cpu[1], "comm": cpu[2]}
+        bad = ["%s: kpeek %r, console %r" % (k, got[k], want[k]) for k in want if got[k] != want[k]]
+        errors = {k: v["error"] for k, v in d.items() if isinstance(v, dict) and "error" in v}
+        excluded = partial and rc == 1 and errors and all("excluded" in e for e in errors.values())
+        if rc != 0 and not excluded:
+            bad.append("%s (sections in error: %s)" % (ran(res), errors))
+        sig, inp = d.get("signature"), d.get("signature_input") or {}
+        frames = inp.get("frames") or []
+        if not isinstance(sig, str) or not SIGNATURE_RE.match(sig):
+            bad.append("signature %r is not 16 hex digits" % (sig,))
+        functions = console_functions(console)
+        if not frames or not in_order(frames, functions):
+            bad.append("the signature's functions %s are not, in order, among the console's trace %s" % (
+                frames, functions))
+        lines = (d.get("log") or {}).get("lines") or []
+        if msg and (not lines or lines[-1].get("text") != msg[1]):
+            bad.append("the log's last line %r, not the console's panic line %r" % (
+                lines[-1].get("text") if lines else None, msg[1]))
+        stack = d.get("stack") or {}
+        if not stack.get("frames") or stack.get("complete") is not True:
+            bad.append("the panicking CPU's stack: %s" % (stack.get("error") or stack.get("end")))
+        return (True, "") if not bad else (False, "\n".join(bad))
+    return ck
+
+
+def report_jobs(prefix, paths, console, release, kind, kpeek, pool, partial=()):
+    """The report check of each dump (source -> path) of one crash (partial:
+    the sources that lack pages the kernel uses), and, with more than one,
+    that they have one signature."""
+    jobs = []
+    for source, path in paths.items():
+        jobs.append(("%s:report" % prefix(source),
+                     pool.submit(rig.run_kpeek, kpeek, ["-c", path, "report", "--json"]),
+                     ck_report(console, release, kind, source in partial), None, None))
+    if len(paths) > 1:
+        def signatures():
+            outs = [rig.run_kpeek(kpeek, ["report", "--signature-only", p]) for p in paths.values()]
+            bad = [r for r in outs if r[0] != 0]
+            text = "; ".join("%s: %s" % (s, r[1].strip()) for s, r in zip(paths, outs))
+            return (0 if not bad else 1, text, bad[0][2] if bad else "")
+
+        def same(res, c):
+            rc, out, err = res
+            sigs = {s.split(": ", 1)[1] for s in out.split("; ")} if rc == 0 else set()
+            ok = rc == 0 and len(sigs) == 1 and SIGNATURE_RE.match(next(iter(sigs)))
+            return (True, "") if ok else (False, "%s; %s" % (ran(res), out))
+        jobs.append(("%s:report-signature-formats" % prefix("+".join(paths)), pool.submit(signatures),
+                     same, None, None))
+    return jobs
