@@ -452,8 +452,9 @@ void report_blocked(struct report *r)
 		out_text(o, "blocked:   no task in D state\n");
 	cli_walk_json(o, &w);
 	if (!cli_walk_complete(&w))
-		out_text(o, "%-10s (the task list could not all be read: tasks may be missing)\n",
-			 nd ? "" : "blocked:");
+		out_text(o, "%-10s (the task list could not all be read: tasks may be missing%s%s)\n",
+			 nd ? "" : "blocked:", w.err ? ": " : "", w.err ? kp_error_message(w.err) : "");
+	r->problems += w.err != NULL;	// a live kernel's change is not one
 	kp_error_destroy(w.err);
 	out_end_object(o);
 }

@@ -5,6 +5,7 @@
 # and one signature for one crash in every format of its dump (a real
 # kdump's vmcore and makedumpfile -d 31 of it).
 import json
+import os
 import re
 
 import rig
@@ -18,6 +19,19 @@ KINDS = {"panic-key": "sysrq", "panic-break": "sysrq", "panic-nmi": "NMI",
          "crash-softirq": "panic", "kdump-panic": "sysrq", "kdump-oops": "oops"}
 
 SIGNATURE_RE = re.compile(r"^[0-9a-f]{16}$")
+SCHEMA = os.path.join(os.path.dirname(__file__), "..", "..", "..", "doc", "json", "report.schema.json")
+
+
+def schema_errors(doc):
+    """Where doc breaks doc/json/report.schema.json (the contract), as lines."""
+    try:
+        import jsonschema
+    except ImportError:
+        return ["python3-jsonschema is not installed: the JSON contract cannot be checked"]
+    with open(SCHEMA) as f:
+        v = jsonschema.Draft202012Validator(json.load(f))
+    return ["schema: %s at %s" % (e.message[:200], "/".join(str(p) for p in e.absolute_path))
+            for e in v.iter_errors(doc)][:10]
 
 
 def console_functions(console):
@@ -66,6 +80,7 @@ def ck_report(console, release, kind, partial=False):
         want = {"release": release, "taint": cpu[3], "kind": kind, "message": msg[1] if msg else None,
                 "cpu": cpu[0], "pid": cpu[1], "comm": cpu[2]}
         bad = ["%s: kpeek %r, console %r" % (k, got[k], want[k]) for k in want if got[k] != want[k]]
+        bad += schema_errors(d)
         errors = {k: v["error"] for k, v in d.items() if isinstance(v, dict) and "error" in v}
         excluded = partial and rc == 1 and errors and all("excluded" in e for e in errors.values())
         if rc != 0 and not excluded:
