@@ -2,6 +2,7 @@
 // kpeek panic: why the kernel stopped (crash's `sys` panic lines).
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,7 +30,8 @@ static void usage(void)
 	       "  -j, --json   {\"panicked\", \"cpu\", \"message\", \"oops\", \"kind\", \"uptime\",\n"
 	       "               \"crash_time\", \"crash_time_invalid\",\n"
 	       "               \"task\": {\"address\", \"pid\", \"comm\"},\n"
-	       "               \"taint\", \"tainted_mask\", \"cpus_stopped\", \"from_log\",\n"
+	       "               \"taint\", \"tainted_mask\", \"cpus_stopped\": [CPU...],\n"
+	       "               \"cpus_stopped_count\", \"from_log\",\n"
 	       "               \"registers\": {\"name\": \"0x...\"} of the panicking CPU}\n"
 	       "  -h, --help   show this help\n"
 	       "\n"
@@ -66,6 +68,26 @@ static void view(struct kp_kernel *k, const struct kp_panic *p, struct panic_vie
 	}
 }
 
+// The CPU list "1,3-5" as [1, 3, 4, 5] (JSON lists are arrays, also when
+// empty); the count says how many there were where the list was cut (",...").
+static void cpus_stopped(struct out *o, const struct kp_panic *p)
+{
+	out_begin_list(o, "cpus_stopped");
+	for (const char *s = p->cpus_stopped; *s && *s != '.';) {
+		char *end;
+		unsigned long a = strtoul(s, &end, 10), b = a;
+		if (end == s)
+			break;
+		if (*end == '-')
+			b = strtoul(end + 1, &end, 10);
+		for (unsigned long c = a; c <= b && c - a < 8192; c++)
+			out_kv_uint(o, NULL, c);
+		s = *end == ',' ? end + 1 : end;
+	}
+	out_end_list(o);
+	out_kv_int(o, "cpus_stopped_count", p->ncpus_stopped);
+}
+
 static void json_panic(struct out *o, const struct kp_panic *p, const struct panic_view *v)
 {
 	out_kv_bool(o, "panicked", p->panicked);
@@ -87,7 +109,7 @@ static void json_panic(struct out *o, const struct kp_panic *p, const struct pan
 	}
 	out_kv_str(o, "taint", p->taint);
 	out_kv_hex_known(o, "tainted_mask", p->has_tainted_mask, p->tainted_mask);
-	out_kv_str(o, "cpus_stopped", p->cpus_stopped);
+	cpus_stopped(o, p);
 	out_kv_bool(o, "from_log", p->from_log);
 	if (v->f0)
 		out_regs(o, "registers", v->f0->nregs, v->f0->regs, v->f0->reg_names);

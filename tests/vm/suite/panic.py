@@ -4,6 +4,7 @@ import json
 import re
 
 from .common import ran
+from .contract import schema_errors
 from .console import CONSOLE_TS, console_oops, same_regs
 
 
@@ -15,22 +16,10 @@ def ck_no_panic(res, c):
         j = json.loads(out)
     except ValueError:
         return False, "not JSON: %s; output:\n%s" % (ran(res), out)
-    if rc == 0 and j.get("panicked") is False and j.get("message") is None:
+    bad = schema_errors("panic", j)
+    if rc == 0 and j.get("panicked") is False and j.get("message") is None and j.get("kind") == "none" and not bad:
         return True, ""
-    return False, "expected no panic: %s; output:\n%s" % (ran(res), out)
-
-
-def cpulist(cpus):
-    """[0, 2, 3] as the kernel's CPU lists print it: "0,2-3"."""
-    out, cpus = [], sorted(cpus)
-    i = 0
-    while i < len(cpus):
-        j = i
-        while j + 1 < len(cpus) and cpus[j + 1] == cpus[j] + 1:
-            j += 1
-        out.append("%d" % cpus[i] if i == j else "%d-%d" % (cpus[i], cpus[j]))
-        i = j + 1
-    return ",".join(out)
+    return False, "expected no panic: %s; %s\noutput:\n%s" % (ran(res), "\n".join(bad), out)
 
 
 def console_panic(console, release):
@@ -77,7 +66,7 @@ def ck_panic(console, release, kdump_clock=None, ncpus=None):
         if cpu is None or (msg is None and (kdump_clock is None or oops is None)):
             return False, "the console shows no panic line (or oops) or no CPU/PID/Comm line:\n%s" % console[-2000:]
         want = {"cpu": cpu[0], "pid": cpu[1], "comm": cpu[2], "taint": cpu[3]}
-        want["cpus_stopped"] = cpulist(set(range(ncpus)) - {cpu[0]}) if kdump_clock and ncpus else ""
+        want["cpus_stopped"] = sorted(set(range(ncpus)) - {cpu[0]}) if kdump_clock and ncpus else []
         if msg is not None:
             want.update(message=msg[1], uptime=msg[0])
         else:
@@ -89,6 +78,7 @@ def ck_panic(console, release, kdump_clock=None, ncpus=None):
         if isinstance(got["uptime"], (int, float)):
             got["uptime"] = "%.6f" % got["uptime"]
         bad = ["%s: kpeek %r, console %r" % (k, got[k], want[k]) for k in want if got[k] != want[k]]
+        bad += schema_errors("panic", j)
         # An oops went to kdump with its registers: the crash note must
         # hold what the console printed under "RIP: 0010:...".
         regs = console_oops(console)[1] if kdump_clock is not None and msg is None else {}

@@ -5,10 +5,11 @@
 # and one signature for one crash in every format of its dump (a real
 # kdump's vmcore and makedumpfile -d 31 of it).
 import json
-import os
 import re
 
 import rig
+import truth as T
+from . import contract
 from .common import ran
 from .console import CONSOLE_RIP_RE, CONSOLE_TS_RAW, console_trace
 from .panic import console_panic
@@ -19,19 +20,10 @@ KINDS = {"panic-key": "sysrq", "panic-break": "sysrq", "panic-nmi": "NMI",
          "crash-softirq": "panic", "kdump-panic": "sysrq", "kdump-oops": "oops"}
 
 SIGNATURE_RE = re.compile(r"^[0-9a-f]{16}$")
-SCHEMA = os.path.join(os.path.dirname(__file__), "..", "..", "..", "doc", "json", "report.schema.json")
 
 
 def schema_errors(doc):
-    """Where doc breaks doc/json/report.schema.json (the contract), as lines."""
-    try:
-        import jsonschema
-    except ImportError:
-        return ["python3-jsonschema is not installed: the JSON contract cannot be checked"]
-    with open(SCHEMA) as f:
-        v = jsonschema.Draft202012Validator(json.load(f))
-    return ["schema: %s at %s" % (e.message[:200], "/".join(str(p) for p in e.absolute_path))
-            for e in v.iter_errors(doc)][:10]
+    return contract.schema_errors("report", doc)
 
 
 def console_functions(console):
@@ -128,3 +120,42 @@ def report_jobs(prefix, paths, console, release, kind, kpeek, pool, partial=()):
         jobs.append(("%s:report-signature-formats" % prefix("+".join(paths)), pool.submit(signatures),
                      same, None, None))
     return jobs
+
+
+def ck_report_running(res, c):
+    """kpeek report of a kernel that did not panic (live, or a dump of the
+    running guest) against the guest's view around it: its release, taint
+    mask and modules; no panic (live: no panic section); the checks of a
+    clean guest find nothing; every section readable (a dump that lacks
+    pages the kernel uses may say that a section's memory was excluded)."""
+    rc, out, err = res
+    try:
+        d = json.loads(out)
+    except ValueError:
+        return False, "not JSON: %s; output:\n%s" % (ran(res), out[-2000:])
+    bad = schema_errors(d)
+    errors = {k: v["error"] for k, v in d.items() if isinstance(v, dict) and "error" in v}
+    if rc != 0 and not (c.partial and rc == 1 and errors and all("excluded" in e for e in errors.values())):
+        bad.append("%s (sections in error: %s)" % (ran(res), errors))
+    system = d.get("system") or {}
+    release = T.text(c.files, "boot.uname").strip()
+    if system.get("release") != release:
+        bad.append("release %r, uname -r %r" % (system.get("release"), release))
+    if system.get("live") is not bool(c.live):
+        bad.append("live %r" % system.get("live"))
+    mask = system.get("tainted_mask")
+    want = {s.tainted for s in (c.pre["stamp"], c.post["stamp"])}
+    if not (mask is None and c.run.no_data_symbols) and (not isinstance(mask, str) or int(mask, 16) not in want):
+        bad.append("tainted_mask %r, /proc/sys/kernel/tainted %s" % (mask, sorted(want)))
+    if c.live and "panic" in d:
+        bad.append("a live report has a panic section: %r" % d["panic"])
+    elif not c.live and ((d.get("panic") or {}).get("kind") != "none" or d.get("signature") is not None):
+        bad.append("panic %r, signature %r of a kernel that did not panic" % (d.get("panic"), d.get("signature")))
+    loaded = (d.get("modules") or {}).get("loaded")
+    lo, hi = sorted((len(c.pre["modules"]), len(c.post["modules"])))
+    if not isinstance(loaded, int) or not lo <= loaded <= hi:
+        bad.append("%r modules loaded, /proc/modules %d and %d" % (loaded, lo, hi))
+    found = (d.get("checks") or {}).get("found")
+    if "checks" in d and found != [] and "error" not in d["checks"]:
+        bad.append("checks found %r on a clean kernel" % found)
+    return (True, "") if not bad else (False, "\n".join(bad))

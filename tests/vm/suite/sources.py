@@ -13,7 +13,7 @@ from .dumps import ck_excluded, ck_pages, d31_compressors
 from .errors import ck_error
 from .modules import ck_list_modules, ck_lsmod
 from .panic import ck_no_panic, ck_panic
-from .report import KINDS, report_jobs
+from .report import KINDS, ck_report_running, report_jobs
 from .process import process_checks
 from .symbols import ck_diff_jiffies, ck_info_format, ck_info_levels, ck_info_value, ck_print_jiffies, ck_print_nr_cpu_ids, ck_print_string, ck_rd_banner, ck_sym, ck_sym_list, ck_sym_module, ck_sym_recovered, ck_vtop, ck_watch, module_function
 from .system import system_checks
@@ -56,6 +56,7 @@ def command_checks(run, source):
           ("check", ["check", "--json"], ck_check_clean(run)),
           ("panic-none", ["panic", "--json"], ck_no_panic),
           ("taint", ["panic", "--json"], ck_taint),
+          ("report", ["report", "--json"], ck_report_running),
           ("bt-all", ["bt", "--all", "--json"], ck_bt_all)]
     if live:
         c += [("watch-jiffies", None, ck_watch),
