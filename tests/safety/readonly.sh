@@ -48,6 +48,8 @@ commands() {
 	echo "loadavg"
 	echo "dmesg"
 	echo "check"
+	echo "report"
+	echo "panic"
 	echo "list -H -o task_struct.tasks init_task.tasks"
 	echo "--json info"
 	echo "--kallsyms $d.kallsyms sym init_task"
