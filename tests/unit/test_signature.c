@@ -40,9 +40,9 @@ TEST(kinds_from_the_kernels_wording)
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct kind_case *c = &cases[i];
-		// The kernel's "Kernel panic - not syncing: " is part of kp_panic.message.
+		// As kp_panic.message holds it: "Kernel panic - not syncing: " first.
 		const char *m = c->message;
-		enum kp_panic_kind got = kp_lx_panic_kind(m[0] ? m + 28 : m, c->oops, m[0] || c->oops[0]);
+		enum kp_panic_kind got = kp_lx_panic_kind(m, c->oops, m[0] || c->oops[0]);
 		if (got != c->want)
 			FAILF("%s / %s: kind %s, want %s", c->message, c->oops, kp_panic_kind_name(got),
 			      kp_panic_kind_name(c->want));

@@ -44,7 +44,10 @@ static bool starts(const char *s, const char *prefix)
 // check ..."), arch/*/kernel/traps.c ("Fatal exception"), lib/bug.c.
 enum kp_panic_kind kp_lx_panic_kind(const char *message, const char *oops, bool panicked)
 {
+	// kp_panic.message is the record: "Kernel panic - not syncing: " first.
 	const char *m = message, *o = oops;
+	if (starts(m, "Kernel panic - not syncing: "))
+		m += strlen("Kernel panic - not syncing: ");
 	if (strstr(m, "Out of memory") || strstr(m, "System is deadlocked on memory"))
 		return KP_PANIC_OOM;
 	if (starts(m, "hung_task: blocked tasks"))
