@@ -192,7 +192,7 @@ static void section_panic(struct report *r, const struct kp_signature *sig)
 		out_begin_object(o, "panic");
 		out_kv_str(o, "message", p->message[0] ? p->message : NULL);
 		out_kv_str(o, "kind", kp_panic_kind_name(p->kind));
-		out_kv_str(o, "record", p->oops[0] ? p->oops : NULL);
+		out_kv_str(o, "record", p->oops[0] ? sig->record : NULL);
 		out_kv_int_known(o, "cpu", p->panicked, p->cpu);
 		if (p->has_task) {
 			out_begin_object(o, "task");
@@ -223,7 +223,7 @@ static void section_panic(struct report *r, const struct kp_signature *sig)
 	if (p->message[0])
 		out_text(o, "panic:     %s\n", p->message);
 	if (p->oops[0])
-		out_text(o, "%s   %s\n", p->message[0] ? "after:  " : "oops:   ", p->oops);
+		out_text(o, "record:    %s\n", sig->record);	// the oops' first record
 	out_text(o, "kind:      %s\n", kp_panic_kind_name(p->kind));
 	if (p->panicked && p->has_task)
 		out_text(o, "cpu:       %d, PID %d (%s)\n", p->cpu, p->pid, p->comm);

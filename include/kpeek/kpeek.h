@@ -1240,6 +1240,11 @@ struct kp_signature {
 	bool no_stack;
 	char stack_error[160];	// why, when no_stack
 	uint64_t hash;
+	// The title as the kernel printed it: the first record of the oops
+	// ("BUG: kernel NULL pointer dereference, address: 0000000000000000"
+	// where kp_panic.oops is the "Oops: 0002 [#1] ..." after it), else the
+	// panic message without "Kernel panic - not syncing: ".
+	char record[256];
 };
 KP_API struct kp_error *kp_signature_get(struct kp_kernel *kernel, struct kp_signature *ret);
 

@@ -346,6 +346,7 @@ struct kp_error *kp_signature_get(struct kp_kernel *k, struct kp_signature *ret)
 			snprintf(title, sizeof(title), "%.255s",
 				 p.message + (starts(p.message, "Kernel panic - not syncing: ") ? 28 : 0));
 		kp_lx_signature_title(title, sig.title, sizeof(sig.title));
+		memcpy(sig.record, title, sizeof(sig.record));
 		if (p.panicked)
 			stack_frames(k, &p, &sig);
 		else
