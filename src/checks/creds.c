@@ -126,6 +126,16 @@ static struct kp_error *task(struct state *s, const struct kp_task *t)
 	return NULL;
 }
 
+// Whether task t is no longer the task of its pid (it exited since the
+// iterator yielded it).
+static bool gone(struct kp_kernel *k, const struct kp_task *t)
+{
+	uint64_t now;
+	struct kp_error *err = kp_task_by_pid(k, t->pid, &now);
+	kp_error_destroy(err);
+	return err || now != t->address;
+}
+
 static struct kp_error *walk(struct state *s)
 {
 	struct kp_task_iter *it;
@@ -142,7 +152,14 @@ static struct kp_error *walk(struct state *s)
 			err = e;
 			break;
 		}
-		if (e) {
+		if (e && s->c->live && gone(s->c->k, t)) {
+			// Live, the task exited while it was read (its cred and
+			// task_struct freed): a transition, not a limit.
+			kp_error_destroy(e);
+			if ((err = kp_ck_add_race(s->c, t->address, "its credentials could not be read: it exited meanwhile",
+						  "pid %d (%s)", t->pid, t->comm)))
+				break;
+		} else if (e) {
 			s->unread++;
 			kp_error_destroy(e);
 		}
