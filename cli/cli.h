@@ -109,6 +109,10 @@ double cli_monotonic(void);
 struct kp_frame;
 void cli_frame_name(struct kp_kernel *k, const struct kp_frame *f, char *buf, size_t size);
 void cli_frame_json(struct kp_kernel *k, struct out *o, const struct kp_frame *f);
+// One fact of kp_whatis as whatis prints it: "  kind  ..." lines in text, an
+// object in a list in JSON (cmd_whatis.c).
+struct kp_whatis_fact;
+void cli_whatis_fact(struct out *o, struct kp_kernel *k, const struct kp_whatis_fact *f);
 int cmd_info(struct cli *cli, int argc, char **argv);
 int cmd_sym(struct cli *cli, int argc, char **argv);
 int cmd_rd(struct cli *cli, int argc, char **argv);

@@ -181,6 +181,55 @@ static void hex_signature(const struct kp_signature *sig, char buf[17])
 	snprintf(buf, 17, "%016" PRIx64, sig->hash);
 }
 
+// The address an oops names in its first record (x86-64: "BUG: kernel NULL
+// pointer dereference, address: 0000000000000000", "... page fault for
+// address: ffff...", "... non-canonical address 0x...: "; arm64: "Unable to
+// handle kernel ... at virtual address 0000000000000008").
+static bool fault_address(const char *record, uint64_t *ret)
+{
+	const char *a = strstr(record, "address");
+	if (!a)
+		return false;
+	a += strlen("address");
+	a += strspn(a, ": ");
+	if (!strncmp(a, "0x", 2))
+		a += 2;
+	char *end;
+	unsigned long long v = strtoull(a, &end, 16);
+	if (end == a || (*end && *end != ':' && *end != ' ' && *end != ','))
+		return false;
+	*ret = v;
+	return true;
+}
+
+// The oops' faulting address and what kpeek can tell of it.
+static void fault(struct report *r, const struct kp_signature *sig)
+{
+	uint64_t addr;
+	struct out *o = r->o;
+	bool known = r->panic.oops[0] && fault_address(sig->record, &addr);
+	if (!known) {
+		out_kv_str(o, "fault_address", NULL);
+		out_begin_list(o, "fault_address_is");
+		out_end_list(o);
+		return;
+	}
+	out_kv_hex(o, "fault_address", addr);
+	struct kp_whatis *w = NULL;
+	struct kp_error *err = addr >= 4096 ? kp_whatis_create(r->k, KP_VIRT, addr, &w) : NULL;
+	out_text(o, "address:   0x%" PRIx64 "%s\n", addr,
+		 addr < 4096 ? " (a NULL pointer plus an offset)" : w && !w->nfacts ? ": nothing kpeek knows is there" :
+		 err ? "" : ":");
+	out_begin_list(o, "fault_address_is");
+	for (size_t i = 0; w && i < w->nfacts; i++)
+		cli_whatis_fact(o, r->k, &w->facts[i]);
+	out_end_list(o);
+	if (err)
+		out_text(o, "           (what it is could not be read: %s)\n", kp_error_message(err));
+	kp_error_destroy(err);
+	kp_whatis_destroy(w);
+}
+
 static void section_panic(struct report *r, const struct kp_signature *sig)
 {
 	const struct kp_panic *p = &r->panic;
@@ -203,6 +252,7 @@ static void section_panic(struct report *r, const struct kp_signature *sig)
 		} else {
 			out_kv_str(o, "task", NULL);
 		}
+		fault(r, sig);
 		out_end_object(o);
 		out_kv_str(o, "signature", show_sig ? hex : NULL);
 		out_begin_object(o, "signature_input");
@@ -229,6 +279,7 @@ static void section_panic(struct report *r, const struct kp_signature *sig)
 		out_text(o, "cpu:       %d, PID %d (%s)\n", p->cpu, p->pid, p->comm);
 	else if (p->panicked)
 		out_text(o, "cpu:       %d\n", p->cpu);
+	fault(r, sig);
 	if (!show_sig)
 		return;
 	out_text(o, "signature: %s (%s | %s |", hex, kp_panic_kind_name(sig->kind), sig->title);

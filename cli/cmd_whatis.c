@@ -257,6 +257,14 @@ static void fact_json(struct out *o, struct kp_kernel *k, const struct kp_whatis
 	out_end_object(o);
 }
 
+void cli_whatis_fact(struct out *o, struct kp_kernel *k, const struct kp_whatis_fact *f)
+{
+	if (out_is_json(o))
+		fact_json(o, k, f);
+	else
+		fact_text(o, k, f);
+}
+
 static void show(struct out *o, struct kp_kernel *k, const char *arg, const struct kp_whatis *w)
 {
 	bool json = out_is_json(o);
@@ -269,12 +277,8 @@ static void show(struct out *o, struct kp_kernel *k, const char *arg, const stru
 	} else {
 		out_text(o, "%s%016" PRIx64 ":\n", w->space == KP_PHYS ? "physical " : "", w->address);
 	}
-	for (size_t i = 0; i < w->nfacts; i++) {
-		if (json)
-			fact_json(o, k, &w->facts[i]);
-		else
-			fact_text(o, k, &w->facts[i]);
-	}
+	for (size_t i = 0; i < w->nfacts; i++)
+		cli_whatis_fact(o, k, &w->facts[i]);
 	if (json) {
 		out_end_list(o);
 		out_kv_str(o, "note", w->note);

@@ -85,6 +85,11 @@ def ck_report(console, release, kind, partial=False):
         if not frames or not in_order(frames, functions):
             bad.append("the signature's functions %s are not, in order, among the console's trace %s" % (
                 frames, functions))
+        # The oops' faulting address, as its first record on the console says.
+        m = re.search(r"^(?:\[\s*\d+\.\d+\]\s*)?(?:BUG: |Unable to handle kernel ).*address:? (?:0x)?([0-9a-f]+)",
+                      console, re.M)
+        if m and kind == "oops" and panic.get("fault_address") != "0x%x" % int(m.group(1), 16):
+            bad.append("fault_address %r, the console's %r" % (panic.get("fault_address"), m.group(0)))
         lines = (d.get("log") or {}).get("lines") or []
         if msg and (not lines or lines[-1].get("text") != msg[1]):
             bad.append("the log's last line %r, not the console's panic line %r" % (
