@@ -449,7 +449,7 @@ void report_blocked(struct report *r)
 	out_end_list(o);
 	free(tasks);
 	if (!nd)
-		out_text(o, "blocked:   no task in D state\n");
+		out_text(o, "blocked:   no task in D state%s\n", cli_walk_complete(&w) ? "" : " among those read");
 	cli_walk_json(o, &w);
 	if (!cli_walk_complete(&w))
 		out_text(o, "%-10s (the task list could not all be read: tasks may be missing%s%s)\n",
