@@ -391,6 +391,7 @@ int cmd_report(struct cli *cli, int argc, char **argv)
 	out_text_only(r.o);
 	r.live = !cli->open.ncores && !cli->open.core;
 	out_kv_int(r.o, "schema_version", 1);
+	bool first = !a.want[S_SYSTEM] && !(a.want[S_PANIC] && !r.live);
 	if (a.want[S_SYSTEM])
 		section_system(&r);
 	if (a.want[S_PANIC] && !r.live && perr) {
@@ -410,7 +411,9 @@ int cmd_report(struct cli *cli, int argc, char **argv)
 	for (int i = S_STACK; i < S_N; i++) {
 		if (!a.want[i] || (i == S_STACK && (r.live || !r.panic.panicked)))
 			continue;
-		out_text(r.o, "\n");
+		if (!first)
+			out_text(r.o, "\n");	// a blank line between sections
+		first = false;
 		sections[i](&r);
 	}
 	out_destroy(r.o);
