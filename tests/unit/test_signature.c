@@ -4,6 +4,7 @@
 // title rules of doc/signature.md; and the hash of its worked examples,
 // which were computed apart from kpeek (Python, FNV-1a as the document
 // states it).
+#include <stdio.h>
 #include <string.h>
 
 #include "test.h"
@@ -110,10 +111,80 @@ TEST(hash_of_the_documented_examples)
 	CHECK(o.hash != 0x4108e7a1cf0bbd25ULL);
 }
 
+struct frames_case {
+	enum kp_panic_kind kind;
+	bool blocked;
+	const char *stack;	// innermost first; "!" before a frame entered by an interrupt
+	const char *want;
+};
+
+// The stacks of real crashes (the QEMU suite's consoles and dumps).
+TEST(frames_from_where_panic_took_over)
+{
+	static const struct frames_case cases[] = {
+		// 6.1 arm64: kp_crash's panic in softirq, the dump taken while a
+		// timer interrupted panic()'s delay loop.
+		{ KP_PANIC_CALL, false,
+		  "arch_counter_read ktime_get clockevents_program_event tick_program_event hrtimer_interrupt "
+		  "arch_timer_handler_virt handle_percpu_devid_irq generic_handle_domain_irq gic_handle_irq "
+		  "call_on_irq_stack do_interrupt_handler el1_interrupt el1h_64_irq_handler el1h_64_irq "
+		  "!__delay_cycles __delay __const_udelay panic kp_crash_level3 kp_crash_level2 kp_crash_level1 "
+		  "kp_crash_timer_fn call_timer_fn __run_timers",
+		  "kp_crash_level3 kp_crash_level2 kp_crash_level1 kp_crash_timer_fn call_timer_fn" },
+		// The same caught in the delay loop itself.
+		{ KP_PANIC_CALL, false,
+		  "__delay_cycles __delay __const_udelay panic kp_crash_level3 kp_crash_level2 kp_crash_level1 "
+		  "kp_crash_timer_fn call_timer_fn __run_timers",
+		  "kp_crash_level3 kp_crash_level2 kp_crash_level1 kp_crash_timer_fn call_timer_fn" },
+		// x86-64 kdump of an oops: crash_kexec() from oops_end(), the
+		// fault's exception frame, then the function that faulted.
+		{ KP_PANIC_OOPS, false,
+		  "__crash_kexec crash_kexec oops_end page_fault_oops exc_page_fault asm_exc_page_fault "
+		  "!kp_crash_level3 kp_crash_level2 kp_crash_level1 kp_crash_init do_one_initcall do_init_module",
+		  "kp_crash_level3 kp_crash_level2 kp_crash_level1 kp_crash_init do_one_initcall" },
+		// x86-64 unknown NMI: what the NMI interrupted is not the bug.
+		{ KP_PANIC_NMI, false,
+		  "delay_tsc panic nmi_panic unknown_nmi_error default_do_nmi exc_nmi end_repeat_nmi "
+		  "!default_idle default_idle_call do_idle",
+		  "unknown_nmi_error default_do_nmi exc_nmi" },
+		// A soft lockup: the watchdog's interrupt is passed over to reach
+		// the code that did not stop.
+		{ KP_PANIC_SOFT_LOCKUP, false,
+		  "delay_tsc panic watchdog_timer_fn __hrtimer_run_queues hrtimer_interrupt "
+		  "__sysvec_apic_timer_interrupt sysvec_apic_timer_interrupt asm_sysvec_apic_timer_interrupt "
+		  "!spin_forever kp_init do_one_initcall",
+		  "spin_forever kp_init do_one_initcall" },
+		// A hung task: the blocked task's stack, past the scheduler.
+		{ KP_PANIC_HUNG_TASK, true,
+		  "__switch_to __schedule schedule schedule_timeout msleep kp_init do_one_initcall do_init_module "
+		  "load_module __do_sys_finit_module",
+		  "msleep kp_init do_one_initcall do_init_module load_module" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct kp_lx_sig_frame f[64];
+		size_t n = 0;
+		char buf[1024];
+		snprintf(buf, sizeof(buf), "%s", cases[i].stack);
+		for (char *save, *w = strtok_r(buf, " ", &save); w && n < 64; w = strtok_r(NULL, " ", &save)) {
+			f[n].entered = w[0] == '!';
+			f[n].user = false;
+			snprintf(f[n].name, sizeof(f[n].name), "%s", w + f[n].entered);
+			n++;
+		}
+		struct kp_signature sig = { .sz = sizeof(sig), .kind = cases[i].kind };
+		kp_lx_signature_frames(f, n, cases[i].blocked, &sig);
+		char got[1024] = "";
+		for (unsigned j = 0; j < sig.nframes; j++)
+			snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%s", j ? " " : "", sig.frames[j]);
+		CHECK_STR(got, cases[i].want);
+	}
+}
+
 int main(void)
 {
 	RUN(kinds_from_the_kernels_wording);
 	RUN(titles_lose_numbers_addresses_names_and_configuration);
 	RUN(hash_of_the_documented_examples);
+	RUN(frames_from_where_panic_took_over);
 	return TEST_SUMMARY();
 }

@@ -37,5 +37,15 @@ enum kp_panic_kind kp_lx_panic_kind(const char *message, const char *oops, bool 
 // hash of kind, title and frames into sig->hash (signature.c).
 void kp_lx_signature_title(const char *s, char *out, size_t size);
 void kp_lx_signature_hash(struct kp_signature *sig);
+// A frame as the signature sees it: its function (no suffix, "?" if
+// unnamed), entered by an interrupt or exception, the user-mode end.
+struct kp_lx_sig_frame {
+	char name[128];
+	bool entered, user;
+};
+// The signature's frames (doc/signature.md) of stack frames f[0, n),
+// innermost first, into sig->frames (sig->kind set); blocked: a blocked
+// task's stack (hung task).
+void kp_lx_signature_frames(const struct kp_lx_sig_frame *f, size_t n, bool blocked, struct kp_signature *sig);
 
 #endif

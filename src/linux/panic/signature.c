@@ -185,33 +185,52 @@ static void frame_name(struct kp_kernel *k, const struct kp_frame *f, char *out,
 	snprintf(out, size, "%.*s", (int)strcspn(sym.name, "."), sym.name);
 }
 
-// The first meaningful functions of stack into sig->frames. Before the
-// first one, anything generic is passed over; after it, a frame entered by
-// an interrupt ends the list (the rest is whatever the CPU was doing),
-// except for a lockup or a stall, where the watchdog's interrupt is passed
-// over to reach the code that would not stop.
-static void take_frames(struct kp_kernel *k, const struct kp_stack *stack, bool blocked,
-			struct kp_signature *sig)
+// Where panic() or kdump took over: the frames inner to the first of these
+// are whatever ran on the way (or interrupted panic()'s delay loop when
+// the dump was taken: a timer on 6.1 arm64), never the bug.
+static const char *const panic_entry[] = {
+	"panic", "vpanic", "nmi_panic", "__crash_kexec", "crash_kexec", "oops_end", "die", "__die",
+	"die_kernel_fault",
+};
+
+void kp_lx_signature_frames(const struct kp_lx_sig_frame *f, size_t n, bool blocked, struct kp_signature *sig)
 {
-	const struct kp_frame *fr;
-	size_t n = kp_stack_frames(stack, &fr);
 	bool lockup = sig->kind == KP_PANIC_SOFT_LOCKUP || sig->kind == KP_PANIC_HARD_LOCKUP ||
 		      sig->kind == KP_PANIC_RCU_STALL;
-	for (size_t i = 0; i < n && sig->nframes < KP_SIGNATURE_FRAMES; i++) {
-		const struct kp_frame *f = &fr[i];
-		if (f->flags & KP_FRAME_USER)
+	size_t start = 0;
+	for (size_t i = 0; i < n && !f[i].user; i++)
+		if (LISTED(f[i].name, panic_entry)) {
+			start = i;
 			break;
-		bool entered = (f->flags & KP_FRAME_REGS) && f->regs_address;
-		if (sig->nframes && entered && !lockup)
+		}
+	for (size_t i = start; i < n && sig->nframes < KP_SIGNATURE_FRAMES; i++) {
+		if (f[i].user || (sig->nframes && f[i].entered && !lockup))
 			break;
-		char name[sizeof(sig->frames[0])];
-		frame_name(k, f, name, sizeof(name));
+		const char *name = f[i].name;
 		if (LISTED(name, generic) || (lockup && LISTED(name, watchdog_irq)) ||
 		    (blocked && LISTED(name, sleeping)) ||
 		    (sig->kind == KP_PANIC_OOM && LISTED(name, allocating)))
 			continue;
-		memcpy(sig->frames[sig->nframes++], name, sizeof(name));
+		snprintf(sig->frames[sig->nframes++], sizeof(sig->frames[0]), "%s", name);
 	}
+}
+
+// The first meaningful functions of stack into sig->frames (the rules:
+// kp_lx_signature_frames), from its first SIG_SCAN frames.
+#define SIG_SCAN 128
+static void take_frames(struct kp_kernel *k, const struct kp_stack *stack, bool blocked,
+			struct kp_signature *sig)
+{
+	struct kp_lx_sig_frame names[SIG_SCAN];	// 16.6 KiB
+	const struct kp_frame *fr;
+	size_t n = kp_stack_frames(stack, &fr);
+	n = n < SIG_SCAN ? n : SIG_SCAN;
+	for (size_t i = 0; i < n; i++) {
+		frame_name(k, &fr[i], names[i].name, sizeof(names[i].name));
+		names[i].user = fr[i].flags & KP_FRAME_USER;
+		names[i].entered = (fr[i].flags & KP_FRAME_REGS) && fr[i].regs_address;
+	}
+	kp_lx_signature_frames(names, n, blocked, sig);
 }
 
 // The pid of the first task hung_task.c named blocked ("INFO: task
