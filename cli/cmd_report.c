@@ -377,7 +377,7 @@ int cmd_report(struct cli *cli, int argc, char **argv)
 	// A log that cannot be read leaves the panic unknown, not the report.
 	struct kp_error *perr = kp_panic_get(k, &r.panic);
 	KP_INIT(kp_signature, sig);
-	if (!perr && (perr = kp_signature_get(k, &sig)))
+	if (!perr && (perr = kp_signature_get(k, &r.panic, &sig)))
 		memset(&r.panic, 0, sizeof(r.panic));
 	if (a.signature_only) {
 		char hex[17];

@@ -62,7 +62,7 @@ static void exercise(struct kp_kernel *k)
 		KP_INIT(kp_panic, p);
 		fuzz_drop(kp_panic_get(k, &p));
 		KP_INIT(kp_signature, sig);
-		fuzz_drop(kp_signature_get(k, &sig));
+		fuzz_drop(kp_signature_get(k, &p, &sig));
 		struct kp_stack *st;
 		if (fuzz_ok(kp_stack_cpu_create(k, 0, &st)))
 			kp_stack_destroy(st);

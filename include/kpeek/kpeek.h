@@ -1246,7 +1246,10 @@ struct kp_signature {
 	// panic message without "Kernel panic - not syncing: ".
 	char record[256];
 };
-KP_API struct kp_error *kp_signature_get(struct kp_kernel *kernel, struct kp_signature *ret);
+// panic: what kp_panic_get() gave (the caller has it already), or NULL to
+// read it here.
+KP_API struct kp_error *kp_signature_get(struct kp_kernel *kernel, const struct kp_panic *panic,
+					 struct kp_signature *ret);
 
 // ---------------------------------------------------------------- stacks
 

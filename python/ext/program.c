@@ -375,7 +375,7 @@ static PyObject *stack_trace(KpyProgram *self, PyObject *arg)
 static PyObject *crash_signature(KpyProgram *self, PyObject *unused)
 {
 	KP_INIT(kp_signature, sig);
-	struct kp_error *err = kp_signature_get(self->k, &sig);
+	struct kp_error *err = kp_signature_get(self->k, NULL, &sig);
 	if (err)
 		return kpy_error(err);
 	if (sig.kind == KP_PANIC_NONE)

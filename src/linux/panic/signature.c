@@ -347,30 +347,38 @@ static void stack_frames(struct kp_kernel *k, const struct kp_panic *p, struct k
 	kp_stack_destroy(st);
 }
 
-struct kp_error *kp_signature_get(struct kp_kernel *k, struct kp_signature *ret)
+struct kp_error *kp_signature_get(struct kp_kernel *k, const struct kp_panic *panic, struct kp_signature *ret)
 {
-	KP_INIT(kp_panic, p);
-	struct kp_error *err = kp_panic_get(k, &p);
-	if (err)
-		return err;
+	KP_INIT(kp_panic, own);
+	const struct kp_panic *p = panic;
+	if (!p) {
+		struct kp_error *err = kp_panic_get(k, &own);
+		if (err)
+			return err;
+		p = &own;
+	} else if (p->sz < sizeof(*p)) {
+		return kp_error_create(KP_ERR_INVALID, "struct kp_panic: sz %zu, not this version's (use kp_panic_get)",
+				       p->sz);
+	}
 	struct kp_signature sig;
 	memset(&sig, 0, sizeof(sig));
 	sig.sz = sizeof(sig);
-	sig.kind = p.kind;
+	sig.kind = p->kind;
 	if (sig.kind != KP_PANIC_NONE) {
 		char title[256];
-		if (p.oops[0])
-			first_of_oops(k, &p, title, sizeof(title));
+		if (p->oops[0])
+			first_of_oops(k, p, title, sizeof(title));
 		else
 			snprintf(title, sizeof(title), "%.255s",
-				 p.message + (starts(p.message, "Kernel panic - not syncing: ") ? 28 : 0));
+				 p->message + (starts(p->message, "Kernel panic - not syncing: ") ? 28 : 0));
 		kp_lx_signature_title(title, sig.title, sizeof(sig.title));
 		memcpy(sig.record, title, sizeof(sig.record));
-		if (p.panicked)
-			stack_frames(k, &p, &sig);
-		else
-			sig.no_stack = true, snprintf(sig.stack_error, sizeof(sig.stack_error),
-						      "no panicking CPU (panic_cpu is unset)");
+		if (p->panicked) {
+			stack_frames(k, p, &sig);
+		} else {
+			sig.no_stack = true;
+			snprintf(sig.stack_error, sizeof(sig.stack_error), "no panicking CPU (panic_cpu is unset)");
+		}
 		kp_lx_signature_hash(&sig);
 	}
 	if (!kp_out_copy(ret, &sig, sizeof(sig)))
