@@ -61,21 +61,14 @@ static int report(const char *prefix, const char *msg)
 		fputc(')', stderr);
 	}
 	fputc('\n', stderr);
-	return 1;
-}
-
-// 2 for output that could not be written (as for stdout, main.c), else 1.
-static int error_status(const struct kp_error *err)
-{
-	return err && kp_error_code(err) == KP_ERR_OUTPUT ? 2 : 1;
+	return CLI_EXIT_ERROR;
 }
 
 int cli_error(struct kp_error *err)
 {
 	report(NULL, err ? kp_error_message(err) : "unknown error");
-	int status = error_status(err);
 	kp_error_destroy(err);
-	return status;
+	return CLI_EXIT_ERROR;
 }
 
 int cli_error_prefix(struct kp_error *err, const char *fmt, ...)
@@ -86,9 +79,8 @@ int cli_error_prefix(struct kp_error *err, const char *fmt, ...)
 	vsnprintf(prefix, sizeof(prefix), fmt, ap);
 	va_end(ap);
 	report(prefix, kp_error_message(err));
-	int status = error_status(err);
 	kp_error_destroy(err);
-	return status;
+	return CLI_EXIT_ERROR;
 }
 
 int cli_fail(const char *fmt, ...)
@@ -110,7 +102,7 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, " (see kpeek %s --help)\n", cmd);
-	return 2;
+	return CLI_EXIT_ERROR;
 }
 
 // ---------------------------------------------------------------- options and arguments
@@ -244,7 +236,7 @@ int cli_parse_address(struct cli *cli, const char *arg, uint64_t *ret)
 				arg);
 	struct kp_kernel *k = cli_kernel(cli);
 	if (!k)
-		return 1;	// cli_kernel() said why
+		return CLI_EXIT_ERROR;	// cli_kernel() said why
 	char *name = strndup(arg, len);
 	if (!name)
 		return cli_fail("out of memory");

@@ -15,6 +15,18 @@ struct cli {
 	struct kp_kernel *kernel;	// opened on first cli_kernel()
 };
 
+// The exit statuses, one rule for every command (kpeek --help).
+enum {
+	CLI_EXIT_OK = 0,	// success; no finding
+	// A finding, where the command looks for one: check found something
+	// suspicious, diff's values differ, vtop's address is not mapped,
+	// report --strict's checks found something.
+	CLI_EXIT_FINDING = 1,
+	// Any error: usage, a file, a read, a walk that stopped before its
+	// end, output that could not be written.
+	CLI_EXIT_ERROR = 2,
+};
+
 struct cmd {
 	const char *name;
 	int (*fn)(struct cli *cli, int argc, char **argv);	// argv[0] = command name
@@ -24,16 +36,16 @@ struct cmd {
 // Opens the kernel named by the global options (once). On failure prints the
 // error and returns NULL; the command then returns cli_fail().
 struct kp_kernel *cli_kernel(struct cli *cli);
-// Prints "kpeek: MESSAGE" on stderr, destroys err, returns the exit status:
-// 2 for output that could not be written (KP_ERR_OUTPUT), else 1.
+// Prints "kpeek: MESSAGE" on stderr, destroys err, returns CLI_EXIT_ERROR.
 int cli_error(struct kp_error *err);
 // The same with "PREFIX: " before the message.
 int cli_error_prefix(struct kp_error *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-// Prints "kpeek: formatted message" on stderr, returns 1 (a failure that
+// Prints "kpeek: formatted message" on stderr, returns CLI_EXIT_ERROR (a failure that
 // is not the library's: bad input found by the CLI, out of memory).
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-// Prints "kpeek CMD: formatted message" on stderr, returns 2 (usage error).
+// Prints "kpeek CMD: formatted message" on stderr, returns CLI_EXIT_ERROR
+// (usage error).
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 // Parses a number (0x hex, decimal) or SYMBOL[+-OFFSET] into a virtual
 // address: 0, or the exit status after printing why not.
@@ -89,7 +101,7 @@ bool cli_walk_complete(const struct cli_walk *w);
 // message, null for a live kernel's change), "left_out" and "restarts".
 void cli_walk_json(struct out *o, const struct cli_walk *w);
 // After the listing: a walk that stopped prints "kpeek: CMD: incomplete:
-// ERROR" and returns 1 (w->err is consumed); a live kernel's change prints
+// ERROR" and returns CLI_EXIT_ERROR (w->err is consumed); a live kernel's change prints
 // one line saying the list (of objects, "tasks") may miss some and
 // returns 0; a complete walk prints nothing and returns 0.
 int cli_walk_end(const char *cmd, const char *objects, struct cli_walk *w);

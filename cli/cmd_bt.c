@@ -24,10 +24,10 @@ static void usage(void)
 	       "Return addresses are shown as the kernel's stack traces show them\n"
 	       "(%%pB: the symbol of the call, not of what follows it).\n"
 	       "\n"
-	       "Exit status: 0 every stack followed to its end, 1 a stack that was not (its\n"
-	       "last line says why: corrupt frame, unreadable memory, runaway stack), a\n"
-	       "task that could not be unwound, or an error; 2 a usage error or output\n"
-	       "that could not be written.\n"
+	       "Exit status: 0 every stack followed to its end, 2 a stack that was not (its\n"
+	       "last line says why: corrupt frame, unreadable memory, runaway stack), a task\n"
+	       "that could not be unwound, another error (one line on stderr), a usage error\n"
+	       "or output that could not be written.\n"
 	       "\n"
 	       "Options:\n"
 	       "  -a           the task on each CPU, from the CPU's registers (crash's bt -a)\n"
@@ -355,10 +355,10 @@ static int print_one(struct bt *b, struct out *o, size_t i, struct kp_error **er
 		}
 		if (!b->all && !b->cpus && b->nargs <= 1) {
 			*err_ret = err;
-			return 1;
+			return CLI_EXIT_ERROR;
 		}
 		kp_error_destroy(err);
-		return 1;
+		return CLI_EXIT_ERROR;
 	}
 	if (!w.known && kp_stack_task(st)) {
 		// -a and the panicking CPU: name the task that was current.
@@ -372,7 +372,7 @@ static int print_one(struct bt *b, struct out *o, size_t i, struct kp_error **er
 	bool complete;
 	kp_stack_end(st, &complete);
 	kp_stack_destroy(st);
-	return complete ? 0 : 1;
+	return complete ? 0 : CLI_EXIT_ERROR;
 }
 
 int cmd_bt(struct cli *cli, int argc, char **argv)
@@ -383,7 +383,7 @@ int cmd_bt(struct cli *cli, int argc, char **argv)
 	if (status >= 0)
 		goto out;
 	if (!(b.k = cli_kernel(cli)))
-		status = 1;
+		status = CLI_EXIT_ERROR;
 	else
 		status = find_stacks(&b);
 	if (status)
@@ -394,7 +394,7 @@ int cmd_bt(struct cli *cli, int argc, char **argv)
 	for (size_t i = 0; i < b.count; i++) {
 		struct kp_error *err = NULL;
 		if (print_one(&b, o, i, &err))
-			status = 1;
+			status = CLI_EXIT_ERROR;
 		if (err) {
 			out_destroy(o);
 			o = NULL;

@@ -27,9 +27,10 @@ static void usage(void)
 	       "a transition (a task exiting, a module loading or unloading), are\n"
 	       "listed as \"possibly a live race\" and not counted as suspicious.\n"
 	       "\n"
-	       "Exit status: 0 nothing suspicious, 1 something found, 2 nothing found but\n"
-	       "a check could not decide, or an error (a usage error, a source that cannot\n"
-	       "be opened, output that could not be written).\n"
+	       "Exit status: 0 nothing suspicious, 1 something found (also when another\n"
+	       "check could not decide: the output says which), 2 nothing found but a check\n"
+	       "could not decide, or an error: a usage error, a source that cannot be\n"
+	       "opened, output that could not be written.\n"
 	       "\n"
 	       "Options:\n"
 	       "  -v, --verbose   also print every object that is fine\n"
@@ -196,5 +197,6 @@ int cmd_check(struct cli *cli, int argc, char **argv)
 	out_destroy(o);
 	if (err)
 		return cli_error(err), 2;
-	return found ? 1 : cannot ? 2 : 0;
+	// A finding outranks a check that could not decide (kpeek --help).
+	return found ? CLI_EXIT_FINDING : cannot ? CLI_EXIT_ERROR : 0;
 }

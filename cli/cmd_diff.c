@@ -22,9 +22,9 @@ static void usage(void)
 	       "is the global source: the -c dump, or the live kernel without -c.\n"
 	       "Global -m/--kallsyms/--btf apply to both sides (same kernel build).\n"
 	       "\n"
-	       "Exit status: 0 the values are the same, 1 they differ, 2 an error (a dump\n"
+	       "Exit status: 0 the values are the same, 1 they differ, 2 an error: a dump\n"
 	       "that cannot be opened, an expression that fails on either side, a usage\n"
-	       "error, output that could not be written).\n"
+	       "error, output that could not be written.\n"
 	       "\n"
 	       "Options:\n"
 	       "  -x, --hex        integers in hexadecimal\n"
@@ -238,14 +238,15 @@ static void print_same(const struct side *a, const struct side *b)
 		       a->type ? a->type : "value", nl + 1);
 }
 
-// The values' lines as a unified diff: 1, or 2 when out of memory.
+// The values' lines as a unified diff: CLI_EXIT_FINDING, or CLI_EXIT_ERROR
+// when out of memory.
 static int print_diff(const struct side *a, const struct side *b, const char *expr)
 {
 	struct lines la = { 0 }, lb = { 0 };
 	char *ta = strdup(a->text), *tb = strdup(b->text);
 	struct edit *e = NULL;
 	size_t n;
-	int status = 1;
+	int status = CLI_EXIT_FINDING;
 	if (!ta || !tb || !split(ta, &la) || !split(tb, &lb) || !(e = diff_lines(&la, &lb, &n))) {
 		cli_fail("out of memory");
 		status = 2;
@@ -299,7 +300,7 @@ int cmd_diff(struct cli *cli, int argc, char **argv)
 		goto out;
 
 	bool same = !strcmp(a.text, b.text);
-	status = same ? 0 : 1;
+	status = same ? 0 : CLI_EXIT_FINDING;
 	if (cli->json) {
 		struct out *o = out_create(true);
 		out_kv_str(o, "expr", expr);

@@ -22,8 +22,8 @@ static void usage(void)
 	       "kernel; a continuation it could not join is its own line, as in dmesg.\n"
 	       "The newest record is shown even when only committed (not yet finalized).\n"
 	       "\n"
-	       "Exit status: 0 success, 1 an error (one line on stderr says what and where),\n"
-	       "2 a usage error or output that could not be written.\n"
+	       "Exit status: 0 success, 2 an error (one line on stderr says what and where),\n"
+	       "a usage error or output that could not be written.\n"
 	       "\n"
 	       "Options:\n"
 	       "  -t, --notime          no timestamps\n"
@@ -145,7 +145,7 @@ int cmd_dmesg(struct cli *cli, int argc, char **argv)
 		return cli_usage_error("dmesg", "unexpected argument '%s'", argv[optind]);
 	struct kp_kernel *k = cli_kernel(cli);
 	if (!k)
-		return 1;
+		return CLI_EXIT_ERROR;
 	struct kp_printk_iter *it;
 	struct kp_error *err = kp_printk_iter_create(k, &it);
 	if (err)

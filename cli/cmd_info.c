@@ -20,8 +20,8 @@ static void usage(void)
 	       "BTF is loaded to report on it; if it cannot be, info says\n"
 	       "\"BTF: unavailable (reason)\" and still succeeds.\n"
 	       "\n"
-	       "Exit status: 0 success (BTF unavailable too), 1 the source could not be\n"
-	       "opened, 2 a usage error or output that could not be written.\n"
+	       "Exit status: 0 success (BTF unavailable too), 2 the source could not be\n"
+	       "opened, a usage error or output that could not be written.\n"
 	       "\n"
 	       "Options:\n"
 	       "  -j, --json   print one JSON object\n"
@@ -201,7 +201,7 @@ int cmd_info(struct cli *cli, int argc, char **argv)
 
 	struct kp_kernel *k = cli_kernel(cli);
 	if (!k)
-		return 1;
+		return CLI_EXIT_ERROR;
 	struct kp_error *btf_err = kp_kernel_load_btf(k);
 	KP_INIT(kp_kernel_info, info);
 	kp_kernel_get_info(k, &info);

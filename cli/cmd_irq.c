@@ -23,8 +23,8 @@ static void usage(void)
 	       "in JSON (chip_print). The architecture's own lines\n"
 	       "(NMI, LOC, ...) are not interrupt descriptors and are not shown.\n"
 	       "\n"
-	       "Exit status: 0 success, 1 an error or an incomplete listing, 2 a usage\n"
-	       "error or output that could not be written.\n"
+	       "Exit status: 0 success, 2 an error or an incomplete listing (one line on\n"
+	       "stderr), a usage error or output that could not be written.\n"
 	       "\n"
 	       "Options:\n"
 	       "  -a, --all       every descriptor, also those without handler and count\n"
@@ -143,7 +143,7 @@ int cmd_irq(struct cli *cli, int argc, char **argv)
 		return status;
 	struct kp_kernel *k = cli_kernel(cli);
 	if (!k)
-		return 1;
+		return CLI_EXIT_ERROR;
 	struct kp_irq_iter *it;
 	struct kp_error *err = kp_irq_iter_create(k, &it);
 	if (err)

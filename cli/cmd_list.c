@@ -26,8 +26,8 @@ static void usage(void)
 	       "With -o STRUCT.MEMBER (the struct list_head inside each entry) or a number,\n"
 	       "entry addresses are container addresses: node - offset.\n"
 	       "\n"
-	       "Exit status: 0 success, 1 an error (one line on stderr says what and where),\n"
-	       "2 a usage error or output that could not be written.\n"
+	       "Exit status: 0 success, 2 an error (one line on stderr says what and where),\n"
+	       "a usage error or output that could not be written.\n"
 	       "\n"
 	       "Options:\n"
 	       "  -H, --head            ADDR is a list head, not an entry\n"
@@ -240,7 +240,7 @@ int cmd_list(struct cli *cli, int argc, char **argv)
 	struct list l = { 0 };
 	l.k = cli_kernel(cli);
 	if (!l.k)
-		return 1;
+		return CLI_EXIT_ERROR;
 	uint64_t offset = 0;
 	bool doubly = lo.head_mode;
 	if ((status = resolve_offset(&l, &lo, &offset, &doubly)))

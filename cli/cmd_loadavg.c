@@ -15,8 +15,8 @@ static void usage(void)
 	       "find (a symbol the kernel lacks, memory the dump lacks) is printed as ?\n"
 	       "(null in JSON).\n"
 	       "\n"
-	       "Exit status: 0 success, 1 an error (one line on stderr says what and where),\n"
-	       "2 a usage error or output that could not be written.\n"
+	       "Exit status: 0 success, 2 an error (one line on stderr says what and where),\n"
+	       "a usage error or output that could not be written.\n"
 	       "\n"
 	       "Options:\n"
 	       "  -j, --json   {\"load1\": 0.42, \"load5\", \"load15\", \"avenrun\": [raw fixed\n"
@@ -37,7 +37,7 @@ int cmd_loadavg(struct cli *cli, int argc, char **argv)
 		return cli_usage_error("loadavg", "unexpected argument '%s'", argv[optind]);
 	struct kp_kernel *k = cli_kernel(cli);
 	if (!k)
-		return 1;
+		return CLI_EXIT_ERROR;
 	KP_INIT(kp_loadavg, la);
 	struct kp_error *err = kp_loadavg(k, &la);
 	if (err)

@@ -19,8 +19,9 @@ static void usage(void)
 	       "MODULE, the struct module address. Modules still being set up\n"
 	       "(MODULE_STATE_UNFORMED) are skipped, as in /proc/modules.\n"
 	       "\n"
-	       "Exit status: 0 success, 1 an error (one line on stderr says what and where),\n"
-	       "2 a usage error or output that could not be written.\n"
+	       "Exit status: 0 success, 2 an error or an incomplete listing (one line on\n"
+	       "stderr says what and where), a usage error or output that could not be\n"
+	       "written.\n"
 	       "\n"
 	       "Options:\n"
 	       "  -j, --json   {\"modules\": [{name, size, refcnt, used_by, state, base, taints,\n"
@@ -41,7 +42,7 @@ int cmd_lsmod(struct cli *cli, int argc, char **argv)
 		return cli_usage_error("lsmod", "unexpected argument '%s'", argv[optind]);
 	struct kp_kernel *k = cli_kernel(cli);
 	if (!k)
-		return 1;
+		return CLI_EXIT_ERROR;
 	struct kp_module_iter *it;
 	struct kp_error *err = kp_module_iter_create(k, &it);
 	if (err)

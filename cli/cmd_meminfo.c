@@ -21,8 +21,8 @@ static void usage(void)
 	       "VmallocTotal, the zswap, transparent huge page and DirectMap lines are\n"
 	       "not computed.\n"
 	       "\n"
-	       "Exit status: 0 success, 1 an error, 2 a usage error or output that could\n"
-	       "not be written.\n"
+	       "Exit status: 0 success, 2 an error (one line on stderr says what and where),\n"
+	       "a usage error or output that could not be written.\n"
 	       "\n"
 	       "Options:\n"
 	       "  -j, --json   {\"meminfo\": {\"MemTotal\": N, ...}} (kB, or a count for\n"
@@ -43,7 +43,7 @@ int cmd_meminfo(struct cli *cli, int argc, char **argv)
 		return cli_usage_error("meminfo", "unexpected argument '%s'", argv[optind]);
 	struct kp_kernel *k = cli_kernel(cli);
 	if (!k)
-		return 1;
+		return CLI_EXIT_ERROR;
 	struct kp_meminfo *mi;
 	struct kp_error *err = kp_meminfo_create(k, &mi);
 	if (err)

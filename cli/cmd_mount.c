@@ -22,8 +22,8 @@ static void usage(void)
 	       "lazytime): a file system's own options are made by its code; the\n"
 	       "optional field propagate_from is not shown.\n"
 	       "\n"
-	       "Exit status: 0 success, 1 an error or an incomplete listing (one line on\n"
-	       "stderr), 2 a usage error or output that could not be written.\n"
+	       "Exit status: 0 success, 2 an error or an incomplete listing (one line on\n"
+	       "stderr), a usage error or output that could not be written.\n"
 	       "\n"
 	       "Options:\n"
 	       "  -p, --pid PID  the mount namespace and root of that process\n"
@@ -119,7 +119,7 @@ int cmd_mount(struct cli *cli, int argc, char **argv)
 		return cli_usage_error("mount", "unexpected argument '%s'", argv[optind]);
 	struct kp_kernel *k = cli_kernel(cli);
 	if (!k)
-		return 1;
+		return CLI_EXIT_ERROR;
 	uint64_t task = 0;
 	struct kp_mount_iter *it;
 	struct kp_error *err = pid >= 0 ? kp_task_by_pid(k, pid, &task) : NULL;

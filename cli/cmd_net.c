@@ -21,8 +21,8 @@ static void usage(void)
 	       "loopback, dummy and tunnel drivers); a driver with counters of its own\n"
 	       "(virtio_net, e1000...) shows -.\n"
 	       "\n"
-	       "Exit status: 0 success, 1 an error or an incomplete listing, 2 a usage\n"
-	       "error or output that could not be written.\n"
+	       "Exit status: 0 success, 2 an error or an incomplete listing (one line on\n"
+	       "stderr), a usage error or output that could not be written.\n"
 	       "\n"
 	       "Options:\n"
 	       "  -j, --json   {\"interfaces\": [{index, name, flags: [..], mtu, mac,\n"
@@ -104,7 +104,7 @@ int cmd_net(struct cli *cli, int argc, char **argv)
 		return cli_usage_error("net", "unexpected argument '%s'", argv[optind]);
 	struct kp_kernel *k = cli_kernel(cli);
 	if (!k)
-		return 1;
+		return CLI_EXIT_ERROR;
 	struct kp_netdev_iter *it;
 	struct kp_error *err = kp_netdev_iter_create(k, &it);
 	if (err)

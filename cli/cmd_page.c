@@ -22,8 +22,8 @@ static void usage(void)
 	       "physical address; a SYMBOL[+-OFFSET] or an address in the kernel's half\n"
 	       "is a kernel virtual address, translated through the page tables.\n"
 	       "\n"
-	       "Exit status: 0 success, 1 a page that could not be decoded (said on\n"
-	       "stderr), 2 a usage error or output that could not be written.\n"
+	       "Exit status: 0 success, 2 a page that could not be decoded (said on stderr),\n"
+	       "a usage error or output that could not be written.\n"
 	       "\n"
 	       "Options:\n"
 	       "  -p, --physical  operands are physical addresses\n"
@@ -167,7 +167,7 @@ int cmd_page(struct cli *cli, int argc, char **argv)
 		return status;
 	struct kp_kernel *k = cli_kernel(cli);
 	if (!k)
-		return 1;
+		return CLI_EXIT_ERROR;
 	struct out *o = out_create(cli->json);
 	if (out_is_json(o))
 		out_begin_list(o, "pages");

@@ -22,9 +22,9 @@ static void usage(void)
 	       "note: for a QEMU dump of a kernel stopped in panic(), where it was then).\n"
 	       "A kernel that did not panic is said to be running.\n"
 	       "\n"
-	       "Exit status: 0 success (a kernel that did not panic too), 1 an error (one\n"
-	       "line on stderr says what and where), 2 a usage error or output that could\n"
-	       "not be written.\n"
+	       "Exit status: 0 success (a kernel that did not panic too), 2 an error (one\n"
+	       "line on stderr says what and where), a usage error or output that could not\n"
+	       "be written.\n"
 	       "\n"
 	       "Options:\n"
 	       "  -j, --json   {\"panicked\", \"cpu\", \"message\", \"oops\", \"kind\", \"uptime\",\n"
@@ -161,7 +161,7 @@ int cmd_panic(struct cli *cli, int argc, char **argv)
 		return cli_usage_error("panic", "unexpected argument '%s'", argv[optind]);
 	struct kp_kernel *k = cli_kernel(cli);
 	if (!k)
-		return 1;
+		return CLI_EXIT_ERROR;
 	KP_INIT(kp_panic, p);
 	struct kp_error *err = kp_panic_get(k, &p);
 	if (err)

@@ -20,8 +20,8 @@ static void usage(void)
 	       "Options come before the expressions; quote expressions for the shell and\n"
 	       "put -- before one that starts with '-'.\n"
 	       "\n"
-	       "Exit status: 0 every expression printed, 1 one or more failed (one line on\n"
-	       "stderr each), 2 a usage error or output that could not be written.\n"
+	       "Exit status: 0 every expression printed, 2 one or more failed (one line on\n"
+	       "stderr each), a usage error or output that could not be written.\n"
 	       "\n"
 	       "Options:\n"
 	       "  -x, --hex        integers in hexadecimal\n"
@@ -84,7 +84,7 @@ int cmd_print(struct cli *cli, int argc, char **argv)
 		return cli_usage_error("print", "expected EXPR");
 	struct kp_kernel *k = cli_kernel(cli);
 	if (!k)
-		return 1;
+		return CLI_EXIT_ERROR;
 	if (cli->json)
 		flags |= KP_FORMAT_JSON | KP_FORMAT_ONE_LINE;
 	struct out *o = out_create(cli->json);
@@ -96,7 +96,7 @@ int cmd_print(struct cli *cli, int argc, char **argv)
 		if (many && cli->json)
 			out_begin_object(o, NULL);
 		if (print_one(k, o, argv[i], flags))
-			status = 1;
+			status = CLI_EXIT_ERROR;
 		if (many && cli->json)
 			out_end_object(o);
 	}

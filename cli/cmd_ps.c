@@ -29,8 +29,8 @@ static void usage(void)
 	       "under every pass of the task list, the last pass is shown and one line on\n"
 	       "stderr says so (JSON \"complete\": false, \"reason\": \"live-changed\").\n"
 	       "\n"
-	       "Exit status: 0 success, 1 an error or an incomplete listing (stderr says\n"
-	       "what is missing), 2 a usage error or output that could not be written.\n"
+	       "Exit status: 0 success, 2 an error or an incomplete listing (stderr says\n"
+	       "what is missing), a usage error or output that could not be written.\n"
 	       "\n"
 	       "Options:\n"
 	       "  -t, --threads   every thread, each group's threads after its leader\n"
@@ -345,7 +345,7 @@ int cmd_ps(struct cli *cli, int argc, char **argv)
 		return status;
 	struct kp_kernel *k = po.k = cli_kernel(cli);
 	if (!k)
-		return 1;
+		return CLI_EXIT_ERROR;
 	struct kp_task *t = NULL;
 	size_t n = 0;
 	struct cli_walk walk;

@@ -28,8 +28,8 @@ static void usage(void)
 	       "A read that runs into memory the source does not have prints the bytes\n"
 	       "up to the hole, then an error naming the first missing address.\n"
 	       "\n"
-	       "Exit status: 0 success, 1 an error (a hole: the bytes before it are\n"
-	       "printed), 2 a usage error or output that could not be written.\n"
+	       "Exit status: 0 success, 2 an error (a hole: the bytes before it are\n"
+	       "printed), a usage error or output that could not be written.\n"
 	       "\n"
 	       "Options:\n"
 	       "  -p, --physical     ADDR is a physical address (a number, not a symbol)\n"
@@ -400,9 +400,9 @@ int cmd_rd(struct cli *cli, int argc, char **argv)
 		return status;
 	rd.k = cli_kernel(cli);
 	if (!rd.k)
-		return 1;
+		return CLI_EXIT_ERROR;
 	if (rd.space == KP_VIRT && !a.by_pid && cli_parse_address(cli, a.addr_arg, &a.addr))
-		return 1;
+		return CLI_EXIT_ERROR;
 	if (a.by_pid) {
 		uint64_t task;
 		struct kp_error *err = kp_task_by_pid(rd.k, rd.pid, &task);

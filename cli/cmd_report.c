@@ -33,10 +33,11 @@ static void usage(void)
 	       "task names normalized away, and the first meaningful functions of the\n"
 	       "crashing stack, hashed; doc/signature.md states the rules.\n"
 	       "\n"
-	       "Exit status: 0 a report (a check that found something is part of it, not a\n"
-	       "failure), 1 an error: the dump could not be opened, or a section could not\n"
-	       "be read (the report says why where the section would be, and one line on\n"
-	       "stderr how many), 2 a usage error or output that could not be written.\n"
+	       "Exit status: 0 a report (a check that found something is part of it), 1 with\n"
+	       "--strict: a check found something, 2 an error: the dump could not be opened,\n"
+	       "or a section could not be read (the report says why where the section would\n"
+	       "be, and one line on stderr how many), a usage error or output that could not\n"
+	       "be written.\n"
 	       "\n"
 	       "Options:\n"
 	       "  -j, --json             one JSON document: {\"schema_version\", \"system\",\n"
@@ -48,6 +49,7 @@ static void usage(void)
 	       "      --lines N          log lines before the panic (default 40)\n"
 	       "      --signature-only   print the signature alone (\"none\" if the kernel\n"
 	       "                         did not panic)\n"
+	       "      --strict           exit 1 if a rootkit check found something\n"
 	       "  -h, --help             show this help\n"
 	       "\n"
 	       "Examples:\n"
@@ -303,6 +305,7 @@ void report_problem(struct report *r, const char *section, struct kp_error *err)
 struct report_args {
 	bool want[S_N];
 	bool signature_only;
+	bool strict;	// --strict: a check's finding is exit 1
 	unsigned lines;
 };
 
@@ -313,6 +316,7 @@ static int parse_args(struct cli *cli, int argc, char **argv, struct report_args
 		{ "sections", required_argument, NULL, 's' },
 		{ "lines", required_argument, NULL, 'n' },
 		{ "signature-only", no_argument, NULL, 'S' },
+		{ "strict", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -343,6 +347,9 @@ static int parse_args(struct cli *cli, int argc, char **argv, struct report_args
 		case 'S':
 			a->signature_only = true;
 			break;
+		case 'T':
+			a->strict = true;
+			break;
 		case 'h':
 			usage();
 			return 0;
@@ -371,7 +378,7 @@ int cmd_report(struct cli *cli, int argc, char **argv)
 		return status;
 	struct kp_kernel *k = cli_kernel(cli);
 	if (!k)
-		return 1;
+		return CLI_EXIT_ERROR;
 	struct report r = { .k = k, .log_lines = a.lines };
 	r.panic.sz = sizeof(r.panic);
 	// A log that cannot be read leaves the panic unknown, not the report.
@@ -420,5 +427,5 @@ int cmd_report(struct cli *cli, int argc, char **argv)
 	if (r.problems)
 		return cli_fail("report: %u section%s could not be read (the report says why)", r.problems,
 				r.problems == 1 ? "" : "s");
-	return 0;
+	return a.strict && r.found ? CLI_EXIT_FINDING : 0;
 }

@@ -21,8 +21,8 @@ static void usage(void)
 	       "(fair tasks) and COMM. A CPU whose run queue cannot be read is left\n"
 	       "out and counted on stderr.\n"
 	       "\n"
-	       "Exit status: 0 success, 1 an error or an incomplete listing, 2 a usage\n"
-	       "error or output that could not be written.\n"
+	       "Exit status: 0 success, 2 an error or an incomplete listing (one line on\n"
+	       "stderr), a usage error or output that could not be written.\n"
 	       "\n"
 	       "Options:\n"
 	       "  -j, --json   {\"cpus\": [{\"cpu\": N, \"rq\", \"nr_running\", \"current\":\n"
@@ -77,7 +77,7 @@ int cmd_runq(struct cli *cli, int argc, char **argv)
 		return cli_usage_error("runq", "unexpected argument '%s'", argv[optind]);
 	struct kp_kernel *k = cli_kernel(cli);
 	if (!k)
-		return 1;
+		return CLI_EXIT_ERROR;
 	struct kp_runq_iter *it;
 	struct kp_error *err = kp_runq_iter_create(k, &it);
 	if (err)

@@ -33,8 +33,8 @@ static void usage(void)
 	       "  -p  physical memory\n"
 	       "A progress line is shown on stderr when it is a terminal.\n"
 	       "\n"
-	       "Exit status: 0 success (hits or none), 1 an error, 2 a usage error or\n"
-	       "output that could not be written.\n"
+	       "Exit status: 0 success (hits or none), 2 an error (one line on stderr says\n"
+	       "what and where), a usage error or output that could not be written.\n"
 	       "\n"
 	       "Options:\n"
 	       "  -k, --kernel        search kernel memory (default)\n"
@@ -149,7 +149,7 @@ int cmd_search(struct cli *cli, int argc, char **argv)
 	if (status >= 0)
 		return status;
 	if (!(s.k = cli_kernel(cli)))
-		return 1;
+		return CLI_EXIT_ERROR;
 	const struct kp_range *r;
 	uint64_t va;
 	if (s.mode == SEARCH_KERNEL && kp_kernel_ranges(s.k, KP_PHYS, &r) && !kp_phys_to_virt(s.k, r[0].start, &va))

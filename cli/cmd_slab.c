@@ -23,9 +23,9 @@ static void usage(void)
 	       "the CPUs' main and spare sheaves, the nodes' full ones), which\n"
 	       "/proc/slabinfo counts as active.\n"
 	       "\n"
-	       "Exit status: 0 success, 1 an error or an incomplete listing (a slab\n"
-	       "whose freelist is corrupt or unreadable is left out and named), 2 a\n"
-	       "usage error or output that could not be written.\n"
+	       "Exit status: 0 success, 2 an error or an incomplete listing (a slab whose\n"
+	       "freelist is corrupt or unreadable is left out and named), a usage error or\n"
+	       "output that could not be written.\n"
 	       "\n"
 	       "Options:\n"
 	       "  -a, --allocated only the allocated objects' addresses, one per line\n"
@@ -105,7 +105,7 @@ int cmd_slab(struct cli *cli, int argc, char **argv)
 		return status;
 	struct kp_kernel *k = cli_kernel(cli);
 	if (!k)
-		return 1;
+		return CLI_EXIT_ERROR;
 	const char *arg = argv[optind], *name = arg;
 	uint64_t cache = 0;
 	if (cli_parse_number(arg, &cache))

@@ -20,8 +20,8 @@ static void usage(void)
 	       "of its partial slabs (objects on CPU slabs count as active, as in the\n"
 	       "kernel). Merged caches are under the name /proc/slabinfo uses.\n"
 	       "\n"
-	       "Exit status: 0 success, 1 an error or an incomplete listing, 2 a usage\n"
-	       "error or output that could not be written.\n"
+	       "Exit status: 0 success, 2 an error or an incomplete listing (one line on\n"
+	       "stderr), a usage error or output that could not be written.\n"
 	       "\n"
 	       "Options:\n"
 	       "  -s, --sort KEY  name (the default) or size (total bytes, largest first)\n"
@@ -124,7 +124,7 @@ int cmd_slabinfo(struct cli *cli, int argc, char **argv)
 		return status;
 	struct kp_kernel *k = cli_kernel(cli);
 	if (!k)
-		return 1;
+		return CLI_EXIT_ERROR;
 	struct kp_slab_iter *it;
 	struct kp_error *err = kp_slab_iter_create(k, &it);
 	if (err)

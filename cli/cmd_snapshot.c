@@ -38,15 +38,14 @@ static void usage(void)
 	       "Pages the source cannot give (a filtered dump's excluded pages, a damaged\n"
 	       "one's) are never copied as data: the snapshot lists them as lost (a note\n"
 	       "kpeek reads back: reading them later fails and names them), and without\n"
-	       "--allow-holes the command says how many and exits 1.\n"
+	       "--allow-holes the command says how many and exits 2.\n"
 	       "\n"
-	       "Exit status: 0 success, 1 an error reading the source (FILE is not\n"
-	       "created; a stream is cut short, without its end marker) or pages lost\n"
-	       "without --allow-holes (the snapshot is complete, the lost pages listed in\n"
-	       "it), 2 a usage error or output that could not be created or written (a\n"
-	       "missing folder, a full disk, a closed pipe, a file size limit; FILE is\n"
-	       "not created), 128+N stopped by signal N (Ctrl-C, SIGTERM, SIGHUP...; FILE\n"
-	       "is not created).\n"
+	       "Exit status: 0 success, 2 an error reading the source (FILE is not created;\n"
+	       "a stream is cut short, without its end marker), pages lost without\n"
+	       "--allow-holes (the snapshot is complete, the lost pages listed in it), a\n"
+	       "usage error, output that could not be created or written (a missing folder,\n"
+	       "a full disk, a closed pipe, a file size limit; FILE is not created), 128+N\n"
+	       "stopped by signal N (Ctrl-C, SIGTERM, SIGHUP...; FILE is not created).\n"
 	       "\n"
 	       "Options:\n"
 	       "  -o, --output FILE   the dump to create (required); - for standard output\n"
@@ -257,7 +256,7 @@ int cmd_snapshot(struct cli *cli, int argc, char **argv)
 		return status;
 	struct kp_kernel *k = cli_kernel(cli);
 	if (!k)
-		return 1;
+		return CLI_EXIT_ERROR;
 
 	struct progress prog = { .start = cli_monotonic() };
 	if (!quiet && isatty(STDERR_FILENO)) {

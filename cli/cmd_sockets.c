@@ -21,8 +21,8 @@ static void usage(void)
 	       "network namespace's inode) and PIDS, the processes whose fd tables hold\n"
 	       "the socket.\n"
 	       "\n"
-	       "Exit status: 0 success, 1 an error or an incomplete listing, 2 a usage\n"
-	       "error or output that could not be written.\n"
+	       "Exit status: 0 success, 2 an error or an incomplete listing (one line on\n"
+	       "stderr), a usage error or output that could not be written.\n"
 	       "\n"
 	       "Options:\n"
 	       "  -p, --pid PID  only the sockets that process holds\n"
@@ -125,7 +125,7 @@ int cmd_sockets(struct cli *cli, int argc, char **argv)
 		return status;
 	struct kp_kernel *k = cli_kernel(cli);
 	if (!k)
-		return 1;
+		return CLI_EXIT_ERROR;
 	uint64_t task;
 	struct kp_socket_iter *it;
 	struct kp_error *err = pid >= 0 ? kp_task_by_pid(k, pid, &task) : NULL;

@@ -26,8 +26,8 @@ static void usage(void)
 	       "CONFIG_KALLSYMS_ALL) ends with how kpeek found it (\", recovered from\n"
 	       "references in get_taint\"; JSON \"recovered\", null for the others).\n"
 	       "\n"
-	       "Exit status: 0 every argument found, 1 one or more not (one line on stderr\n"
-	       "each), 2 a usage error or output that could not be written.\n"
+	       "Exit status: 0 every argument found, 2 one or more not (one line on stderr\n"
+	       "each), a usage error or output that could not be written.\n"
 	       "\n"
 	       "Options:\n"
 	       "  -l, --list   every symbol in address order, as /proc/kallsyms lists them:\n"
@@ -116,7 +116,7 @@ static int by_address(struct out *o, struct cli *cli, struct kp_kernel *k, const
 {
 	uint64_t addr;
 	if (cli_parse_address(cli, arg, &addr))
-		return 1;
+		return CLI_EXIT_ERROR;
 	struct kp_symbol sym;
 	char text[512];
 	struct kp_error *err = kp_symbol_by_address(k, addr, &sym);
@@ -263,7 +263,7 @@ int cmd_sym(struct cli *cli, int argc, char **argv)
 		return cli_usage_error("sym", "expected NAME or ADDR");
 	struct kp_kernel *k = cli_kernel(cli);
 	if (!k)
-		return 1;
+		return CLI_EXIT_ERROR;
 	struct out *o = out_create(cli->json);
 	if (cli->json)
 		out_begin_list(o, "symbols");

@@ -28,8 +28,8 @@ static void usage(void)
 	       "of the outer type. An enum lists its enumerators, a typedef, pointer or\n"
 	       "array names its target type (and an array its length).\n"
 	       "\n"
-	       "Exit status: 0 success, 1 an unknown type or a type kpeek cannot read\n"
-	       "(one line on stderr), 2 a usage error or output that could not be written.\n"
+	       "Exit status: 0 success, 2 an unknown type or a type kpeek cannot read (one\n"
+	       "line on stderr), a usage error or output that could not be written.\n"
 	       "\n"
 	       "Options:\n"
 	       "  -j, --json   {\"name\", \"kind\", \"size\" (null if none), \"target\",\n"
@@ -252,7 +252,7 @@ int cmd_type(struct cli *cli, int argc, char **argv)
 	struct kp_kernel *k = cli_kernel(cli);
 	struct kp_type *t = NULL;
 	struct kp_error *err = k ? kp_type_lookup(k, name, &t) : NULL;
-	int status = !k ? 1 : err ? cli_error(err) : 0;
+	int status = !k ? CLI_EXIT_ERROR : err ? cli_error(err) : 0;
 	if (!status) {
 		struct out *o = out_create(cli->json);
 		char *full = name_of(t);

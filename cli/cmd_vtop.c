@@ -22,8 +22,9 @@ static void usage(void)
 	       "(/proc/kcore) may translate without page tables; the method is shown.\n"
 	       "\n"
 	       "Exit status: 0 every address mapped, 1 one or more not mapped (said on\n"
-	       "stdout) or not translated (said on stderr), 2 a usage error or output that\n"
-	       "could not be written.\n"
+	       "stdout; also when another could not be translated), 2 an address not\n"
+	       "translated (said on stderr), a usage error or output that could not be\n"
+	       "written.\n"
 	       "\n"
 	       "Options:\n"
 	       "  -j, --json   print {\"translations\": [{\"query\", \"address\", \"levels\",\n"
@@ -45,7 +46,8 @@ static const struct column cols[] = {
 	{ "FLAGS", COL_STR, false },
 };
 
-// Prints one translation; returns 1 if the address is not mapped.
+// Prints one translation; returns CLI_EXIT_FINDING if the address is not
+// mapped.
 static int show(struct out *o, const char *arg, const struct kp_vtop *t)
 {
 	bool json = out_is_json(o);
@@ -99,7 +101,7 @@ static int show(struct out *o, const char *arg, const struct kp_vtop *t)
 	} else {
 		out_text(o, "  => not mapped\n");
 	}
-	return t->present ? 0 : 1;
+	return t->present ? 0 : CLI_EXIT_FINDING;
 }
 
 int cmd_vtop(struct cli *cli, int argc, char **argv)
@@ -111,30 +113,30 @@ int cmd_vtop(struct cli *cli, int argc, char **argv)
 		return cli_usage_error("vtop", "expected ADDR");
 	struct kp_kernel *k = cli_kernel(cli);
 	if (!k)
-		return 1;
+		return CLI_EXIT_ERROR;
 	struct out *o = out_create(cli->json);
 	if (cli->json)
 		out_begin_list(o, "translations");
-	int status = 0;
+	bool found = false, failed = false;
 	for (int i = optind; i < argc; i++) {
 		uint64_t addr;
 		KP_INIT(kp_vtop, t);
 		if (cli_parse_address(cli, argv[i], &addr)) {
-			status = 1;
+			failed = true;
 			continue;
 		}
 		struct kp_error *err = kp_vtop(k, addr, &t);
 		if (err) {
-			status = cli_error(err);
+			failed = cli_error(err);
 			continue;
 		}
 		if (!cli->json && i > optind)
 			out_text(o, "\n");
-		if (show(o, argv[i], &t))
-			status = 1;
+		found |= show(o, argv[i], &t) != 0;
 	}
 	if (cli->json)
 		out_end_list(o);
 	out_destroy(o);
-	return status;
+	// A finding outranks an error (kpeek --help): the error is on stderr.
+	return found ? CLI_EXIT_FINDING : failed ? CLI_EXIT_ERROR : 0;
 }

@@ -26,8 +26,8 @@ static void usage(void)
 	       "prints a summary: samples, changes, duration and rate. On a dump (nothing\n"
 	       "changes) the default COUNT is 1.\n"
 	       "\n"
-	       "Exit status: 0 success, 1 an error (one line on stderr says what and where),\n"
-	       "2 a usage error or output that could not be written.\n"
+	       "Exit status: 0 success, 2 an error (one line on stderr says what and where),\n"
+	       "a usage error or output that could not be written.\n"
 	       "\n"
 	       "Options:\n"
 	       "  -i, --interval T   time between samples: 10ms, 1s, 100us, 500ns, 0.5 (seconds);\n"
@@ -355,7 +355,7 @@ int cmd_watch(struct cli *cli, int argc, char **argv)
 		return status;
 	struct kp_kernel *k = cli_kernel(cli);
 	if (!k)
-		return 1;
+		return CLI_EXIT_ERROR;
 	struct watch w = { .k = k, .expr = argv[optind] };
 	struct kp_value *v = NULL;
 	if ((status = prepare(&w, &v)))

@@ -35,8 +35,8 @@ static void usage(void)
 	       "An address nothing is known of says so. Tasks are those of the task\n"
 	       "list; slab objects need the memory map of VMCOREINFO (mem_section).\n"
 	       "\n"
-	       "Exit status: 0 success, 1 an address that could not be read (said on\n"
-	       "stderr), 2 a usage error or output that could not be written.\n"
+	       "Exit status: 0 success, 2 an address that could not be read (said on\n"
+	       "stderr), a usage error or output that could not be written.\n"
 	       "\n"
 	       "Options:\n"
 	       "  -p, --physical  addresses are physical\n"
@@ -316,7 +316,7 @@ int cmd_whatis(struct cli *cli, int argc, char **argv)
 		return cli_usage_error("whatis", "expected ADDR");
 	struct kp_kernel *k = cli_kernel(cli);
 	if (!k)
-		return 1;
+		return CLI_EXIT_ERROR;
 	struct out *o = out_create(cli->json);
 	if (out_is_json(o))
 		out_begin_list(o, "addresses");

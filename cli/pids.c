@@ -22,7 +22,7 @@ int cli_pid_command(struct cli *cli, const struct cli_pid_cmd *cmd, int argc, ch
 	}
 	struct kp_kernel *k = cli_kernel(cli);
 	if (!k)
-		return 1;
+		return CLI_EXIT_ERROR;
 	struct out *o = out_create(cli->json);
 	bool json = out_is_json(o), many = argc - optind > 1;
 	if (json && many)

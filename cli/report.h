@@ -17,6 +17,7 @@ struct report {
 	struct kp_panic panic;
 	unsigned log_lines;	// --lines
 	unsigned problems;	// sections that could not be read (a note each)
+	unsigned found;		// checks that found something
 };
 
 // A section that could not be read: one line in text, "error" in its JSON

@@ -529,6 +529,7 @@ void report_checks(struct report *r)
 	out_end_list(o);
 	out_kv_uint(o, "run", run);
 	out_kv_uint(o, "cannot", cannot);
+	r->found = found;
 	if (found)
 		out_text(o, "checks:    %u checks, %u found something (%s): kpeek check\n", run, found, what);
 	else

@@ -51,9 +51,9 @@ def ck_bt_all(res, c):
     rc, out, err = res
     # Exit 1: some stack stopped early, or (a partial dump) tasks could not
     # be read; which, and whether they may, is below.
-    if rc == 1 and err and not (c.partial and err.startswith("kpeek: incomplete: ")):
+    if rc == 2 and err and not (c.partial and err.startswith("kpeek: incomplete: ")):
         return False, ran(res)
-    rows, why = json_of((0, out, err) if rc == 1 else res, "stacks")
+    rows, why = json_of((0, out, err) if rc == 2 else res, "stacks")
     if rows is None:
         return False, why
     stacks = c.pre.get("stacks")

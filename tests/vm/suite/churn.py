@@ -8,7 +8,7 @@
 # ps -t, lsmod, check and bt --all only: RUNS). Every run
 # must end in bounded time with exit 0 and well-formed output, or exit 0
 # and the one stderr line of a walk that never settled (SECURITY.md: live
-# passes); bt --all may exit 1 for stacks of tasks that ran while it read
+# passes); bt --all may exit 2 for stacks of tasks that ran while it read
 # them (kpeek bt: "1 a stack that was not followed to its end"); what it lists must
 # be right (every long-lived task and module of the listings around it,
 # each as /proc says; nothing /proc did not show but the churn's own
@@ -183,11 +183,11 @@ def ck_tasks(name, leaders_only, tally):
 def ck_bt_all_churn(tally):
     """bt --all under churn: ck_bt_all (every thread that did not run has
     the frames of /proc/TID/stack, only one that ran may be refused or end
-    early); exit 1 is only allowed without stderr (a stack of a task that
+    early); exit 2 is only allowed without stderr (a stack of a task that
     ran while read), counted in the NOTE line."""
     def ck(res, c):
         tally.exit(res[0])
-        if res[0] == 1 and not res[2].strip():
+        if res[0] == 2 and not res[2].strip():
             why, changed = None, False
         else:
             why, changed = live_end(res, "bt")

@@ -64,8 +64,8 @@ def ck_dmesg_hole(ring, lost_ids):
         if len(never) < len(lost_ids) // 2:
             problems.append("setup: only %d lines of dmesg -r are texts of the %d lost records" % (
                 len(never), len(lost_ids)))
-        if rc != 1 or not incomplete_line(err, "dmesg"):
-            problems.append("expected exit 1 and one stderr line 'kpeek: dmesg: incomplete: ...', %s" % ran(res))
+        if rc != 2 or not incomplete_line(err, "dmesg"):
+            problems.append("expected exit 2 and one stderr line 'kpeek: dmesg: incomplete: ...', %s" % ran(res))
         if not is_subsequence(got, post):
             problems.append("lines that dmesg -r did not show, or out of order")
         missing = [x for x in must if x not in got]
@@ -90,9 +90,9 @@ def ck_dmesg_json_hole(n_lost):
         except ValueError as e:
             return False, "not JSON (%s), %s: %s" % (e, ran(res), out[:300])
         st = walk_status(doc)
-        if rc == 1 and st["complete"] is False and st["reason"] == "corrupt" and st["left_out"] == n_lost:
+        if rc == 2 and st["complete"] is False and st["reason"] == "corrupt" and st["left_out"] == n_lost:
             return True, ""
-        return False, "expected exit 1, complete false, reason corrupt, left_out %d; %s; %s" % (n_lost, ran(res), st)
+        return False, "expected exit 2, complete false, reason corrupt, left_out %d; %s; %s" % (n_lost, ran(res), st)
     return ck
 
 
@@ -100,9 +100,9 @@ def ck_dmesg_none(res, c):
     """No descriptor holds its id: one error line naming the ring, no log."""
     rc, out, err = res
     ls = lines_of(err)
-    if rc == 1 and not out.strip() and len(ls) == 1 and "corrupt" in ls[0] and "printk" in ls[0]:
+    if rc == 2 and not out.strip() and len(ls) == 1 and "corrupt" in ls[0] and "printk" in ls[0]:
         return True, ""
-    return False, "expected exit 1, no output and one stderr line saying the printk ring is corrupt, " \
+    return False, "expected exit 2, no output and one stderr line saying the printk ring is corrupt, " \
         "%s; output: %s" % (ran(res), out[:300])
 
 
@@ -112,7 +112,7 @@ def ck_ps_left_out(target, allowed, node):
     """ps --json on a dump without the page of target's task list node: every
     task of the listings but those whose task_struct is on that page, each
     right; target not listed; ppid unknown only for a lost task's children;
-    exit 1, one stderr line naming the node; complete false, unreadable."""
+    exit 2, one stderr line naming the node; complete false, unreadable."""
     def ck(res, c):
         rc, out, err = res
         try:
@@ -141,8 +141,8 @@ def ck_ps_left_out(target, allowed, node):
         # pid 7 shared pid 1's page once): any address on that page is right.
         page = node & ~0xFFF
         named = [int(x, 16) for x in re.findall(r"0x([0-9a-f]+)", line or "")]
-        if rc != 1 or not line or not any(page <= a < page + 0x1000 for a in named):
-            problems.append("expected exit 1 and one stderr line 'incomplete' naming 0x%x or another "
+        if rc != 2 or not line or not any(page <= a < page + 0x1000 for a in named):
+            problems.append("expected exit 2 and one stderr line 'incomplete' naming 0x%x or another "
                             "address on its page, %s" % (node, ran(res)))
         if st["complete"] is not False or st["reason"] != "unreadable":
             problems.append("expected complete false, reason unreadable: %s" % st)
@@ -154,7 +154,7 @@ def ck_ps_left_out(target, allowed, node):
 
 
 def ck_ps_stops(names, reasons, node_after=None, hidden=None):
-    """ps --json on a task list with a bad link: exit 1, one stderr line
+    """ps --json on a task list with a bad link: exit 2, one stderr line
     naming each of names (hex addresses), complete false with one of
     reasons; what is listed is right and listed once. node_after: every
     task of the listings must be listed (the walk recovered from the tail).
@@ -181,8 +181,8 @@ def ck_ps_stops(names, reasons, node_after=None, hidden=None):
                 problems.append("expected exit 0, no stderr, complete true: %s; %s" % (ran(res), st))
         else:
             line = incomplete_line(err, "ps")
-            if rc != 1 or not line or not all(("%x" % n) in line for n in names):
-                problems.append("expected exit 1 and one stderr line 'incomplete' naming %s, %s" % (
+            if rc != 2 or not line or not all(("%x" % n) in line for n in names):
+                problems.append("expected exit 2 and one stderr line 'incomplete' naming %s, %s" % (
                     ", ".join("0x%x" % n for n in names), ran(res)))
             if st["complete"] is not False or st["reason"] not in reasons:
                 problems.append("expected complete false, reason %s: %s" % (" or ".join(reasons), st))
@@ -197,7 +197,7 @@ def ck_ps_runqueue(res, c):
     /proc listed it. Those pages may hold more of CPU 1's per-CPU data (on
     arm64 its workqueue pools), so a worker of CPU 1 may be listed with its
     name unknown (null; its comm), each counted in the one stderr line
-    'incomplete: N errors reading tasks' (exit 1, complete false); no other
+    'incomplete: N errors reading tasks' (exit 2, complete false); no other
     task may lose anything."""
     rc, out, err = res
     try:
@@ -212,8 +212,8 @@ def ck_ps_runqueue(res, c):
     if unnamed:
         m = re.match(r"^kpeek: incomplete: (\d+) errors? reading tasks, the first: task \d+ "
                      r"\(kworker/1:[^)]*\) at 0x[0-9a-f]+: its name: .*\n$", err)
-        if rc != 1 or not m or int(m.group(1)) != len(unnamed) or doc.get("complete") is not False:
-            problems.append("%d names null: expected exit 1, complete false and one stderr line counting "
+        if rc != 2 or not m or int(m.group(1)) != len(unnamed) or doc.get("complete") is not False:
+            problems.append("%d names null: expected exit 2, complete false and one stderr line counting "
                             "them, %s" % (len(unnamed), ran(res)))
     elif rc != 0 or err.strip() or doc.get("complete") is not True:
         problems.append("expected exit 0, no stderr, complete true: %s" % ran(res))
@@ -308,7 +308,7 @@ def fmt_line(m):
 def ck_lsmod_left_out(name):
     """lsmod --json without the page of module name: every other module,
     each exactly as /proc/modules (used_by unknown, null, where one of its
-    users is the lost module); exit 1, one stderr line; complete false,
+    users is the lost module); exit 2, one stderr line; complete false,
     unreadable."""
     def ck(res, c):
         rc, out, err = res
@@ -337,8 +337,8 @@ def ck_lsmod_left_out(name):
             problems.append("modules differ from /proc/modules without %s (used_by null where %s used "
                             "it):\n  want %s\n  got  %s" % (name, name, "\n       ".join(want[0]),
                                                             "\n       ".join(got)))
-        if rc != 1 or not incomplete_line(err, "lsmod"):
-            problems.append("expected exit 1 and one stderr line 'kpeek: lsmod: incomplete: ...', %s" % ran(res))
+        if rc != 2 or not incomplete_line(err, "lsmod"):
+            problems.append("expected exit 2 and one stderr line 'kpeek: lsmod: incomplete: ...', %s" % ran(res))
         if st["complete"] is not False or st["reason"] != "unreadable":
             problems.append("expected complete false, reason unreadable: %s" % st)
         if not problems:
@@ -350,7 +350,7 @@ def ck_lsmod_left_out(name):
 def ck_lsmod_cycle(name, node):
     """lsmod --json of a modules list whose link after name goes back to
     the first module: the modules up to name exactly as /proc/modules, once
-    each; exit 1, one stderr line naming the link; complete false, corrupt."""
+    each; exit 2, one stderr line naming the link; complete false, corrupt."""
     def ck(res, c):
         rc, out, err = res
         try:
@@ -368,8 +368,8 @@ def ck_lsmod_cycle(name, node):
         if got not in want:
             problems.append("expected the modules of /proc/modules up to %s:\n  %s\ngot:\n  %s" % (
                 name, "\n  ".join(want[0] or []), "\n  ".join(got)))
-        if rc != 1 or not line or ("%x" % node) not in line or "corrupt" not in line:
-            problems.append("expected exit 1 and one stderr line 'incomplete' saying the list is corrupt "
+        if rc != 2 or not line or ("%x" % node) not in line or "corrupt" not in line:
+            problems.append("expected exit 2 and one stderr line 'incomplete' saying the list is corrupt "
                             "at 0x%x, %s" % (node, ran(res)))
         if st["complete"] is not False or st["reason"] != "corrupt":
             problems.append("expected complete false, reason corrupt: %s" % st)

@@ -32,7 +32,7 @@ def excluded_ranges(path):
 
 def ck_snapshot_lost(want, allow):
     """kpeek snapshot of a -d 31 dump: the excluded pages are lost ranges
-    (JSON lost_ranges, unreadable_bytes); without --allow-holes exit 1 and
+    (JSON lost_ranges, unreadable_bytes); without --allow-holes exit 2 and
     one stderr line, the file written; with it exit 0."""
     nbytes = sum(e - s for s, e in want)
 
@@ -49,8 +49,8 @@ def ck_snapshot_lost(want, allow):
         ls = lines_of(err)
         if allow and (rc != 0 or ls):
             problems.append("--allow-holes: expected exit 0 and no stderr, %s" % ran(res))
-        if not allow and (rc != 1 or len(ls) != 1 or "--allow-holes" not in ls[0] or str(nbytes) not in ls[0]):
-            problems.append("expected exit 1 and one stderr line counting %d bytes lost and naming "
+        if not allow and (rc != 2 or len(ls) != 1 or "--allow-holes" not in ls[0] or str(nbytes) not in ls[0]):
+            problems.append("expected exit 2 and one stderr line counting %d bytes lost and naming "
                             "--allow-holes, %s" % (nbytes, ran(res)))
         if not os.path.isfile(doc.get("file") or ""):
             problems.append("no file %s" % doc.get("file"))
@@ -77,9 +77,9 @@ def ck_rd_lost(paddr):
     def ck(res, c):
         rc, out, err = res
         ls = lines_of(err)
-        if rc == 1 and not out.strip() and len(ls) == 1 and "lost" in ls[0] and ("%x" % paddr) in ls[0]:
+        if rc == 2 and not out.strip() and len(ls) == 1 and "lost" in ls[0] and ("%x" % paddr) in ls[0]:
             return True, ""
-        return False, "expected exit 1 and one stderr line saying 0x%x was lost, %s; output %s" % (
+        return False, "expected exit 2 and one stderr line saying 0x%x was lost, %s; output %s" % (
             paddr, ran(res), out[:200])
     return ck
 

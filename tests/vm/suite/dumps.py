@@ -32,9 +32,9 @@ def ck_excluded(paddr):
     def ck(res, c):
         rc, out, err = res
         lines = err.rstrip("\n").split("\n") if err.strip() else []
-        if rc == 1 and len(lines) == 1 and "excluded" in lines[0] and ("%x" % paddr) in lines[0]:
+        if rc == 2 and len(lines) == 1 and "excluded" in lines[0] and ("%x" % paddr) in lines[0]:
             return True, ""
-        return False, ("expected exit 1 and one stderr line saying physical 0x%x was excluded "
+        return False, ("expected exit 2 and one stderr line saying physical 0x%x was excluded "
                        "(the dump's bitmap leaves it out), got exit %s:\n%s" % (paddr, rc, err[:1000]))
     return ck
 

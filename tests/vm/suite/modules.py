@@ -15,7 +15,7 @@ def module_line(m):
 
 def ck_lsmod(res, c):
     rc, out, err = res
-    excluded = (c.partial and rc == 1 and
+    excluded = (c.partial and rc == 2 and
                 re.match(r"^kpeek: lsmod: incomplete: .*excluded from the dump.*\n$", err))
     rows, why = json_of((0, out, "") if excluded else res, "modules")
     if rows is None:

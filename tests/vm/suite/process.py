@@ -43,9 +43,9 @@ def ck_ps_args(res, c, w, t, source):
     if d31(source):
         # No user page in the dump: no arguments, and kpeek says why.
         got = [p for p in user if by_pid[p].get("args") is not None]
-        if rc == 1 and not got and EXCLUDED_RE.search(err):
+        if rc == 2 and not got and EXCLUDED_RE.search(err):
             return limited("no task's arguments: %s" % err.strip().split("\n")[0])
-        return False, ("expected exit 1, args null for every user task and stderr saying their "
+        return False, ("expected exit 2, args null for every user task and stderr saying their "
                        "pages were excluded (makedumpfile -d 31), %s; tasks with args: %s" % (ran(res), got))
     if rc != 0:
         return False, ran(res)
@@ -405,13 +405,13 @@ def ck_mount(role):
         pid = 1 if role == "init" else w.roles[role]
         rc, out, err = res
         lost = left_out(err, [pid], c)
-        if lost and rc == 1 and not out.strip() and len(err_lines(err)) == 1:
+        if lost and rc == 2 and not out.strip() and len(err_lines(err)) == 1:
             return skipped("the mounts of PID %d: %s" % (pid, lost[pid]))
         # The mount walk met a page the dump lacks (Ctx.partial) and left that
         # mount out, said in one line: what it printed must be /proc's lines
         # in order with some left out, each right, and the rest is a skipped
         # entry.
-        cut = c.partial and rc == 1 and len(err_lines(err)) == 1 and \
+        cut = c.partial and rc == 2 and len(err_lines(err)) == 1 and \
             re.match(r"^kpeek: mount(?: --pid \d+)?: incomplete: .*exclud", err_lines(err)[0])
         if (rc != 0 or err.strip()) and not cut:
             return False, ran(res)

@@ -246,8 +246,8 @@ def excluded_limit(res, pids, what):
     rc, out, err = res
     errs = pid_errors(err, pids)
     bad = [p for p in pids if p not in errs or not EXCLUDED_RE.search(errs[p])]
-    if rc == 1 and not bad and len(err_lines(err)) == len(pids):
+    if rc == 2 and not bad and len(err_lines(err)) == len(pids):
         return limited("every %s read says its page was excluded: %s" % (what, errs[pids[0]]))
-    return False, ("expected exit 1 and one line per PID saying the page of its %s was excluded "
+    return False, ("expected exit 2 and one line per PID saying the page of its %s was excluded "
                    "(makedumpfile -d 31 leaves out user pages), %s; no such line for %s:\n%s" % (
                        what, ran(res), bad, err[:2000]))

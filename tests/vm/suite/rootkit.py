@@ -12,7 +12,7 @@ import rig
 from . import churn
 from .bt import ck_module_frames, ck_panic_bt
 from .checks import check_doc, findings, num
-from .common import CHECKS, READY_TIMEOUT, SOFTIRQ_PANIC_RE, timed
+from .common import CHECKS, READY_TIMEOUT, SOFTIRQ_PANIC_RE, ran, timed
 from .panic import ck_panic
 from .report import KINDS, report_jobs
 
@@ -126,6 +126,11 @@ class RootkitRun:
             for name in CHECKS:
                 jobs.append(("%s:check-%s" % (self.prefix(source), name), fut,
                              ck_rootkit(self, name), None, res))
+        if "elf" in self.dumps:
+            jobs.append(("%s:report-strict" % self.prefix("elf"),
+                         pool.submit(rig.run_kpeek, kpeek, ["-c", self.dumps["elf"], "report", "--strict",
+                                                            "--sections", "checks", "--json"]),
+                         ck_report_strict, None, None))
         name = self.prefix("panic")
         if "panic" in self.dumps and self.console:
             path = self.dumps["panic"]
@@ -141,6 +146,21 @@ class RootkitRun:
             jobs.append((name + ":bt-panic", None, lambda res, c: (False, res[2]), None, why))
             jobs.append((name + ":report", None, lambda res, c: (False, res[2]), None, why))
         return jobs + churn.rootkit_jobs(self)
+
+
+def ck_report_strict(res, c):
+    """report --strict of the rootkit's dump: exit 1 (a finding), and the
+    checks it says found something are among those the module acted in
+    (every one but idt), with tasks, which holds on every kernel."""
+    rc, out, err = res
+    try:
+        found = json.loads(out)["checks"]["found"]
+    except (ValueError, KeyError, TypeError) as e:
+        return False, "no checks.found in the JSON (%s), %s: %s" % (e, ran(res), out[:500])
+    acted = set(CHECKS) - {"idt"}
+    if rc == 1 and "tasks" in found and set(found) <= acted:
+        return True, ""
+    return False, "expected exit 1 and found among %s with tasks, %s; found %r" % (sorted(acted), ran(res), found)
 
 
 def ck_rootkit(run, name):
