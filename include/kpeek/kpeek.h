@@ -923,6 +923,21 @@ KP_API struct kp_error *kp_runq_iter_next(struct kp_runq_iter *it, const struct 
 KP_API void kp_runq_iter_status(const struct kp_runq_iter *it, struct kp_walk_status *ret);
 KP_API void kp_runq_iter_destroy(struct kp_runq_iter *it);
 
+// When a task last ran (0.6), as crash's ps -m tells how long a task has
+// not run: its se.exec_start, which the scheduler sets from the task clock
+// of its CPU's run queue each time it charges the task (last as it leaves
+// the CPU), and that clock now. ns; a sleeping task's since is how long it
+// has slept (on a dump: up to when the dump was taken; the clock of an
+// idle CPU stands still until the CPU wakes, so since can be short).
+struct kp_task_last_ran {
+	int32_t cpu;		// the CPU it last ran on (task_cpu())
+	uint64_t exec_start;	// task->se.exec_start (as /proc/PID/sched)
+	uint64_t clock_task;	// per_cpu(runqueues, cpu).clock_task
+	uint64_t since;		// clock_task - exec_start, 0 if not after
+};
+KP_API struct kp_error *kp_task_last_ran(struct kp_kernel *kernel, uint64_t task,
+					 struct kp_task_last_ran *ret);
+
 // ---------------------------------------------------------------- user memory
 
 // A process's user memory, read through its own page tables (mm->pgd),

@@ -12,7 +12,8 @@
 //   kp_proc truth DIR TAG PID...
 //                         the guest's own view of each PID, copied from
 //                         /proc (nothing here uses kpeek): DIR/proc.TAG.PID.
-//                         {cmdline,environ,stat,status,maps,mountinfo,cgroup}
+//                         {cmdline,environ,stat,status,maps,mountinfo,cgroup,
+//                         sched,stack}
 //                         byte for byte, .ns ("NAME TARGET" of each
 //                         /proc/PID/ns link), .fds (per fd "== FD TARGET",
 //                         "stat-ino: N" and "stat-mode: 0MODE" of the file,
@@ -76,6 +77,7 @@
 //                        bound to a path, a listening unix stream socket on
 //                        an abstract name; its child [kp_netchild] holds the
 //                        UDP socket of 7103 too (a socket of two processes)
+//   blocked [kp_blocked] in D state for ever, on a vfork child (kp_blocked.c)
 // start mounts cgroup2 on /sys/fs/cgroup and makes /tmp a shared mount first.
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -524,6 +526,7 @@ static int start(const char *out)
 		{"kp_proc", "cgroup", NULL},
 		{"kp_proc", "userns", NULL},
 		{"kp_proc", "net", NULL},
+		{"kp_proc", "blocked", NULL},
 	};
 	const int nroles = (int)(sizeof(roles) / sizeof(roles[0]));
 	int p[2], lines = 0, want = nroles + 2; // ns and net also report their children
@@ -601,6 +604,8 @@ int main(int argc, char **argv)
 		role_userns();
 	else if (!strcmp(role, "net"))
 		role_net();
+	else if (!strcmp(role, "blocked"))
+		role_blocked();
 	errno = EINVAL;
 	fail(role, "unknown role");
 	return 1;

@@ -33,5 +33,7 @@ void sleep_forever(void) __attribute__((noreturn));
 // The net role (kp_net.c): sockets of every family and kind the system
 // checks compare, then sleeps.
 void role_net(void);
+// The blocked role (kp_blocked.c): in D state for ever, on a vfork child.
+void role_blocked(void) __attribute__((noreturn));
 
 #endif

@@ -218,7 +218,7 @@ static void truth_envpages(FILE *f, int pid)
 int kp_truth(const char *dir, const char *tag, int npids, char **pids)
 {
 	static const char *const files[] = {"cmdline", "environ", "stat", "status", "maps", "mountinfo",
-					    "cgroup"};
+					    "cgroup", "sched", "stack"};
 	char from[256], to[4096];
 
 	for (int i = 0; i < npids; i++) {

@@ -72,7 +72,7 @@ class Workload:
             else:
                 self.why = "kp_proc start: %s" % line
         want = {"args", "title", "retitle", "files", "cred", "caps", "ns", "nschild", "cgroup", "userns",
-                "net", "netchild"}
+                "net", "netchild", "blocked"}
         if not self.why and set(self.roles) != want:
             self.why = "kp_proc start reported %s, not %s" % (sorted(self.roles), sorted(want))
         # Every PID the guest's readings cover (PID 1, the roles, kp_threads),

@@ -13,6 +13,7 @@ from . import contract
 from .common import ran
 from .console import CONSOLE_RIP_RE, CONSOLE_TS_RAW, console_trace
 from .panic import console_panic
+from .process_truth import Workload, stat_fields
 
 # How each guest panics (GuestRun.panic_command, KdumpRun.kind) and the kind
 # kpeek must name: the test caused it, so it knows.
@@ -163,4 +164,45 @@ def ck_report_running(res, c):
     found = (d.get("checks") or {}).get("found")
     if "checks" in d and found != [] and "error" not in d["checks"]:
         bad.append("checks found %r on a clean kernel" % found)
+    if "blocked" in d and "error" not in d["blocked"]:
+        bad += blocked_problems(d["blocked"], c)
     return (True, "") if not bad else (False, "\n".join(bad))
+
+
+def blocked_problems(blocked, c):
+    """kp_proc's blocked role (tests/vm/kp_blocked.c) in report's blocked
+    tasks as its /proc readings show it: state D, the function it waits
+    in one of /proc/PID/stack's, when it last ran se.exec_start of
+    /proc/PID/sched (it never runs again: every reading holds it)."""
+    w = Workload.of(c.run)
+    pid = w.roles.get("blocked") if not w.why else None
+    if pid is None:
+        return ["no blocked role to look for: %s" % (w.why or "kp_proc started none")]
+    readings = sorted(n for n in c.files if n.startswith("proc.") and n.endswith(".%d.sched" % pid))
+    if not readings:
+        return ["no /proc/%d/sched reading (proc.TAG.%d.sched) of the blocked role" % (pid, pid)]
+    text = lambda n: c.files[n].decode("utf-8", "replace")
+    states = {stat_fields(c.files[n[:-5] + "stat"])[3] for n in readings if n[:-5] + "stat" in c.files}
+    m = [re.search(r"^se\.exec_start\s*:\s*(\d+)\.(\d{6})$", text(n), re.M) for n in readings]
+    starts = {int(x.group(1)) * 1000000 + int(x.group(2)) for x in m if x}  # ns
+    stack = {ln.split("]", 1)[-1].strip().split("+")[0] for n in readings
+             for ln in text(n[:-5] + "stack").splitlines() if n[:-5] + "stack" in c.files}
+    if states != {"D"} or len(starts) != 1:
+        return ["the blocked role (pid %d) is not in D state with one se.exec_start in every reading: "
+                "states %s, exec_start %s" % (pid, sorted(states), sorted(starts))]
+    mine = [t for t in blocked.get("tasks", []) if t.get("pid") == pid]
+    if len(mine) != 1:
+        return ["pid %d (kp_blocked, D in /proc) not once among the blocked tasks %r" % (pid, blocked.get("tasks"))]
+    t, start = mine[0], starts.pop()
+    bad = []
+    if t.get("comm") != "kp_blocked":
+        bad.append("comm %r, not kp_blocked" % t.get("comm"))
+    if (t.get("waits_in") or "+").split("+")[0] not in stack:
+        bad.append("waits in %r, /proc/%d/stack: %s" % (t.get("waits_in"), pid, sorted(stack)))
+    last, since = t.get("last_ran"), t.get("since_ran")
+    if not isinstance(last, (int, float)) or abs(round(last * 1e6) - start // 1000) > 1:
+        bad.append("last_ran %r s, /proc/%d/sched se.exec_start %d.%06d ms" % (
+            last, pid, start // 1000000, start % 1000000))
+    if not isinstance(since, (int, float)) or since < 0:
+        bad.append("since_ran %r" % since)
+    return bad
