@@ -98,11 +98,13 @@ void cli_page_json(struct out *o, const struct kp_page *p)
 	out_kv_int(o, "refcount", p->refcount);
 	out_kv_int_known(o, "mapcount", p->has_mapcount, p->mapcount);
 	out_kv_str(o, "type", p->type);
-	out_kv_hex(o, "mapping", p->mapping);
+	// A slab page's mapping and index words hold the slab's own data
+	// (its cache, its freelist): not read, null (text leaves them out).
+	out_kv_hex_known(o, "mapping", !p->slab_cache_name, p->mapping);
 	out_kv_str(o, "mapping_kind", p->mapping_kind);
 	out_kv_hex_known(o, "inode", p->inode != 0, p->inode);
 	out_kv_int_known(o, "ino", p->inode != 0, (int64_t)p->ino);
-	out_kv_hex(o, "index", p->index);
+	out_kv_hex_known(o, "index", !p->slab_cache_name, p->index);
 	out_kv_hex(o, "head", p->head);
 	out_kv_hex(o, "head_pfn", p->head_pfn);
 	out_kv_bool(o, "compound", p->compound);

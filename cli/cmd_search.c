@@ -46,8 +46,10 @@ static void usage(void)
 	       "  -w, --word          4-byte values\n"
 	       "  -s, --string STR    search for the bytes of STR\n"
 	       "  -n, --limit LIMIT   stop after LIMIT hits (said in the output)\n"
-	       "  -j, --json          {\"hits\": [{\"address\", \"what\"}], \"limit\",\n"
-	       "                      \"stopped_at_limit\", \"pages\", \"pages_unreadable\"}\n"
+	       "  -j, --json          {\"hits\": [{\"address\", \"what\", \"what_error\"}],\n"
+	       "                      \"limit\", \"truncated\", \"shown\", \"pages\",\n"
+	       "                      \"pages_unreadable\", \"complete\"} (\"what\" null when\n"
+	       "                      nothing is known; \"reason\", \"error\" when not complete)\n"
 	       "  -h, --help          show this help\n"
 	       "\n"
 	       "Examples:\n"
@@ -142,6 +144,53 @@ static int options(struct cli *cli, int argc, char **argv, struct search *s)
 	return -1;
 }
 
+// Why a search ended before its end, as cli_walk_json says it of a walk;
+// NULL when it did not.
+static const char *stop_reason(const struct search *s, struct kp_error *err, bool oom)
+{
+	if (s->bound)
+		return "bound";
+	if (oom)
+		return "error";
+	if (!err)
+		return NULL;
+	switch (kp_error_code(err)) {
+	case KP_ERR_FAULT: return "unreadable";
+	case KP_ERR_FORMAT:
+	case KP_ERR_LOOP: return "corrupt";
+	default: return "error";
+	}
+}
+
+// After the hits: the cap (the typed fields of print and sym: "truncated",
+// "shown", "limit"; text keeps "stopped_at_limit"), the pages, and whether
+// the search went to its end ("complete", with "reason" and "error" when not).
+static void summary(struct search *s, struct kp_error *err, bool oom)
+{
+	bool json = out_is_json(s->o);
+	if (json)
+		out_kv_int_known(s->o, "limit", s->limit != 0, (int64_t)s->limit);
+	else if (s->limit)
+		out_kv_uint(s->o, "limit", s->limit);
+	out_kv_bool(s->o, json ? "truncated" : "stopped_at_limit", s->capped);
+	if (json)
+		out_kv_uint(s->o, "shown", s->hits);
+	out_kv_uint(s->o, "pages", s->pages);
+	out_kv_uint(s->o, "pages_unreadable", s->unreadable);
+	if (!json)
+		return;
+	const char *why = stop_reason(s, err, oom);
+	out_kv_bool(s->o, "complete", !why);
+	if (!why)
+		return;
+	char msg[160] = "";
+	if (s->bound)
+		snprintf(msg, sizeof(msg), "stopped at 0x%" PRIx64 " after %" PRIu64 " pages, the bound of a "
+			 "process's search", s->bound_at, s->pages + s->unreadable);
+	out_kv_str(s->o, "reason", why);
+	out_kv_str(s->o, "error", s->bound ? msg : oom ? "out of memory" : kp_error_message(err));
+}
+
 int cmd_search(struct cli *cli, int argc, char **argv)
 {
 	struct search s = { .mode = SEARCH_KERNEL, .width = 8, .mask = ~(uint64_t)0 };
@@ -161,11 +210,7 @@ int cmd_search(struct cli *cli, int argc, char **argv)
 	bool oom = false;
 	struct kp_error *err = search_run(&s, &oom);
 	out_end_list(s.o);
-	if (s.limit)
-		out_kv_uint(s.o, "limit", s.limit);
-	out_kv_bool(s.o, "stopped_at_limit", s.capped);
-	out_kv_uint(s.o, "pages", s.pages);
-	out_kv_uint(s.o, "pages_unreadable", s.unreadable);
+	summary(&s, err, oom);
 	out_destroy(s.o);
 	if (err)
 		return cli_error_prefix(err, "search");

@@ -35,7 +35,7 @@ static void usage(void)
 	       "  -n, --count N      stop after N samples (default: until Ctrl-C)\n"
 	       "  -a, --all          print every sample, not only changes\n"
 	       "  -j, --json         {\"samples\": [{time, value}], \"samples_taken\", \"changes\",\n"
-	       "                     \"duration_s\", \"rate\", \"interrupted\"}\n"
+	       "                     \"duration_s\", \"rate\", \"interrupted\", \"error\"}\n"
 	       "  -h, --help         show this help\n"
 	       "\n"
 	       "Examples:\n"
@@ -328,7 +328,9 @@ static struct kp_error *run(struct watch *w, const struct watch_opts *wo, uint8_
 	return err;
 }
 
-static void print_summary(struct out *o, uint64_t samples, uint64_t changes, double dur)
+// err: what stopped the sampling (JSON "error"; the caller says it on stderr).
+static void print_summary(struct out *o, uint64_t samples, uint64_t changes, double dur,
+			  const struct kp_error *err)
 {
 	if (out_is_json(o)) {
 		out_end_list(o);
@@ -337,9 +339,14 @@ static void print_summary(struct out *o, uint64_t samples, uint64_t changes, dou
 		char buf[64];
 		snprintf(buf, sizeof(buf), "%.6f", dur);
 		out_kv_json(o, "duration_s", buf, buf);
+		// No time elapsed: no rate (null, not 0).
 		snprintf(buf, sizeof(buf), "%.1f", dur > 0 ? (double)samples / dur : 0.0);
-		out_kv_json(o, "rate", buf, buf);
+		if (dur > 0)
+			out_kv_json(o, "rate", buf, buf);
+		else
+			out_kv_str(o, "rate", NULL);
 		out_kv_bool(o, "interrupted", stop != 0);
+		out_kv_str(o, "error", err ? kp_error_message(err) : NULL);
 	} else {
 		out_text(o, "%" PRIu64 " samples, %" PRIu64 " changes in %.3f s (%.0f samples/s)%s\n",
 			 samples, changes, dur, dur > 0 ? (double)samples / dur : 0.0,
@@ -388,7 +395,7 @@ int cmd_watch(struct cli *cli, int argc, char **argv)
 	struct kp_error *err = run(&w, &wo, cur, prev, &samples, &changes);
 	double dur = cli_monotonic() - t0;
 	sigaction(SIGINT, &old_sa, NULL);
-	print_summary(w.o, samples, changes, dur);
+	print_summary(w.o, samples, changes, dur, err);
 	out_destroy(w.o);
 	free(cur);
 	free(prev);

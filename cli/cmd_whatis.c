@@ -99,7 +99,8 @@ static void vmalloc_json(struct out *o, const struct kp_whatis_fact *f)
 	char buf[320];
 	out_kv_hex(o, "start", f->start);
 	out_kv_uint(o, "size", f->end - f->start);
-	out_kv_hex(o, "caller", f->caller);
+	// An area without a caller (vm_map_ram) has null, not "0x0".
+	out_kv_hex_known(o, "caller", f->caller != 0, f->caller);
 	if (f->caller_sym.name)
 		caller_name(f, buf, sizeof(buf));
 	out_kv_str(o, "caller_symbol", f->caller_sym.name ? buf : NULL);
@@ -111,8 +112,13 @@ static void page_line(struct out *o, struct kp_kernel *k, uint64_t pfn)
 	char buf[512];
 	struct kp_error *err = kp_page_create(k, pfn, &p);
 	if (err) {
-		if (!out_is_json(o))
+		// JSON: "page" null and why, as the text says it.
+		if (out_is_json(o)) {
+			out_kv_str(o, "page", NULL);
+			out_kv_str(o, "page_error", kp_error_message(err));
+		} else {
 			out_text(o, "            (page: %s)\n", kp_error_message(err));
+		}
 		kp_error_destroy(err);
 		return;
 	}
@@ -120,6 +126,7 @@ static void page_line(struct out *o, struct kp_kernel *k, uint64_t pfn)
 		out_begin_object(o, "page");
 		cli_page_json(o, p);
 		out_end_object(o);
+		out_kv_str(o, "page_error", NULL);
 	} else {
 		cli_page_summary(p, buf, sizeof(buf));
 		out_text(o, "            %s\n", buf);
@@ -241,8 +248,13 @@ static void fact_json(struct out *o, struct kp_kernel *k, const struct kp_whatis
 			out_kv_str(o, "memory", f->memory);
 			out_kv_str(o, "memory_detail", f->memory_detail);
 		}
-		if (f->kind == KP_WHATIS_DIRECT || f->has_page)
+		if (f->kind == KP_WHATIS_DIRECT || f->has_page) {
 			page_line(o, k, f->pfn);
+		} else {
+			// No struct page: "page" is there, null, in every such fact.
+			out_kv_str(o, "page", NULL);
+			out_kv_str(o, "page_error", NULL);
+		}
 		break;
 	case KP_WHATIS_REGION:
 		out_kv_str(o, "region", f->region);

@@ -36,17 +36,20 @@ static void progress(struct search *s, bool end)
 		fprintf(stderr, "\rsearch: %" PRIu64 " pages, %" PRIu64 " hits", s->pages, s->hits);
 }
 
-// The most specific fact about a kernel address, in one line.
-static void whatis_line(struct search *s, enum kp_space space, uint64_t addr, char *buf, size_t size)
+enum what { WHAT_KNOWN, WHAT_NOTHING, WHAT_ERROR };
+
+// The most specific fact about a kernel address, in one line; WHAT_ERROR:
+// buf holds why whatis failed, WHAT_NOTHING: nothing is known of it.
+static enum what whatis_line(struct search *s, enum kp_space space, uint64_t addr, char *buf, size_t size)
 {
 	struct kp_whatis *w;
 	struct kp_error *err = kp_whatis_create(s->k, space, addr, &w);
 	if (err) {
-		snprintf(buf, size, "(whatis: %s)", kp_error_message(err));
+		snprintf(buf, size, "%s", kp_error_message(err));
 		kp_error_destroy(err);
-		return;
+		return WHAT_ERROR;
 	}
-	snprintf(buf, size, "-");
+	enum what ret = w->nfacts ? WHAT_KNOWN : WHAT_NOTHING;
 	if (w->nfacts) {
 		const struct kp_whatis_fact *f = &w->facts[0];
 		switch (f->kind) {
@@ -76,6 +79,7 @@ static void whatis_line(struct search *s, enum kp_space space, uint64_t addr, ch
 		}
 	}
 	kp_whatis_destroy(w);
+	return ret;
 }
 
 // Prints a hit; false once the limit is reached.
@@ -84,18 +88,23 @@ static bool hit(struct search *s, uint64_t addr)
 	if (addr < s->start || (s->end && addr >= s->end))
 		return true;
 	char what[512];
+	enum what known = WHAT_KNOWN;
 	if (s->mode == SEARCH_USER)
 		snprintf(what, sizeof(what), "%" PRIx64 "-%" PRIx64 " %s %s", s->vma->start, s->vma->end,
 			 s->vma->perms, s->vma->path);
 	else
-		whatis_line(s, s->mode == SEARCH_PHYS ? KP_PHYS : KP_VIRT, addr, what, sizeof(what));
+		known = whatis_line(s, s->mode == SEARCH_PHYS ? KP_PHYS : KP_VIRT, addr, what, sizeof(what));
 	if (out_is_json(s->o)) {
+		// Nothing known, or whatis failed: "what" is null (never "-"),
+		// "what_error" says why it failed.
 		out_begin_object(s->o, NULL);
 		out_kv_hex(s->o, "address", addr);
-		out_kv_str(s->o, "what", what);
+		out_kv_str(s->o, "what", known == WHAT_KNOWN ? what : NULL);
+		out_kv_str(s->o, "what_error", known == WHAT_ERROR ? what : NULL);
 		out_end_object(s->o);
 	} else {
-		out_text(s->o, "%016" PRIx64 ": %s\n", addr, what);
+		out_text(s->o, known == WHAT_ERROR ? "%016" PRIx64 ": (whatis: %s)\n" : "%016" PRIx64 ": %s\n",
+			 addr, known == WHAT_NOTHING ? "-" : what);
 	}
 	s->hits++;
 	if (s->limit && s->hits >= s->limit) {
