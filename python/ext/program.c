@@ -306,6 +306,20 @@ static PyObject *task_words(KpyProgram *self, PyObject *args)
 	return list;
 }
 
+// (cpu, exec_start, clock_task, since) of kp_task_last_ran().
+static PyObject *task_last_ran(KpyProgram *self, PyObject *args)
+{
+	unsigned long long task;
+	if (!PyArg_ParseTuple(args, "K:_task_last_ran", &task) || check_open(self))
+		return NULL;
+	struct kp_task_last_ran lr;
+	struct kp_error *err = kp_task_last_ran(self->k, task, &lr);
+	if (err)
+		return kpy_error(err);
+	return Py_BuildValue("(iKKK)", lr.cpu, (unsigned long long)lr.exec_start,
+			     (unsigned long long)lr.clock_task, (unsigned long long)lr.since);
+}
+
 static PyObject *d_path(KpyProgram *self, PyObject *args)
 {
 	unsigned long long mnt, dentry;
@@ -436,6 +450,7 @@ static PyMethodDef program_methods[] = {
 	{ "_list_nodes", (PyCFunction)list_nodes, METH_VARARGS, NULL },
 	{ "_modules", (PyCFunction)modules, METH_NOARGS, NULL },
 	{ "_task_words", (PyCFunction)task_words, METH_VARARGS, NULL },
+	{ "_task_last_ran", (PyCFunction)task_last_ran, METH_VARARGS, NULL },
 	{ "_d_path", (PyCFunction)d_path, METH_VARARGS, NULL },
 	{ NULL, NULL, 0, NULL },
 };

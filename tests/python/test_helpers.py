@@ -6,7 +6,7 @@ import pytest
 import kpeek
 from kpeek.helpers.linux import (
     cmdline, environ, find_task, for_each_online_cpu, for_each_task, list_for_each,
-    list_for_each_entry, per_cpu_ptr, task_state_to_char)
+    list_for_each_entry, per_cpu_ptr, task_since_last_ran_ns, task_state_to_char)
 
 
 def test_for_each_task_is_every_task(prog, truth):
@@ -34,6 +34,14 @@ def test_task_state(prog):
     assert set(states.values()) <= set("RSDTtXZPI")
     # The generator's __state: 0 (running) for init_task, 1 (interruptible) for the rest.
     assert states[0] == "R" and states[1] == "S"
+
+
+def test_task_since_last_ran_needs_its_cpu(prog):
+    # The generator's task_struct has no cpu (nor se): a clear error naming
+    # what is missing, never a guess (the QEMU suite checks the value of
+    # kp_task_last_ran(), under this helper, through report's blocked tasks).
+    with pytest.raises(Exception, match="thread_info.cpu|cpu"):
+        task_since_last_ran_ns(find_task(prog, 1))
 
 
 def test_cmdline_environ(prog, truth):

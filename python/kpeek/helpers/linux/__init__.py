@@ -14,7 +14,7 @@ __all__ = [
     "for_each_possible_cpu", "for_each_task", "hlist_for_each", "hlist_for_each_entry",
     "list_empty", "list_for_each", "list_for_each_entry", "per_cpu", "per_cpu_ptr",
     "rb_first", "rb_next", "rbtree_inorder_for_each", "rbtree_inorder_for_each_entry",
-    "task_state_to_char",
+    "task_since_last_ran_ns", "task_state_to_char",
 ]
 
 # Ends a walk in Python (hlist, rbtree) that a corrupt dump made endless:
@@ -59,6 +59,16 @@ def task_state_to_char(task):
 
 def _task_address(task):
     return int(task) if task.type_.kind.name == "POINTER" else task.address_
+
+
+def task_since_last_ran_ns(task):
+    """How long the task has not run, in ns, as kpeek report's since_ran
+    (crash's ps -m): its CPU's run-queue clock_task minus its
+    se.exec_start, which the scheduler last set as the task left the CPU.
+    Like drgn's task_since_last_arrival_ns, but from when it stopped, not
+    from when it last started; 0 for a task running now or whose idle
+    CPU's clock stood still since."""
+    return task.prog_._task_last_ran(_task_address(task))[3]
 
 
 def cmdline(task):
