@@ -37,7 +37,10 @@ static void usage(void)
 	       "  -j, --json      {\"checks\": [{name, status, reason, summary: [...],\n"
 	       "                  findings: [{object, address, symbol, module,\n"
 	       "                  hidden_module, why, kind: \"suspicious\" or\n"
-	       "                  \"live-race\"}], dropped}], \"found\": N, \"races\": N}\n"
+	       "                  \"live-race\"}], and past the cap: truncated: true,\n"
+	       "                  not_shown: N, limit: N}], \"found\": N, \"races\": N,\n"
+	       "                  \"disagreements\": [{fact, used_source, used,\n"
+	       "                  other_source, other}]}\n"
 	       "  -h, --help      show this help\n"
 	       "\n"
 	       "Examples:\n"
@@ -102,7 +105,12 @@ static void print_check(struct out *o, const struct kp_check *c)
 			out_end_object(o);
 		}
 		out_end_list(o);
-		out_kv_uint(o, "dropped", kp_check_dropped(c));
+		// Findings past the cap: the typed fields of every capped listing.
+		if (kp_check_dropped(c)) {
+			out_kv_bool(o, "truncated", true);
+			out_kv_uint(o, "not_shown", kp_check_dropped(c));
+			out_kv_uint(o, "limit", KP_CHECK_MAX_FINDINGS);
+		}
 		out_end_object(o);
 		return;
 	}

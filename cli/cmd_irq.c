@@ -20,7 +20,8 @@ static void usage(void)
 	       "only a chained one) and no count, or one the kernel hides (IRQ_HIDDEN:\n"
 	       "arm64's IPIs) is left out unless -a is given. A chip that prints its\n"
 	       "own name (GICv2's \"GIC-0\") is shown as \"-\": kpeek names the function\n"
-	       "in JSON (chip_print). The architecture's own lines\n"
+	       "in JSON (chip_print); JSON's chip is null for a chip without a name or\n"
+	       "no chip (has_chip false). The architecture's own lines\n"
 	       "(NMI, LOC, ...) are not interrupt descriptors and are not shown.\n"
 	       "\n"
 	       "Exit status: 0 success, 2 an error or an incomplete listing (one line on\n"
@@ -29,7 +30,7 @@ static void usage(void)
 	       "Options:\n"
 	       "  -a, --all       every descriptor, also those without handler and count\n"
 	       "  -j, --json      {\"cpus\": N, \"irqs\": [{irq, counts, total, chip,\n"
-	       "                  chip_print, hwirq, handler, name, actions, hidden,\n"
+	       "                  has_chip, chip_print, hwirq, handler, name, actions, hidden,\n"
 	       "                  chained, desc}], \"complete\": bool}; name\n"
 	       "                  is the handlers' names as one string (\"a, b\")\n"
 	       "  -h, --help      show this help\n"
@@ -74,7 +75,10 @@ static void json_line(struct out *o, const struct kp_irq *q)
 		out_kv_uint(o, NULL, q->counts[c]);
 	out_end_list(o);
 	out_kv_uint(o, "total", q->total);
-	out_kv_str(o, "chip", q->chip);
+	// The kernel prints "-" for a chip without a name: JSON says null, and
+	// has_chip tells it from no chip at all ("None").
+	out_kv_str(o, "chip", q->chip && strcmp(q->chip, "-") ? q->chip : NULL);
+	out_kv_bool(o, "has_chip", q->chip != NULL);
 	out_kv_str(o, "chip_print", q->chip_print);
 	if (q->has_hwirq)
 		out_kv_uint(o, "hwirq", q->hwirq);
@@ -178,7 +182,8 @@ int cmd_irq(struct cli *cli, int argc, char **argv)
 	kp_irq_iter_destroy(it);
 	if (out_is_json(o)) {
 		out_end_list(o);
-		out_kv_uint(o, "cpus", ncpus);
+		// No descriptor shown: the CPU count was not read (null, not 0).
+		out_kv_int_known(o, "cpus", ncpus, ncpus);
 		cli_walk_json(o, &w);
 	}
 	out_destroy(o);

@@ -26,7 +26,8 @@ static void usage(void)
 	       "\n"
 	       "Options:\n"
 	       "  -j, --json   {\"interfaces\": [{index, name, flags: [..], mtu, mac,\n"
-	       "               addrs: [..], rx_bytes, rx_packets, tx_bytes, tx_packets\n"
+	       "               (null without one), addrs: [..], rx_bytes, rx_packets,\n"
+	       "               tx_bytes, tx_packets\n"
 	       "               (null when unknown), stats_source, netns, dev}],\n"
 	       "               \"complete\": bool}\n"
 	       "  -h, --help   show this help\n"
@@ -72,7 +73,7 @@ static void json(struct out *o, const struct kp_netdev *d, const char *mac)
 			out_kv_str(o, NULL, flag_names[i]);
 	out_end_list(o);
 	out_kv_uint(o, "mtu", d->mtu);
-	out_kv_str(o, "mac", mac);
+	out_kv_str(o, "mac", mac[0] ? mac : NULL);	// none: dev->addr_len 0
 	out_begin_list(o, "addrs");
 	for (size_t i = 0; i < d->naddrs; i++)
 		out_kv_str(o, NULL, d->addrs[i]);

@@ -204,7 +204,8 @@ static void print_summary(struct out *o, const char *output, enum kp_snapshot_fo
 {
 	struct stat sb;
 	bool stream = strcmp(output, "-") == 0;
-	uint64_t disk = !stream && stat(output, &sb) == 0 ? (uint64_t)sb.st_blocks * 512 : 0;
+	bool disk_known = !stream && stat(output, &sb) == 0;
+	uint64_t disk = disk_known ? (uint64_t)sb.st_blocks * 512 : 0;
 	if (out_is_json(o)) {
 		out_kv_str(o, "file", output);
 		out_kv_str(o, "format", formats[format]);
@@ -215,7 +216,7 @@ static void print_summary(struct out *o, const char *output, enum kp_snapshot_fo
 		out_kv_uint(o, "unreadable_bytes", st->unreadable_bytes);
 		out_kv_uint(o, "lost_ranges", st->lost_ranges);
 		out_kv_uint(o, "file_size", st->file_size);
-		out_kv_uint(o, "disk_bytes", disk);
+		out_kv_int_known(o, "disk_bytes", disk_known, (int64_t)disk);	// a stream has none
 		char secs[32];
 		snprintf(secs, sizeof(secs), "%.3f", seconds);
 		out_kv_json(o, "seconds", secs, secs);

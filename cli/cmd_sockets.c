@@ -27,7 +27,8 @@ static void usage(void)
 	       "Options:\n"
 	       "  -p, --pid PID  only the sockets that process holds\n"
 	       "  -j, --json     {\"sockets\": [{netid, state, local, peer, inode,\n"
-	       "                 peer_inode, netns, pids: [..], sock}], \"complete\": bool}\n"
+	       "                 peer_inode (unix only; null without a peer), netns,\n"
+	       "                 pids: [..], sock}], \"complete\": bool}\n"
 	       "  -h, --help     show this help\n"
 	       "\n"
 	       "Examples:\n"
@@ -68,8 +69,9 @@ static void row(struct out *o, const struct kp_socket *s)
 	out_kv_str(o, "local", s->local);
 	out_kv_str(o, "peer", s->peer);
 	out_kv_uint(o, "inode", s->inode);
+	// A unix socket without a peer has none: null, not inode 0.
 	if (s->family == 1)
-		out_kv_uint(o, "peer_inode", s->peer_inode);
+		out_kv_int_known(o, "peer_inode", s->peer_inode, (int64_t)s->peer_inode);
 	out_kv_uint(o, "netns", s->netns);
 	out_begin_list(o, "pids");
 	for (size_t i = 0; i < s->npids; i++)

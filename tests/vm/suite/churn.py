@@ -23,7 +23,7 @@ import truth as T
 from .bt import bt_names, ck_bt_all, sched_ranges
 from .checks import check_doc, findings
 from .common import CHECKS, notes, ran, timed
-from .modules import module_line
+from .modules import module_line, proc_used_by
 from .results import limited, outcome_of
 from .symbols import ck_watch
 from .tasks import compare_tasks
@@ -246,7 +246,7 @@ def ck_lsmod_churn(module_names, tally):
             doc = json.loads(res[1])
             rows = doc["modules"]
             got = [module_line({"name": r["name"], "size": int(r["size"]), "refcnt": int(r["refcnt"]),
-                                "used_by": r["used_by"], "state": r["state"], "base": int(r["base"], 16),
+                                "used_by": proc_used_by(r), "state": r["state"], "base": int(r["base"], 16),
                                 "taints": r["taints"]}) for r in rows if r["name"] not in module_names]
         except (ValueError, KeyError, TypeError) as e:
             return False, "not lsmod --json output (%s): %s" % (e, res[1][:300])

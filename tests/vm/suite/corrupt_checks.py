@@ -7,7 +7,7 @@ import json
 import re
 
 from .common import ran
-from .modules import module_line
+from .modules import module_line, proc_used_by
 from .tasks import compare_tasks
 MISSING_RE = re.compile(r"^pid (\d+) .* is in both /proc listings but not listed$")
 TS_RE = re.compile(r"^<\d+>\[\s*(\d+)\.(\d{6})\]")
@@ -293,7 +293,7 @@ def lsmod_rows(out):
     for r in doc["modules"]:
         rows.append({"name": r["name"], "size": int(r["size"]),
                      "refcnt": int(r["refcnt"]) if r["refcnt"] is not None else None,
-                     "used_by": r["used_by"], "state": r["state"], "base": int(r["base"], 16),
+                     "used_by": proc_used_by(r), "state": r["state"], "base": int(r["base"], 16),
                      "taints": r["taints"]})
     return doc, rows
 

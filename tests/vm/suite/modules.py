@@ -13,6 +13,18 @@ def module_line(m):
                                         m["base"], m["taints"])
 
 
+def proc_used_by(r):
+    """lsmod --json's users (an array of names, null when unread, and
+    permanent) as /proc/modules' column prints them ("a,b,", "[permanent],",
+    "-"), to compare with the guest's own /proc/modules; None when unread."""
+    if r["used_by"] is None:
+        return None
+    if not isinstance(r["used_by"], list) or not isinstance(r["permanent"], bool):
+        raise TypeError("used_by %r permanent %r" % (r["used_by"], r["permanent"]))
+    s = "".join(u + "," for u in r["used_by"]) + ("[permanent]," if r["permanent"] else "")
+    return s or "-"
+
+
 def ck_lsmod(res, c):
     rc, out, err = res
     excluded = (c.partial and rc == 2 and
@@ -23,7 +35,7 @@ def ck_lsmod(res, c):
     try:
         got = [{"name": r["name"], "size": int(r["size"]),
                 "refcnt": None if r["refcnt"] is None else int(r["refcnt"]),
-                "used_by": r["used_by"], "state": r["state"], "base": int(r["base"], 16),
+                "used_by": proc_used_by(r), "state": r["state"], "base": int(r["base"], 16),
                 "taints": r["taints"]} for r in rows]
     except (KeyError, TypeError, ValueError) as e:
         return False, "row without name/size/refcnt/used_by/state/base/taints: %s" % e

@@ -464,7 +464,9 @@ def irq_tokens(q):
     """The tokens of /proc/interrupts after the counts, made from kpeek's
     fields the way kernel/irq/proc.c show_interrupts() prints them: chip,
     hwirq "-" flow handler name, the handlers' names."""
-    chip = q.get("chip") or "None"
+    # JSON's chip is null for a nameless chip (the kernel prints "-") as
+    # for none ("None"): has_chip tells them apart.
+    chip = q.get("chip") or ("-" if q.get("has_chip") else "None")
     hw = "" if q.get("hwirq") is None else str(q["hwirq"])
     handler = "-" + q["handler"] if q.get("handler") else ""
     head = (hw + handler).split() if hw or handler else []
