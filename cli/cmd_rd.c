@@ -226,7 +226,9 @@ static struct kp_error *read_string(struct rd *rd, uint64_t addr, uint64_t max, 
 	return NULL;
 }
 
-static int rd_string(struct rd *rd, uint64_t addr, uint64_t max)
+// The string at addr; no document when not even its first byte is read
+// (said on stderr, as for any error).
+static int rd_string(struct rd *rd, bool json, uint64_t addr, uint64_t max)
 {
 	char *buf = NULL;
 	bool nomem = false, nul = false;
@@ -235,6 +237,7 @@ static int rd_string(struct rd *rd, uint64_t addr, uint64_t max)
 		return cli_error(err);
 	if (nomem)
 		return cli_fail("out of memory");
+	rd->o = out_create(json);
 	if (out_is_json(rd->o)) {
 		out_kv_hex(rd->o, "address", addr);
 		out_kv_str(rd->o, "space", space_name(rd));
@@ -254,6 +257,7 @@ static int rd_string(struct rd *rd, uint64_t addr, uint64_t max)
 		out_text(rd->o, "%016" PRIx64 ":  %s%s", addr, buf,
 			 n && buf[n - 1] == '\n' ? "" : "\n");
 	}
+	out_destroy(rd->o);
 	free(buf);
 	return 0;
 }
@@ -422,9 +426,7 @@ int cmd_rd(struct cli *cli, int argc, char **argv)
 			return cli_error_prefix(err, "rd --pid %d", rd.pid);
 	}
 	if (a.ascii) {
-		rd.o = out_create(cli->json);
-		status = rd_string(&rd, a.addr, a.len_given && a.len ? a.len : STR_DEFAULT);
-		out_destroy(rd.o);
+		status = rd_string(&rd, cli->json, a.addr, a.len_given && a.len ? a.len : STR_DEFAULT);
 		kp_user_destroy(rd.user);
 		return status;
 	}
