@@ -30,6 +30,8 @@ static void usage(void)
 	       "  -x, --hex        integers in hexadecimal\n"
 	       "      --one-line   structures and arrays on one line\n"
 	       "  -j, --json       {\"expr\", \"same\", \"a\": {\"source\", \"type\", \"value\"}, \"b\": ...}\n"
+	       "                   (a value cut by the output limits has \"truncated\": true,\n"
+	       "                   \"not_shown\": N, \"limit\": \"output\"|\"depth\" beside it)\n"
 	       "  -h, --help       show this help\n"
 	       "\n"
 	       "Examples:\n"
@@ -45,6 +47,7 @@ struct side {
 	bool owned;
 	char *text;		// formatted value
 	char *type;
+	struct kp_format_cap cap;	// JSON: what the output limits left out
 };
 
 struct lines {
@@ -192,7 +195,7 @@ static int eval_side(struct side *s, const char *expr, unsigned flags)
 	struct kp_value *v = NULL;
 	struct kp_error *err = kp_eval(s->k, expr, &v);
 	if (!err)
-		err = kp_value_format(v, flags, &s->text);
+		err = kp_value_format_capped(v, flags, &s->text, &s->cap);
 	if (!err)
 		err = kp_value_type_name(v, &s->type);
 	kp_value_destroy(v);
@@ -222,6 +225,12 @@ static void json_side(struct out *o, const char *key, const struct side *s)
 	out_kv_str(o, "source", s->name);
 	out_kv_str(o, "type", s->type);
 	out_kv_json(o, "value", s->text, NULL);
+	// A cap is said beside the value, as print --json says it.
+	if (s->cap.truncated) {
+		out_kv_bool(o, "truncated", true);
+		out_kv_uint(o, "not_shown", s->cap.not_shown);
+		out_kv_str(o, "limit", s->cap.limit);
+	}
 	out_end_object(o);
 }
 
@@ -272,7 +281,7 @@ int cmd_diff(struct cli *cli, int argc, char **argv)
 		return cli_usage_error("diff", nargs < 2 ? "expected EXPR and DUMP1 [DUMP2]" :
 					       "unexpected argument '%s'", argv[argc - 1]);
 	const char *expr = argv[optind];
-	struct side a = {0}, b = {0};
+	struct side a = { .cap = { .sz = sizeof(a.cap) } }, b = { .cap = { .sz = sizeof(b.cap) } };
 	if (nargs == 3) {
 		a.name = argv[optind + 1];
 		b.name = argv[optind + 2];

@@ -122,15 +122,42 @@ static void print_arch_facts(struct out *o, struct kp_kernel *k)
 	}
 }
 
+// The library's "kallsyms (memory, found in the image), vmcoreinfo" as a
+// JSON list: split at ", " outside parentheses; the --kallsyms or
+// System.map file given (a path may hold ", ") is one item whole.
+static void symbol_sources(struct out *o, const char *s, const struct kp_open_options *opts)
+{
+	const char *files[] = { opts->kallsyms, opts->system_map };
+	out_begin_list(o, "symbol_sources");
+	while (s && *s) {
+		size_t n = 0;
+		for (size_t i = 0; i < 2 && !n; i++)
+			if (files[i] && !strncmp(s, files[i], strlen(files[i])) &&
+			    (!s[strlen(files[i])] || !strncmp(s + strlen(files[i]), ", ", 2)))
+				n = strlen(files[i]);
+		for (int depth = 0; !n || s[n]; n++) {
+			if (!s[n] || (!depth && !strncmp(s + n, ", ", 2)))
+				break;
+			depth += s[n] == '(' ? 1 : s[n] == ')' && depth ? -1 : 0;
+		}
+		char item[128];
+		snprintf(item, sizeof(item), "%.*s", (int)n, s);
+		out_kv_str(o, NULL, item);
+		s += n;
+		s += !strncmp(s, ", ", 2) ? 2 : 0;
+	}
+	out_end_list(o);
+}
+
 // CPUs, symbols and BTF (btf_err: why it could not be loaded).
 static void print_counts(struct out *o, const struct kp_kernel_info *info,
-			 const struct kp_error *btf_err)
+			 const struct kp_error *btf_err, const struct kp_open_options *opts)
 {
 	if (out_is_json(o)) {
 		out_kv_int_known(o, "possible_cpus", info->possible_cpus, info->possible_cpus);
 		out_kv_int_known(o, "online_cpus", info->online_cpus, info->online_cpus);
 		out_kv_int(o, "cpu_notes", info->ncpus);
-		out_kv_str(o, "symbol_sources", info->symbol_sources);
+		symbol_sources(o, info->symbol_sources, opts);
 		out_kv_uint(o, "symbols", info->num_symbols);
 		out_begin_object(o, "btf");
 		out_kv_bool(o, "available", !btf_err);
@@ -209,7 +236,7 @@ int cmd_info(struct cli *cli, int argc, char **argv)
 	struct out *o = out_create(cli->json);
 	print_kernel(o, &info);
 	print_arch_facts(o, k);
-	print_counts(o, &info, btf_err);
+	print_counts(o, &info, btf_err, &cli->open);
 	kp_error_destroy(btf_err);
 	cli_disagreements(o, k, "DISAGREES");
 	lost(o, &info);

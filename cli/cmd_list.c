@@ -35,7 +35,10 @@ static void usage(void)
 	       "  -s, --struct S        print members of each entry: STRUCT.MEMBER[,MEMBER...]\n"
 	       "                        (or STRUCT alone for the whole structure)\n"
 	       "  -n, --limit N         stop with an error after N entries (default %u)\n"
-	       "  -j, --json            {\"entries\": [{address, members: {...}}]}\n"
+	       "  -j, --json            {\"entries\": [{\"address\", \"members\": {...}}], \"complete\"}\n"
+	       "                        (a walk that stopped early: \"complete\": false, \"reason\",\n"
+	       "                        \"error\"; members cut by the output limits: \"truncated\":\n"
+	       "                        true, \"not_shown\": N, \"limit\" beside \"members\")\n"
 	       "  -h, --help            show this help\n"
 	       "A cycle that does not return to the start is an error naming where.\n"
 	       "\n"
@@ -62,9 +65,21 @@ struct list {
 	bool whole;
 };
 
+// JSON: what the output limits left out of an entry's members, said beside
+// "members" (whose keys are the members' names) as print --json says it.
+static void json_cap(struct out *o, const struct kp_format_cap *cap)
+{
+	if (!cap->truncated)
+		return;
+	out_kv_bool(o, "truncated", true);
+	out_kv_uint(o, "not_shown", cap->not_shown);
+	out_kv_str(o, "limit", cap->limit);
+}
+
 static struct kp_error *print_members(struct list *l, uint64_t entry)
 {
 	int n = l->whole ? 1 : l->nmembers;
+	KP_INIT(kp_format_cap, all);
 	if (!n)
 		return NULL;
 	struct kp_value *obj;
@@ -79,7 +94,11 @@ static struct kp_error *print_members(struct list *l, uint64_t entry)
 			break;
 		char *text;
 		unsigned flags = out_is_json(l->o) ? KP_FORMAT_JSON | KP_FORMAT_ONE_LINE : 0;
-		err = kp_value_format(v, flags, &text);
+		KP_INIT(kp_format_cap, cap);
+		err = kp_value_format_capped(v, flags, &text, &cap);
+		all.not_shown += cap.not_shown;
+		if (cap.truncated && (!all.limit || !strcmp(cap.limit, "depth")))
+			all.limit = cap.limit;
 		if (v != obj)
 			kp_value_destroy(v);
 		if (err)
@@ -94,8 +113,11 @@ static struct kp_error *print_members(struct list *l, uint64_t entry)
 		free(text);
 	}
 	kp_value_destroy(obj);
-	if (out_is_json(l->o))
+	if (out_is_json(l->o)) {
 		out_end_object(l->o);
+		all.truncated = all.not_shown > 0;
+		json_cap(l->o, &all);
+	}
 	return err;
 }
 

@@ -44,8 +44,9 @@ static void usage(void)
 	       "  -j, --json         print {\"address\", \"space\", \"width\", \"length\",\n"
 	       "                     \"complete\", \"bytes\": \"hex\", \"values\": [\"0x...\"]}\n"
 	       "                     (\"symbols\" with -s; with -a {\"address\", \"space\",\n"
-	       "                     \"string\", \"length\"}); space is \"virtual\", \"physical\"\n"
-	       "                     or \"user\", with \"pid\" then; at most 16 MiB\n"
+	       "                     \"string\", \"length\", \"complete\"} and, cut at LEN,\n"
+	       "                     \"truncated\": true, \"shown\": LEN); space is \"virtual\",\n"
+	       "                     \"physical\" or \"user\", with \"pid\" then; at most 16 MiB\n"
 	       "  -h, --help         show this help\n"
 	       "\n"
 	       "Examples:\n"
@@ -177,9 +178,10 @@ static struct kp_error *read_some(struct rd *rd, uint64_t addr, uint8_t *buf, si
 
 // Reads the string at addr (at most max bytes, stopping at a NUL or at the
 // first byte that cannot be read) into a buffer that grows with what is
-// read, a page at a time: memory follows the string, not max.
+// read, a page at a time: memory follows the string, not max. *nul_ret:
+// the string ended at its NUL (not at max or at unreadable memory).
 static struct kp_error *read_string(struct rd *rd, uint64_t addr, uint64_t max, char **ret,
-				    bool *nomem_ret)
+				    bool *nomem_ret, bool *nul_ret)
 {
 	char *buf = NULL;
 	size_t got = 0, cap = 0;
@@ -206,6 +208,7 @@ static struct kp_error *read_string(struct rd *rd, uint64_t addr, uint64_t max, 
 		err = read_some(rd, at, (uint8_t *)buf + got, want, &n, 1);
 		char *nul = memchr(buf + got, '\0', n);
 		got = nul ? (size_t)(nul - buf) : got + n;
+		*nul_ret = nul != NULL;
 		if (nul || err)
 			break;
 	}
@@ -223,15 +226,18 @@ static struct kp_error *read_string(struct rd *rd, uint64_t addr, uint64_t max, 
 	return NULL;
 }
 
-static int rd_string(struct rd *rd, uint64_t addr, uint64_t max)
+// The string at addr; no document when not even its first byte is read
+// (said on stderr, as for any error).
+static int rd_string(struct rd *rd, bool json, uint64_t addr, uint64_t max)
 {
 	char *buf = NULL;
-	bool nomem = false;
-	struct kp_error *err = read_string(rd, addr, max, &buf, &nomem);
+	bool nomem = false, nul = false;
+	struct kp_error *err = read_string(rd, addr, max, &buf, &nomem, &nul);
 	if (err)
 		return cli_error(err);
 	if (nomem)
 		return cli_fail("out of memory");
+	rd->o = out_create(json);
 	if (out_is_json(rd->o)) {
 		out_kv_hex(rd->o, "address", addr);
 		out_kv_str(rd->o, "space", space_name(rd));
@@ -239,11 +245,19 @@ static int rd_string(struct rd *rd, uint64_t addr, uint64_t max)
 			out_kv_int(rd->o, "pid", rd->pid);
 		out_kv_str(rd->o, "string", buf);
 		out_kv_uint(rd->o, "length", strlen(buf));
+		// Not the whole string: cut at LEN (a cap, said as caps are), or
+		// stopped by memory that cannot be read.
+		out_kv_bool(rd->o, "complete", nul);
+		if (!nul && strlen(buf) == max) {
+			out_kv_bool(rd->o, "truncated", true);
+			out_kv_uint(rd->o, "shown", max);
+		}
 	} else {
 		size_t n = strlen(buf);
 		out_text(rd->o, "%016" PRIx64 ":  %s%s", addr, buf,
 			 n && buf[n - 1] == '\n' ? "" : "\n");
 	}
+	out_destroy(rd->o);
 	free(buf);
 	return 0;
 }
@@ -412,9 +426,7 @@ int cmd_rd(struct cli *cli, int argc, char **argv)
 			return cli_error_prefix(err, "rd --pid %d", rd.pid);
 	}
 	if (a.ascii) {
-		rd.o = out_create(cli->json);
-		status = rd_string(&rd, a.addr, a.len_given && a.len ? a.len : STR_DEFAULT);
-		out_destroy(rd.o);
+		status = rd_string(&rd, cli->json, a.addr, a.len_given && a.len ? a.len : STR_DEFAULT);
 		kp_user_destroy(rd.user);
 		return status;
 	}

@@ -139,7 +139,8 @@ static int by_address(struct out *o, struct cli *cli, struct kp_kernel *k, const
 		out_kv_hex(o, "query_address", addr);
 		out_kv_str(o, "text", text);
 		json_symbol(o, k, &sym);
-		out_kv_hex(o, "offset", addr - sym.address);
+		// A number, as bt and whatis give a frame's offset; not an address.
+		out_kv_uint(o, "offset", addr - sym.address);
 		out_end_object(o);
 		return 0;
 	}

@@ -29,8 +29,8 @@ static void usage(void)
 	       "Options:\n"
 	       "  -j, --json   print {\"translations\": [{\"query\", \"address\", \"levels\",\n"
 	       "               \"method\", \"steps\": [{\"level\", \"table\", \"index\",\n"
-	       "               \"entry\", \"flags\"}], \"present\", \"paddr\", and \"page_size\"\n"
-	       "               or \"not_mapped_at\"}]}\n"
+	       "               \"entry\", \"flags\": [\"P\", \"RW\", ...]}], \"present\", \"paddr\",\n"
+	       "               and \"page_size\" or \"not_mapped_at\"}]}\n"
 	       "  -h, --help   show this help\n"
 	       "\n"
 	       "Examples:\n"
@@ -45,6 +45,29 @@ static const struct column cols[] = {
 	{ "ENTRY", COL_HEX, false },
 	{ "FLAGS", COL_STR, false },
 };
+
+// JSON steps: the flags as a list of their names ("P RW NX" in text), a
+// level the library could not name as null.
+static void json_steps(struct out *o, const struct kp_vtop_step *step, int nsteps)
+{
+	out_begin_list(o, "steps");
+	for (int i = 0; i < nsteps; i++) {
+		const struct kp_vtop_step *s = &step[i];
+		out_begin_object(o, NULL);
+		out_kv_str(o, "level", s->name);
+		out_kv_hex(o, "table", s->table);
+		out_kv_uint(o, "index", s->index);
+		out_kv_hex(o, "entry", s->entry);
+		out_begin_list(o, "flags");
+		char flags[sizeof(s->flags)], *save = NULL;
+		snprintf(flags, sizeof(flags), "%s", s->flags);
+		for (char *f = strtok_r(flags, " ", &save); f; f = strtok_r(NULL, " ", &save))
+			out_kv_str(o, NULL, f);
+		out_end_list(o);
+		out_end_object(o);
+	}
+	out_end_list(o);
+}
 
 // Prints one translation; returns CLI_EXIT_FINDING if the address is not
 // mapped.
@@ -68,7 +91,9 @@ static int show(struct out *o, const char *arg, const struct kp_vtop *t)
 			out_text(o, "%016" PRIx64 " (%s):\n", t->vaddr, arg);
 	}
 	int nsteps = t->nsteps < 0 ? 0 : t->nsteps > KP_VTOP_MAX_LEVELS ? KP_VTOP_MAX_LEVELS : t->nsteps;
-	if (nsteps || json) {
+	if (json) {
+		json_steps(o, t->step, nsteps);
+	} else if (nsteps) {
 		out_table_begin(o, "steps", cols, 5);
 		for (int i = 0; i < nsteps; i++) {
 			const struct kp_vtop_step *s = &t->step[i];
