@@ -37,7 +37,8 @@ static void usage(void)
 	       "               \"origin\", \"frames\": [{\"pc\", \"sp\", \"symbol\", \"offset\",\n"
 	       "               \"size\", \"module\", \"exact\", \"reliable\", \"user\",\n"
 	       "               \"regs\"}], \"end\", \"complete\"}]}; a stack that could not\n"
-	       "               be unwound has \"error\" instead of \"cpu\" to \"complete\"\n"
+	       "               be unwound has \"error\" instead of \"origin\" to \"complete\";\n"
+	       "               pid, tid, comm and task null when unknown\n"
 	       "  -h, --help   show this help\n"
 	       "\n"
 	       "Examples:\n"
@@ -79,14 +80,13 @@ static void print_regs(struct out *o, const struct kp_frame *f)
 	out_regs(o, NULL, f->nregs, f->regs, f->reg_names);
 }
 
-// The pid, tid and comm of a known task (JSON).
+// The pid, tid and comm of the task (JSON), null when it could not be read
+// (the task a CPU ran, whose task_struct the dump lacks).
 static void json_who(struct out *o, const struct who *w)
 {
-	if (w->known) {
-		out_kv_int(o, "pid", w->tgid);
-		out_kv_int(o, "tid", w->pid);
-		out_kv_str(o, "comm", w->comm);
-	}
+	out_kv_int_known(o, "pid", w->known, w->tgid);
+	out_kv_int_known(o, "tid", w->known, w->pid);
+	out_kv_str(o, "comm", w->known ? w->comm : NULL);
 }
 
 static void json_stack(struct kp_kernel *k, struct out *o, const struct who *w,
@@ -99,7 +99,8 @@ static void json_stack(struct kp_kernel *k, struct out *o, const struct who *w,
 	int cpu = kp_stack_cpu(st);
 	out_begin_object(o, NULL);
 	json_who(o, w);
-	out_kv_hex(o, "task", kp_stack_task(st));
+	// 0: the unwinder could not tell which task the CPU ran.
+	out_kv_hex_known(o, "task", kp_stack_task(st) != 0, kp_stack_task(st));
 	if (cpu >= 0)
 		out_kv_int(o, "cpu", cpu);
 	else
@@ -148,13 +149,16 @@ static void text_stack(struct kp_kernel *k, struct out *o, const struct who *w,
 	out_text(o, "  -- %s%s\n", end, complete ? "" : " (incomplete)");
 }
 
-// A stack that could not be unwound: who it is and why.
-static void print_unwind_error(struct out *o, const struct who *w, struct kp_error *err)
+// A stack that could not be unwound: who it is (the CPU's for a CPU's
+// stack, else -1) and why.
+static void print_unwind_error(struct out *o, const struct who *w, int cpu, struct kp_error *err)
 {
 	if (out_is_json(o)) {
 		out_begin_object(o, NULL);
 		json_who(o, w);
-		out_kv_hex(o, "task", w->task);
+		// A CPU's stack names no task before it is unwound: null.
+		out_kv_hex_known(o, "task", w->task != 0, w->task);
+		out_kv_int_known(o, "cpu", cpu >= 0, cpu);
 		out_kv_str(o, "error", kp_error_message(err));
 		out_end_object(o);
 	} else if (w->known) {
@@ -340,14 +344,15 @@ static int print_one(struct bt *b, struct out *o, size_t i, struct kp_error **er
 		w = b->list[i];
 	else if (b->nargs)
 		w = b->whos[i];
-	if (b->cpus || b->panic_cpu >= 0)
-		err = kp_stack_cpu_create(b->k, b->cpus ? (int)i : b->panic_cpu, &st);
+	int cpu = b->cpus ? (int)i : b->panic_cpu;
+	if (cpu >= 0)
+		err = kp_stack_cpu_create(b->k, cpu, &st);
 	else
 		err = kp_stack_task_create(b->k, w.task, &st);
 	if (!out_is_json(o) && i > 0)
 		out_text(o, "\n");
 	if (err) {
-		print_unwind_error(o, &w, err);
+		print_unwind_error(o, &w, cpu, err);
 		// Running tasks of a live kernel have no registers to unwind.
 		if (kp_error_code(err) == KP_ERR_UNSUPPORTED && b->all) {
 			kp_error_destroy(err);

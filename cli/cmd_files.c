@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include "cli.h"
 #include "output.h"
@@ -23,8 +24,8 @@ static void usage(void)
 	       "\n"
 	       "Options:\n"
 	       "  -j, --json   {\"pid\": N, \"files\": [{fd, kind, flags, pos, inode, target,\n"
-	       "               file}], \"complete\": bool} (a list under \"processes\" with\n"
-	       "               several PIDs)\n"
+	       "               file}], \"complete\": bool} (kind null when unknown; a list\n"
+	       "               under \"processes\" with several PIDs)\n"
 	       "  -h, --help   show this help\n"
 	       "\n"
 	       "Examples:\n"
@@ -58,7 +59,8 @@ static int one(struct kp_kernel *k, struct out *o, int32_t pid, uint64_t task)
 		if (json) {
 			out_begin_object(o, NULL);
 			out_kv_int(o, "fd", f->fd);
-			out_kv_str(o, "kind", f->kind);
+			// "?": no inode or a mode of no known type; unknown is null.
+			out_kv_str(o, "kind", strcmp(f->kind, "?") ? f->kind : NULL);
 			out_kv_uint(o, "flags", f->flags);
 			out_kv_uint(o, "pos", f->pos);
 			out_kv_uint(o, "inode", f->inode);

@@ -29,7 +29,8 @@ static void usage(void)
 	       "  -p, --pid PID  the mount namespace and root of that process\n"
 	       "  -j, --json     {\"pid\": N, \"mounts\": [{id, parent, dev, root,\n"
 	       "                 mountpoint, options, optional, fstype, source,\n"
-	       "                 super_options, mount}], \"complete\": bool}\n"
+	       "                 super_options, mount}], \"complete\": bool} (options,\n"
+	       "                 optional and super_options lists of words)\n"
 	       "  -h, --help     show this help\n"
 	       "\n"
 	       "Examples:\n"
@@ -54,6 +55,23 @@ static char *mangle(const char *s)
 	return ret;
 }
 
+// A list the kernel prints as one string ("rw,nosuid", "shared:1 master:2")
+// as a JSON list of its words: an empty string is an empty list.
+static void words(struct out *o, const char *key, const char *s, char sep)
+{
+	out_begin_list(o, key);
+	while (*s) {
+		const char *e = strchr(s, sep);
+		size_t n = e ? (size_t)(e - s) : strlen(s);
+		char *one = strndup(s, n);
+		if (one && n)
+			out_kv_str(o, NULL, one);
+		free(one);
+		s += n + (e != NULL);
+	}
+	out_end_list(o);
+}
+
 static void line(struct out *o, const struct kp_mount *m)
 {
 	char dev[24];
@@ -65,11 +83,11 @@ static void line(struct out *o, const struct kp_mount *m)
 		out_kv_str(o, "dev", dev);
 		out_kv_str(o, "root", m->root);
 		out_kv_str(o, "mountpoint", m->mount_point);
-		out_kv_str(o, "options", m->options);
-		out_kv_str(o, "optional", m->propagation);
+		words(o, "options", m->options, ',');
+		words(o, "optional", m->propagation, ' ');
 		out_kv_str(o, "fstype", m->fstype);
 		out_kv_str(o, "source", m->source);
-		out_kv_str(o, "super_options", m->super_options);
+		words(o, "super_options", m->super_options, ',');
 		out_kv_hex(o, "mount", m->address);
 		out_end_object(o);
 		return;
@@ -129,7 +147,7 @@ int cmd_mount(struct cli *cli, int argc, char **argv)
 		return pid >= 0 ? cli_error_prefix(err, "mount --pid %d", pid) : cli_error_prefix(err, "mount");
 	struct out *o = out_create(cli->json);
 	if (out_is_json(o)) {
-		out_kv_int_known(o, "pid", pid >= 0, pid);
+		out_kv_int(o, "pid", pid >= 0 ? pid : 1);	// by default PID 1's
 		out_begin_list(o, "mounts");
 	}
 	const struct kp_mount *m;

@@ -27,7 +27,7 @@ static void usage(void)
 	       "Options:\n"
 	       "  -j, --json   {\"cpus\": [{\"cpu\": N, \"rq\", \"nr_running\", \"current\":\n"
 	       "               {pid, comm, class, prio, task, vruntime}, \"queued\": [..]}],\n"
-	       "               \"complete\": bool}\n"
+	       "               \"complete\": bool} (class null when unknown)\n"
 	       "  -h, --help   show this help\n"
 	       "\n"
 	       "Examples:\n"
@@ -40,7 +40,8 @@ static void json_task(struct out *o, const char *key, const struct kp_rq_task *t
 	out_begin_object(o, key);
 	out_kv_int(o, "pid", t->pid);
 	out_kv_str(o, "comm", t->comm);
-	out_kv_str(o, "class", t->sched_class);
+	// The library says "?" for a class it cannot name: null.
+	out_kv_str(o, "class", strcmp(t->sched_class, "?") ? t->sched_class : NULL);
 	out_kv_int(o, "prio", t->prio);
 	out_kv_hex(o, "task", t->task);
 	if (!strcmp(t->sched_class, "fair"))

@@ -26,9 +26,12 @@ static void usage(void)
 	       "each), a usage error or output that could not be written.\n"
 	       "\n"
 	       "Options:\n"
-	       "  -j, --json   {\"pid\": N, \"status\": {\"Name\": .., \"Uid\": [4 numbers],\n"
-	       "               \"Groups\": [..], \"NStgid\": [..], \"CapEff\": \"000001ffffffffff\",\n"
-	       "               ..., \"ns\": {\"mnt\": INODE, ..}, \"cgroup\": \"/..\"}}\n"
+	       "  -j, --json   {\"pid\": N, \"status\": {\"Name\": .., \"Umask\": 18,\n"
+	       "               \"Uid\": [4 numbers], \"Groups\": [..], \"NStgid\": [..],\n"
+	       "               \"CapEff\": \"0x1ffffffffff\", ..., \"ns\": {\"mnt\": INODE, ..},\n"
+	       "               \"cgroup\": \"/..\"}} (Umask a number, the signal and\n"
+	       "               capability sets \"0x\" hex strings; a list of those\n"
+	       "               objects under \"processes\" with several PIDs)\n"
 	       "  -h, --help   show this help\n"
 	       "\n"
 	       "Examples:\n"
@@ -36,7 +39,8 @@ static void usage(void)
 	       "  kpeek status --json $$\n");
 }
 
-// get_task_state()'s strings (fs/proc/array.c task_state_array).
+// get_task_state()'s strings (fs/proc/array.c task_state_array); NULL for
+// another letter.
 static const char *state_name(char c)
 {
 	static const char *const names[] = {
@@ -46,7 +50,7 @@ static const char *state_name(char c)
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (names[i][0] == c)
 			return names[i];
-	return "?";
+	return NULL;
 }
 
 // A list of IDs: text "\t1\t2" (NStgid) or JSON numbers.
@@ -82,12 +86,16 @@ static void str(struct out *o, const char *key, const char *v)
 		out_text(o, "%s:\t%s\n", key, v);
 }
 
-// A capability or signal set: 16 hex digits in both.
+// A capability or signal set: 16 hex digits as /proc in text; in JSON the
+// "0x" hex string every kpeek document uses for masks and addresses.
 static void set(struct out *o, const char *key, uint64_t v)
 {
 	char buf[17];
 	snprintf(buf, sizeof(buf), "%016" PRIx64, v);
-	str(o, key, buf);
+	if (out_is_json(o))
+		out_kv_hex(o, key, v);
+	else
+		str(o, key, buf);
 }
 
 static void creds(struct out *o, const struct kp_task_status *st)
@@ -142,12 +150,18 @@ static void namespaces(struct out *o, const struct kp_task_status *st)
 static void print(struct out *o, const struct kp_task_status *st)
 {
 	str(o, "Name", st->name);
-	if (st->umask >= 0) {
+	if (st->umask >= 0 && out_is_json(o)) {
+		num(o, "Umask", st->umask);	// a number in JSON, octal in text
+	} else if (st->umask >= 0) {
 		char buf[16];
 		snprintf(buf, sizeof(buf), "%04o", (unsigned)st->umask);
 		str(o, "Umask", buf);
 	}
-	str(o, "State", state_name(st->state));
+	const char *state = state_name(st->state);
+	if (out_is_json(o))
+		out_kv_str(o, "State", state);	// null: a state letter kpeek does not know
+	else
+		str(o, "State", state ? state : "?");
 	num(o, "Tgid", st->tgid);
 	num(o, "Pid", st->pid);
 	num(o, "PPid", st->ppid);
