@@ -51,12 +51,12 @@ void cli_frame_json(struct kp_kernel *k, struct out *o, const struct kp_frame *f
 	out_kv_hex(o, "pc", f->pc);
 	out_kv_hex(o, "sp", f->sp);
 	bool user = f->flags & KP_FRAME_USER;
-	out_kv_str(o, "symbol", found && !user ? sym.name : NULL);
-	if (found && !user) {
-		out_kv_uint(o, "offset", off);
-		out_kv_uint(o, "size", sym.size);
-	}
-	out_kv_str(o, "module", found && !user ? sym.module : NULL);
+	bool named = found && !user;
+	out_kv_str(o, "symbol", named ? sym.name : NULL);
+	// Unknown: null (a symbol table without sizes gives 0).
+	out_kv_int_known(o, "offset", named, (int64_t)off);
+	out_kv_int_known(o, "size", named && sym.size, (int64_t)sym.size);
+	out_kv_str(o, "module", named ? sym.module : NULL);
 	out_kv_bool(o, "exact", f->flags & KP_FRAME_EXACT);
 	out_kv_bool(o, "reliable", !(f->flags & KP_FRAME_UNRELIABLE));
 	out_kv_bool(o, "user", user);

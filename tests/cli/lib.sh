@@ -11,6 +11,30 @@ fail() { failed=$((failed + 1)); echo "FAIL $1: $2"; }
 run() {
 	(cd "$T" && exec "$KPEEK" "$@") >"$T/out" 2>"$T/err"
 	rc=$?
+	case " $* " in
+	*" -j "* | *" --json "*) contract "$@" ;;
+	esac
+}
+
+# contract ARGS...: keeps a --json run's output, its arguments and exit
+# status for contract_verdict.
+contract() {
+	contract_runs=$((${contract_runs:-0} + 1))
+	mkdir -p "$T/contract.d"
+	cp "$T/out" "$T/contract.d/$contract_runs.out"
+	{ echo "$rc"; printf '%s\n' "$@"; } >"$T/contract.d/$contract_runs.args"
+}
+
+# contract_verdict: one test, json-contract: every --json run's output
+# meets its command's schema (doc/json/COMMAND.schema.json, checked by
+# tests/vm/suite/contract.py, as the QEMU suite checks its runs).
+contract_verdict() {
+	if [ "${contract_runs:-0}" -gt 0 ] &&
+	   python3 "$top/tests/vm/suite/contract.py" --runs "$T/contract.d" >"$T/contract" 2>&1; then
+		ok "json-contract (${contract_runs} --json runs, each valid against its schema)"
+	else
+		fail json-contract "$(head -c 3000 "$T/contract")"
+	fi
 }
 
 is_json() {

@@ -561,15 +561,24 @@ def kdump_header(path):
 
 # ---------------------------------------------------------------- running kpeek
 
+class Run(tuple):
+    """kpeek's (rc, stdout, stderr), and .args, the arguments it ran with
+    (the suite checks every --json output against its command's schema)."""
+    def __new__(cls, rc, out, err, args=None):
+        r = super().__new__(cls, (rc, out, err))
+        r.args = args
+        return r
+
+
 def run_kpeek(kpeek, args, timeout=300):
-    """(rc, stdout, stderr) of one host-side kpeek run."""
+    """Run(rc, stdout, stderr) of one host-side kpeek run."""
     if not kpeek:
-        return 127, "", "no kpeek binary (build/kpeek, build-asan/kpeek)\n"
+        return Run(127, "", "no kpeek binary (build/kpeek, build-asan/kpeek)\n")
     try:
         r = subprocess.run([kpeek] + args, capture_output=True, text=True,
                            errors="replace", timeout=timeout, stdin=subprocess.DEVNULL)
-        return r.returncode, r.stdout, r.stderr
+        return Run(r.returncode, r.stdout, r.stderr, list(args))
     except subprocess.TimeoutExpired:
-        return 124, "", "timed out after %d s\n" % timeout
+        return Run(124, "", "timed out after %d s\n" % timeout)
     except OSError as e:  # e.g. the binary being relinked by make right now
-        return 126, "", "cannot run %s: %s\n" % (kpeek, e)
+        return Run(126, "", "cannot run %s: %s\n" % (kpeek, e))

@@ -29,7 +29,7 @@ def bt_names(row, ranges=()):
         pc = int(f["pc"], 16)
         if any(lo <= pc < hi for lo, hi in ranges):
             continue
-        n = "%s+0x%x/0x%x" % (f["symbol"], f["offset"], f["size"]) if f.get("symbol") else f["pc"]
+        n = "%s+0x%x/0x%x" % (f["symbol"], f["offset"], f["size"] or 0) if f.get("symbol") else f["pc"]
         out.append(frame_name(n, f.get("module")))
     return out
 

@@ -22,7 +22,7 @@ import truth as T
 
 from .bt import bt_names, ck_bt_all, sched_ranges
 from .checks import check_doc, findings
-from .common import CHECKS, notes, ran, timed
+from .common import CHECKS, live_run, notes, ran, timed
 from .modules import module_line, proc_used_by
 from .results import limited, outcome_of
 from .symbols import ck_watch
@@ -357,9 +357,7 @@ def rootkit_jobs(rr):
     from .rootkit import ck_rootkit  # rootkit.py imports this module
     f = rr.files
     if "live.churn-check-1.rc" in f:
-        dec = lambda n: f.get(n, b"").decode("utf-8", "replace")
-        res = (int(dec("live.churn-check-1.rc").strip() or "-1"), dec("live.churn-check-1.out"),
-               dec("live.churn-check-1.err"))
+        res = live_run(f, "churn-check-1")
     else:
         res = (None, "", "no live.churn-check-1 from the rootkit guest (see its rig check churn)")
     noted = []

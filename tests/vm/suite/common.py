@@ -54,6 +54,15 @@ def udiff(expected, got):
         return r.stdout
 
 
+def live_run(files, tag):
+    """The result of the guest's `kp TAG ARGS...` (tests/vm/init) as a
+    rig.Run, with the arguments it ran with."""
+    dec = lambda n: files.get(n, b"").decode("utf-8", "replace")
+    args = dec("live.%s.args" % tag).splitlines() if "live.%s.args" % tag in files else None
+    return rig.Run(int(dec("live.%s.rc" % tag).strip() or "-1"), dec("live.%s.out" % tag),
+                   dec("live.%s.err" % tag), args)
+
+
 def ran(res):
     rc, out, err = res
     return "exit %s; stderr: %s" % (rc if rc is not None else "(did not run)",

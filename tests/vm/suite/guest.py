@@ -12,7 +12,7 @@ import rig
 import truth as T
 
 from . import churn
-from .common import Ctx, PAGING, READY_TIMEOUT, SOFTIRQ_PANIC_RE, notes, timed, timings
+from .common import Ctx, PAGING, READY_TIMEOUT, SOFTIRQ_PANIC_RE, live_run, notes, timed, timings
 from .dumps import reassemble
 from .symbols import functions_only
 
@@ -347,5 +347,4 @@ class GuestRun:
         f = self.files
         if "live.%s.rc" % tag not in f:
             return None, "", "no live.%s.rc from the guest (see %s)\n" % (tag, self.guest.log)
-        dec = lambda n: f.get(n, b"").decode("utf-8", "replace")
-        return int(dec("live.%s.rc" % tag).strip() or "-1"), dec("live.%s.out" % tag), dec("live.%s.err" % tag)
+        return live_run(f, tag)

@@ -11,7 +11,7 @@ import rig
 import truth as T
 
 from .bt import ck_bt_all, ck_bt_cpus, ck_module_frames, ck_oops_bt, ck_panic_bt
-from .common import Ctx, READY_TIMEOUT, notes, timed
+from .common import Ctx, READY_TIMEOUT, live_run, notes, timed
 from .guest import GuestRun
 from .modules import MODULE_BTF_ARGS, ck_module_btf
 from .panic import ck_panic
@@ -137,8 +137,7 @@ class KdumpRun:
     def jobs(self, kpeek, pool):
         jobs = []
         dec = lambda n: self.files.get(n, b"").decode("utf-8", "replace")
-        live = (int(dec("live.module-btf.rc").strip() or "-1"), dec("live.module-btf.out"),
-                dec("live.module-btf.err")) if "live.module-btf.rc" in self.files else \
+        live = live_run(self.files, "module-btf") if "live.module-btf.rc" in self.files else \
             (None, "", "no live.module-btf.rc from the guest")
         jobs.append((self.prefix("live") + ":list-module-btf", None, ck_module_btf(self.files), None, live))
         try:

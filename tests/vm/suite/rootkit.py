@@ -12,7 +12,7 @@ import rig
 from . import churn
 from .bt import ck_module_frames, ck_panic_bt
 from .checks import check_doc, findings, num
-from .common import CHECKS, READY_TIMEOUT, SOFTIRQ_PANIC_RE, ran, timed
+from .common import CHECKS, READY_TIMEOUT, SOFTIRQ_PANIC_RE, live_run, ran, timed
 from .panic import ck_panic
 from .report import KINDS, report_jobs
 
@@ -111,9 +111,7 @@ class RootkitRun:
         jobs = []
         results = {"live": None}
         if "live.rootkit.rc" in self.files:
-            dec = lambda n: self.files.get(n, b"").decode("utf-8", "replace")
-            results["live"] = (int(dec("live.rootkit.rc").strip() or "-1"), dec("live.rootkit.out"),
-                               dec("live.rootkit.err"))
+            results["live"] = live_run(self.files, "rootkit")
         futs = {"live": None}
         for source, path in self.dumps.items():
             if source != "panic":

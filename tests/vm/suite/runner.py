@@ -16,6 +16,7 @@ import truth as T
 from .checks import patch_syscalls
 from .churn import churn_jobs
 from .common import HERE, notes, timed, timings
+from .contract import run_errors
 from .corrupt import corrupt_jobs
 from .dumps import derive, makedumpfile_compressors
 from .errors import error_jobs
@@ -39,6 +40,11 @@ def finish(jobs, results):
             elif fut is not None:
                 res = fut.result()
             verdict = ck(res, ctx)
+            broken = [e for r in (res if isinstance(res, list) else [res]) if isinstance(r, rig.Run)
+                      for e in run_errors(r.args, r[0], r[1])]
+            if broken:
+                verdict = False, "; ".join(x for x in (verdict[1] if not verdict[0] else "",
+                                                       "JSON contract: " + "; ".join(broken[:10])) if x)
         except (T.TruthError, rig.RigError, OSError) as e:
             verdict = False, "%s: %s" % (type(e).__name__, e)
         results.report(name, verdict, res)
