@@ -102,19 +102,18 @@ static struct kp_error *find_task(struct kp_kernel *k, uint64_t a, struct whatis
 		return err;
 	tsize = tl->size;
 	const struct kp_task *t;
-	struct { uint64_t task, stack; int32_t pid; char comm[16]; } unsized = { 0 };
+	struct { uint64_t task, stack; int32_t pid; char comm[16]; } unsized = { 0 }, in = { 0 };
 	bool found = false;
 	while (!found && !(err = kp_task_iter_next(it, &t)) && t) {
+		// BTF's sizeof can exceed what was allocated (drop_task_past_object):
+		// of two task_structs that seem to hold a, the later one does.
 		if (a >= t->address && a - t->address < tsize) {
-			struct kp_whatis_fact *f = add(w, KP_WHATIS_TASK);
-			if (f) {
-				f->task.task = t->address;
-				f->task.pid = t->pid;
-				memcpy(f->task.comm, t->comm, sizeof(f->task.comm));
-				f->offset = a - t->address;
+			if (t->address > in.task) {
+				in.task = t->address;
+				in.pid = t->pid;
+				memcpy(in.comm, t->comm, sizeof(in.comm));
 			}
-			found = true;
-			break;
+			continue;
 		}
 		// The two members lie far apart: two reads, not the span.
 		uint64_t stack, area = 0;
@@ -144,8 +143,16 @@ static struct kp_error *find_task(struct kp_kernel *k, uint64_t a, struct whatis
 		}
 	}
 	kp_task_iter_destroy(it);
+	struct kp_whatis_fact *f;
+	if (!found && in.task && (f = add(w, KP_WHATIS_TASK))) {
+		f->task.task = in.task;
+		f->task.pid = in.pid;
+		memcpy(f->task.comm, in.comm, sizeof(f->task.comm));
+		f->offset = a - in.task;
+		found = true;
+	}
 	if (!found && unsized.task && learned && a - unsized.stack < learned) {
-		struct kp_whatis_fact *f = add(w, KP_WHATIS_STACK);
+		f = add(w, KP_WHATIS_STACK);
 		if (f) {
 			f->task.task = unsized.task;
 			f->task.pid = unsized.pid;
@@ -283,6 +290,26 @@ static void regions(struct kp_kernel *k, uint64_t a, bool mapped, uint64_t pa, s
 	}
 }
 
+// A task_struct is allocated at arch_task_struct_size, which BTF does not
+// know: x86 ends it in the FPU state this CPU needs (6.1 on QEMU: 8392
+// bytes, BTF's sizeof 9792). In a slab, an address past the task's object
+// is another object's: the slab fact has the object's true bounds.
+static void drop_task_past_object(struct whatis_impl *w)
+{
+	size_t task = w->pub.nfacts, slab = w->pub.nfacts;
+	for (size_t i = 0; i < w->pub.nfacts; i++) {
+		if (w->facts[i].kind == KP_WHATIS_TASK)
+			task = i;
+		else if (w->facts[i].kind == KP_WHATIS_SLAB)
+			slab = i;
+	}
+	if (task == w->pub.nfacts || slab == w->pub.nfacts ||
+	    w->facts[slab].slab.object == w->facts[task].task.task)
+		return;
+	memmove(&w->facts[task], &w->facts[task + 1], (w->pub.nfacts - task - 1) * sizeof(w->facts[0]));
+	w->pub.nfacts--;
+}
+
 static struct kp_error *virtual(struct kp_kernel *k, uint64_t a, struct whatis_impl *w)
 {
 	KP_INIT(kp_vtop, t);
@@ -294,6 +321,7 @@ static struct kp_error *virtual(struct kp_kernel *k, uint64_t a, struct whatis_i
 		note(w, err, "the task list");
 	if (mapped)
 		slab(k, t.paddr, w);
+	drop_task_past_object(w);
 	symbol(k, a, w);
 	regions(k, a, mapped, t.paddr, w);
 	return NULL;
@@ -314,6 +342,7 @@ struct kp_error *kp_whatis_create(struct kp_kernel *k, enum kp_space space, uint
 		if (kp_lx_phys_to_virt(k, address, &va) && (err = find_task(k, va, w)))
 			note(w, err, "the task list");
 		slab(k, address, w);
+		drop_task_past_object(w);
 		physical(k, address, w);
 	} else {
 		virtual(k, address, w);
