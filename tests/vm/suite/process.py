@@ -21,7 +21,7 @@ import re
 
 from .common import LIVE_OBSERVERS, ran, udiff
 from .results import limited, passed, skipped
-from .process_truth import (EXCLUDED_RE, RUNNING, SLEEPING, KINDS, KTHREAD, SB_GENERIC,
+from .process_truth import (EXCLUDED_RE, NO_STAT, RUNNING, SLEEPING, KINDS, KTHREAD, SB_GENERIC,
                             STATUS_KEYS, UNKNOWN_PID, Workload, d31, err_lines,
                             excluded_limit, guarded, in_between, left_out, per_pid,
                             split_nul, subsequence, text_blocks, verdict)
@@ -187,7 +187,7 @@ def truth_fds(raw):
         out[fd] = {"target": target, "flags": int(i.get("flags", "-1"), 8), "pos": int(i.get("pos", "-1")),
                    # fdinfo's ino: (5.14+) is file_inode(); stat() of the link the same inode
                    "inode": int(i.get("ino", i.get("stat-ino", "-1"))),
-                   "kind": None if mode is None else KINDS.get(mode & 0o170000, "?")}
+                   "kind": NO_STAT if mode is None else KINDS.get(mode & 0o170000)}
     return out
 
 
@@ -195,7 +195,7 @@ def fd_diff(g, a, b):
     """What differs between kpeek's fd g and the readings a, b of it."""
     d = []
     for k in ("target", "kind", "flags", "pos", "inode"):
-        if a[k] is None or b[k] is None:
+        if NO_STAT in (a[k], b[k]) or (k != "kind" and None in (a[k], b[k])):
             continue  # no stat() of the file in the reading
         if not in_between(g.get(k), a[k], b[k]):
             show = (lambda v: oct(v) if isinstance(v, int) else v) if k == "flags" else (lambda v: v)

@@ -21,9 +21,11 @@ STATUS_KEYS = ["Name", "Umask", "State", "Tgid", "Pid", "PPid", "TracerPid", "Ui
 # show_sb_opts(): ro|rw, then sync, dirsync, mand, lazytime; mand went away
 # in 5.15 and kpeek does not print it).
 SB_GENERIC = ("ro", "rw", "sync", "dirsync", "mand", "lazytime")
-# S_IFMT of the file -> kpeek files' KIND (an anonymous inode has no type).
+# S_IFMT of the file -> kpeek files --json's kind; an anonymous inode has
+# no file type in its mode: null there ("?" in text).
 KINDS = {0o100000: "REG", 0o040000: "DIR", 0o020000: "CHR", 0o060000: "BLK", 0o010000: "FIFO",
-         0o140000: "SOCK", 0o120000: "LNK", 0: "?"}
+         0o140000: "SOCK", 0o120000: "LNK", 0: None}
+NO_STAT = "(no stat() of the file in the reading)"
 # makedumpfile -d 31 leaves out user pages (dump level 8): the arguments and
 # the environment are not in such a dump.
 EXCLUDED_RE = re.compile(r"exclud", re.I)
