@@ -125,12 +125,12 @@ def ck_ps(leaders_only):
         m = re.match(r"^kpeek: incomplete: (\d+) errors? reading tasks(?: \(and the parent of (\d+) tasks? "
                      r"unreadable\))?, the first: (.*excluded from the dump.*)\n$", err)
         orphans = re.match(r"^kpeek: incomplete: the parent of \d+ tasks? could not be read, the first: task \d+ .*\n$", err)
-        if c.partial and rc == 1 and m:
+        if c.partial and rc == 2 and m:
             # Missing tasks are then allowed (a gap in the task list loses
             # more tasks than it counts errors), wrong ones never.
             left_out = 1 << 30
             res = (0, out, "")
-        elif c.partial and rc == 1 and orphans:
+        elif c.partial and rc == 2 and orphans:
             res = (0, out, "")  # ppid null where the parent is missing
         rows, why = json_of(res, "tasks")
         if rows is None:
