@@ -193,8 +193,31 @@ class Results:
                     kid, n, self.floors[kid][0], self.floors[kid][1]))
         return out
 
+    def causes(self, most=8):
+        """The closing lines that say why checks failed, for whoever reads
+        only the end of a long log (CI shows its tail): every failed rig
+        step with its reason, then the other failures grouped by their
+        reason's first line, the most frequent first."""
+        fails = [(n, r) for n, v, r, _ in self.verdicts if v == "FAIL"]
+        rig_steps = [(n, r) for n, r in fails if ":rig:" in n or n.startswith("rig:")]
+        for n, r in rig_steps[:most]:
+            print("vm: failed rig step %s: %s" % (n, r[:200]))
+        if len(rig_steps) > most:
+            print("vm: ... and %d more failed rig steps" % (len(rig_steps) - most))
+        groups = {}
+        for n, r in fails:
+            if (n, r) not in rig_steps:
+                groups.setdefault(r[:160], []).append(n)
+        ranked = sorted(groups.items(), key=lambda g: -len(g[1]))
+        for reason, names in ranked[:most]:
+            print("vm: %d failed (e.g. %s): %s" % (len(names), names[0], reason or "?"))
+        if len(ranked) > most:
+            print("vm: ... and %d more reasons for %d failures" % (
+                len(ranked) - most, sum(len(g[1]) for g in ranked[most:])))
+
     def summary(self, kernel_ids, enforce_floors=True):
         """The closing lines; returns the exit status."""
+        self.causes()
         order = list(kernel_ids)
         for kid in sorted(self.per_kernel, key=lambda k: (order.index(k) if k in order else len(order), k)):
             c = self.per_kernel[kid]
