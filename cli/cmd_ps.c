@@ -12,9 +12,11 @@ static void usage(void)
 {
 	printf("Usage: kpeek [-c CORE] ps [-t] [--tree] [-k|-u] [-a] [--json]\n"
 	       "Lists the tasks of the init_task.tasks list (thread-group leaders), with\n"
-	       "columns PID PPID TGID ST CPU TASK COMM. PPID is the parent's thread group\n"
-	       "(real_parent->tgid) as ps(1) shows; ST the state letter of /proc/PID/stat\n"
-	       "(R S D T t X Z P I); TASK the struct task_struct address. COMM is the name\n"
+	       "columns PID PPID TGID ST CPU VSZ RSS TASK COMM. PPID is the parent's thread\n"
+	       "group (real_parent->tgid) as ps(1) shows; ST the state letter of\n"
+	       "/proc/PID/stat (R S D T t X Z P I); VSZ and RSS the address space and the\n"
+	       "resident memory in kB, as VmSize and VmRSS of kpeek status (0 for kernel\n"
+	       "threads and exited tasks); TASK the struct task_struct address. COMM is the name\n"
 	       "/proc/PID/stat shows: comm, or a kernel thread's full name and a workqueue\n"
 	       "worker's +/-description (kworker/0:1-events); kernel threads are shown in\n"
 	       "brackets, [kthreadd], in text mode. The idle task of CPU 0\n"
@@ -40,8 +42,8 @@ static void usage(void)
 	       "  -a, --args      each process's arguments after its name, as\n"
 	       "                  /proc/PID/cmdline has them, shell-quoted where needed\n"
 	       "                  (read from its memory: ? where a page is not there)\n"
-	       "  -j, --json      {\"tasks\": [{pid, ppid, tgid, state, cpu, task, comm,\n"
-	       "                  name, kthread, flags, depth, args: [...] (-a, user\n"
+	       "  -j, --json      {\"tasks\": [{pid, ppid, tgid, state, cpu, vsz, rss,\n"
+	       "                  task, comm, name, kthread, flags, depth, args: [...] (-a, user\n"
 	       "                  tasks; null where unreadable)}], \"complete\": bool}\n"
 	       "  -h, --help      show this help\n"
 	       "\n"
@@ -150,6 +152,8 @@ struct ps_opts {
 	struct kp_kernel *k;
 	size_t unreadable;		// -a: processes whose arguments could not be read
 	char first[320];		// the first one's error
+	size_t no_memory;		// tasks whose memory sizes could not be read
+	char first_memory[320];
 };
 
 // -1 to go on, else the exit status.
@@ -189,6 +193,28 @@ static int parse_options(struct cli *cli, int argc, char **argv, struct ps_opts 
 static bool shown(const struct ps_opts *po, const struct kp_task *p)
 {
 	return !((po->kernel_only && !p->kthread) || (po->user_only && p->kthread));
+}
+
+// VSZ and RSS in kB: 0 for a kernel thread or a task whose memory is gone
+// (as /proc/PID/stat); false, and counted, when they cannot be read.
+static bool memory(struct ps_opts *po, const struct kp_task *p, uint64_t *vsz, uint64_t *rss)
+{
+	struct kp_task_mem m;
+	*vsz = *rss = 0;
+	if (p->kthread)
+		return true;
+	struct kp_error *err = kp_task_mem(po->k, p->address, &m);
+	if (!err) {
+		*vsz = m.vm_size;
+		*rss = m.vm_rss;
+		return true;
+	}
+	bool gone = kp_error_code(err) == KP_ERR_NOT_FOUND;
+	if (!gone && !po->no_memory++)
+		snprintf(po->first_memory, sizeof(po->first_memory), "pid %d: %s", p->pid,
+			 kp_error_message(err));
+	kp_error_destroy(err);
+	return gone;
 }
 
 // The task's /proc/PID/cmdline (NULL and counted when it cannot be read).
@@ -246,12 +272,16 @@ static void json_tasks(struct out *o, struct ps_opts *po, const struct kp_task *
 		if (!shown(po, p))
 			continue;
 		char st[2] = { p->state, 0 };
+		uint64_t vsz, rss;
+		bool mem = memory(po, p, &vsz, &rss);
 		out_begin_object(o, NULL);
 		out_kv_int(o, "pid", p->pid);
 		out_kv_int_known(o, "ppid", p->ppid >= 0, p->ppid);	// parent unreadable
 		out_kv_int(o, "tgid", p->tgid);
 		out_kv_str(o, "state", st);
 		out_kv_int_known(o, "cpu", p->cpu >= 0, p->cpu);
+		out_kv_int_known(o, "vsz", mem, (int64_t)vsz);
+		out_kv_int_known(o, "rss", mem, (int64_t)rss);
 		out_kv_hex(o, "task", p->address);
 		out_kv_str(o, "comm", p->comm);
 		out_kv_str(o, "name", p->name_partial ? NULL : p->name);	// null: unread, comm says
@@ -272,10 +302,11 @@ static void text_tasks(struct out *o, struct ps_opts *po, const struct kp_task *
 	static const struct column cols[] = {
 		{ "PID", COL_INT, false }, { "PPID", COL_INT, false },
 		{ "TGID", COL_INT, false }, { "ST", COL_STR, false },
-		{ "CPU", COL_STR, false }, { "TASK", COL_HEX, false },
+		{ "CPU", COL_STR, false }, { "VSZ", COL_INT, false },
+		{ "RSS", COL_INT, false }, { "TASK", COL_HEX, false },
 		{ "COMM", COL_STR, true }, { "ARGS", COL_STR, true },
 	};
-	out_table_begin(o, "tasks", cols, po->args ? 8 : 7);
+	out_table_begin(o, "tasks", cols, po->args ? 10 : 9);
 	for (size_t i = 0; i < n; i++) {
 		const struct kp_task *p = &t[order[i]];
 		if (!shown(po, p))
@@ -294,6 +325,10 @@ static void text_tasks(struct out *o, struct ps_opts *po, const struct kp_task *
 		out_cell_int(o, p->tgid);
 		out_cell_str(o, st);
 		out_cell_str(o, cpu);
+		uint64_t vsz, rss;
+		bool mem = memory(po, p, &vsz, &rss);
+		out_cell_int_known(o, mem, (int64_t)vsz);	// unknown: said on stderr
+		out_cell_int_known(o, mem, (int64_t)rss);
 		out_cell_hex(o, p->address);
 		out_cell_str(o, comm);
 		if (po->args) {
@@ -378,6 +413,12 @@ int cmd_ps(struct cli *cli, int argc, char **argv)
 	if (po.unreadable) {
 		int s = cli_fail("ps: the arguments of %zu process%s could not be read, the first: %s",
 				 po.unreadable, po.unreadable == 1 ? "" : "es", po.first);
+		if (!status)
+			status = s;
+	}
+	if (po.no_memory) {
+		int s = cli_fail("ps: the memory sizes of %zu task%s could not be read, the first: %s",
+				 po.no_memory, po.no_memory == 1 ? "" : "s", po.first_memory);
 		if (!status)
 			status = s;
 	}

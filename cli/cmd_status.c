@@ -14,7 +14,9 @@ static void usage(void)
 	       "Prints the lines of /proc/PID/status kpeek knows from the dump, in the\n"
 	       "kernel's order and format (Name, Umask, State, Tgid, Pid, PPid,\n"
 	       "TracerPid, Uid, Gid, FDSize, Groups, NStgid, NSpid, NSpgid, NSsid,\n"
-	       "Threads, SigPnd, ShdPnd, SigBlk, SigIgn, SigCgt, CapInh, CapPrm, CapEff,\n"
+	       "VmPeak..VmSwap (a process's memory, from the kernel's own counters; on\n"
+	       "6.2..6.15, whose /proc leaves out their per-CPU parts, VmRSS and the\n"
+	       "Rss lines can be a little higher than /proc's), Threads, SigPnd, ShdPnd, SigBlk, SigIgn, SigCgt, CapInh, CapPrm, CapEff,\n"
 	       "CapBnd, CapAmb, NoNewPrivs, Seccomp, Seccomp_filters and the context\n"
 	       "switch counts), then its namespaces as the links of /proc/PID/ns show\n"
 	       "them (\"ns/mnt:\tmnt:[4026531841]\") and its cgroup v2 line as\n"
@@ -147,7 +149,31 @@ static void namespaces(struct out *o, const struct kp_task_status *st)
 		out_text(o, "cgroup:\t0::%s\n", st->cgroup);
 }
 
-static void print(struct out *o, const struct kp_task_status *st)
+// task_mem()'s lines (fs/proc/task_mmu.c), "VmRSS:\t    1234 kB"; a
+// number of kB in JSON. A kernel thread has none, as in /proc.
+static void memory(struct out *o, const struct kp_task_mem *m)
+{
+	const struct {
+		const char *key;
+		uint64_t kb;
+	} lines[] = {
+		{ "VmPeak", m->vm_peak }, { "VmSize", m->vm_size }, { "VmLck", m->vm_lck },
+		{ "VmPin", m->vm_pin }, { "VmHWM", m->vm_hwm }, { "VmRSS", m->vm_rss },
+		{ "RssAnon", m->rss_anon }, { "RssFile", m->rss_file }, { "RssShmem", m->rss_shmem },
+		{ "VmData", m->vm_data }, { "VmStk", m->vm_stk }, { "VmExe", m->vm_exe },
+		{ "VmLib", m->vm_lib }, { "VmPTE", m->vm_pte }, { "VmSwap", m->vm_swap },
+	};
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		if (lines[i].kb == UINT64_MAX)
+			continue;	// VmPTE of a kernel that does not count page tables
+		if (out_is_json(o))
+			out_kv_uint(o, lines[i].key, lines[i].kb);
+		else
+			out_text(o, "%s:\t%8" PRIu64 " kB\n", lines[i].key, lines[i].kb);
+	}
+}
+
+static void print(struct out *o, const struct kp_task_status *st, const struct kp_task_mem *mem)
 {
 	str(o, "Name", st->name);
 	if (st->umask >= 0 && out_is_json(o)) {
@@ -171,6 +197,8 @@ static void print(struct out *o, const struct kp_task_status *st)
 	ids(o, "NSpid", st->ns_pid, st->pid_levels);
 	ids(o, "NSpgid", st->ns_pgid, st->pid_levels);
 	ids(o, "NSsid", st->ns_sid, st->pid_levels);
+	if (mem)
+		memory(o, mem);
 	num(o, "Threads", st->threads);
 	set(o, "SigPnd", st->sig_pending);
 	set(o, "ShdPnd", st->sig_shared_pending);
@@ -194,9 +222,15 @@ static void print(struct out *o, const struct kp_task_status *st)
 
 static int one(struct kp_kernel *k, struct out *o, int32_t pid, uint64_t task)
 {
-	struct kp_task_status *st;
-	struct kp_error *err = kp_task_status_create(k, task, &st);
-	if (err) {
+	struct kp_task_status *st = NULL;
+	struct kp_task_mem mem;
+	struct kp_error *err = kp_task_mem(k, task, &mem);
+	bool has_mem = !err;
+	if (err && (kp_error_code(err) == KP_ERR_INVALID || kp_error_code(err) == KP_ERR_NOT_FOUND)) {
+		kp_error_destroy(err);	// a kernel thread, or a task whose memory is gone
+		err = NULL;
+	}
+	if (err || (err = kp_task_status_create(k, task, &st))) {
 		if (out_is_json(o))
 			out_kv_str(o, "status", NULL);
 		out_flush(o);
@@ -204,7 +238,7 @@ static int one(struct kp_kernel *k, struct out *o, int32_t pid, uint64_t task)
 	}
 	if (out_is_json(o))
 		out_begin_object(o, "status");
-	print(o, st);
+	print(o, st, has_mem ? &mem : NULL);
 	if (out_is_json(o))
 		out_end_object(o);
 	kp_task_status_destroy(st);

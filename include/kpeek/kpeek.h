@@ -938,6 +938,23 @@ struct kp_task_last_ran {
 KP_API struct kp_error *kp_task_last_ran(struct kp_kernel *kernel, uint64_t task,
 					 struct kp_task_last_ran *ret);
 
+// A process's memory sizes, as /proc/PID/status shows them (0.6), in kB.
+// The resident counters are the kernel's own (mm->rss_stat): summed with
+// their per-CPU parts on 6.2+, where /proc up to 6.15 shows the shared
+// part alone and so can be lower by less than a batch per CPU.
+struct kp_task_mem {
+	uint64_t mm;		// struct mm_struct *
+	uint64_t vm_peak, vm_size, vm_lck, vm_pin, vm_hwm, vm_rss;
+	uint64_t rss_anon, rss_file, rss_shmem;
+	uint64_t vm_data, vm_stk, vm_exe, vm_lib;
+	uint64_t vm_pte;	// UINT64_MAX: the kernel does not count page tables
+	uint64_t vm_swap;
+};
+// The memory of the task at task (struct task_struct *): KP_ERR_INVALID
+// for a kernel thread, KP_ERR_NOT_FOUND for a task whose memory is gone
+// (it exited), as kp_user_create().
+KP_API struct kp_error *kp_task_mem(struct kp_kernel *kernel, uint64_t task, struct kp_task_mem *ret);
+
 // ---------------------------------------------------------------- user memory
 
 // A process's user memory, read through its own page tables (mm->pgd),

@@ -320,6 +320,33 @@ static PyObject *task_last_ran(KpyProgram *self, PyObject *args)
 			     (unsigned long long)lr.clock_task, (unsigned long long)lr.since);
 }
 
+// kp_task_mem() as {"VmPeak": kB, ...}, the keys of /proc/PID/status.
+static PyObject *task_mem(KpyProgram *self, PyObject *args)
+{
+	unsigned long long task;
+	if (!PyArg_ParseTuple(args, "K:_task_mem", &task) || check_open(self))
+		return NULL;
+	struct kp_task_mem m;
+	struct kp_error *err = kp_task_mem(self->k, task, &m);
+	if (err)
+		return kpy_error(err);
+	PyObject *d = Py_BuildValue("{sKsKsKsKsKsKsKsKsKsKsKsKsKsK}", "VmPeak", (unsigned long long)m.vm_peak,
+				    "VmSize", (unsigned long long)m.vm_size, "VmLck", (unsigned long long)m.vm_lck,
+				    "VmPin", (unsigned long long)m.vm_pin, "VmHWM", (unsigned long long)m.vm_hwm,
+				    "VmRSS", (unsigned long long)m.vm_rss, "RssAnon", (unsigned long long)m.rss_anon,
+				    "RssFile", (unsigned long long)m.rss_file, "RssShmem", (unsigned long long)m.rss_shmem,
+				    "VmData", (unsigned long long)m.vm_data, "VmStk", (unsigned long long)m.vm_stk,
+				    "VmExe", (unsigned long long)m.vm_exe, "VmLib", (unsigned long long)m.vm_lib,
+				    "VmSwap", (unsigned long long)m.vm_swap);
+	if (d && m.vm_pte != UINT64_MAX) {
+		PyObject *pte = PyLong_FromUnsignedLongLong(m.vm_pte);
+		if (!pte || PyDict_SetItemString(d, "VmPTE", pte) < 0)
+			Py_CLEAR(d);
+		Py_XDECREF(pte);
+	}
+	return d;
+}
+
 static PyObject *d_path(KpyProgram *self, PyObject *args)
 {
 	unsigned long long mnt, dentry;
@@ -451,6 +478,7 @@ static PyMethodDef program_methods[] = {
 	{ "_modules", (PyCFunction)modules, METH_NOARGS, NULL },
 	{ "_task_words", (PyCFunction)task_words, METH_VARARGS, NULL },
 	{ "_task_last_ran", (PyCFunction)task_last_ran, METH_VARARGS, NULL },
+	{ "_task_mem", (PyCFunction)task_mem, METH_VARARGS, NULL },
 	{ "_d_path", (PyCFunction)d_path, METH_VARARGS, NULL },
 	{ NULL, NULL, 0, NULL },
 };

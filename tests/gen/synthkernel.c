@@ -83,6 +83,9 @@ static struct btf *btf_new(const struct sk_opts *o)
 		skp_btf_task_ptrs(b, t_int, t_uint, t_ulong, &procs);	// before comm: ids below are comm's + n
 	if (o->sys)
 		sks_btf_task_types(b, o, t_int, t_uint, t_ulong, &sys);	// its last type: comm's - 1
+	// Without processes no task has memory (mm NULL), as a kernel thread:
+	// what ps shows as VSZ and RSS 0.
+	int p_mm = o->procs ? 0 : id(btf__add_ptr(b, id(btf__add_fwd(b, "mm_struct", BTF_FWD_STRUCT))));
 	int comm = id(btf__add_array(b, t_int, t_char, 16));			// 7
 	// Fields must directly follow their struct, so the pointers come
 	// first, referring to the struct ids that follow them.
@@ -110,6 +113,8 @@ static struct btf *btf_new(const struct sk_opts *o)
 	id(btf__add_field(b, "policy", t_uint, SK_T_PRIO * 8 + 7, 3));
 	if (o->procs)
 		skp_btf_task_fields(b, &procs);
+	else
+		id(btf__add_field(b, "mm", p_mm, SK_T_MM * 8, 0));
 	if (o->sys)
 		sks_btf_task_fields(b, &sys);
 	int sig = id(btf__add_struct(b, "signal_struct", o->procs ? SKP_SIGNAL_SIZE : 8));	// 13

@@ -54,8 +54,8 @@
 #define SK_MAX_TASKS 32
 #define SK_VMCOREINFO_PA UINT64_C(0x3000)
 #define SK_KALLSYMS (SK_TEXT + 0x4000)
-#define SK_BTF (SK_TEXT + 0xc000)
-#define SK_BTF_MAX 0x4000
+#define SK_BTF (SK_TEXT + 0xa000)
+#define SK_BTF_MAX 0x6000
 #define SK_PGT (SK_TEXT + 0x10000)
 #define SK_VMALLOC_PA UINT64_C(0x1c000)
 #define SK_HOLE (SK_TEXT + 0x1d000)
@@ -75,6 +75,7 @@
 #define SK_T_COMM 0x40
 #define SK_T_THREAD_GROUP 0x50
 #define SK_T_PRIO 0x60	// bitfields prio:7, policy:3
+#define SK_T_MM 0x68	// NULL (synthprocs.h puts its own at 0x80)
 #define SK_T_SIZE 0x80
 
 enum sk_format {

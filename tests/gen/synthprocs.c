@@ -155,6 +155,25 @@ static void leaf(struct world *w, uint64_t node, uint64_t parent, uint64_t min, 
 		w->m[node + SKP_R64_SLOT + 15 * 8] = (uint8_t)(s - 1);	// maple_metadata.end
 }
 
+// Task 1's memory sizes (kp_task_mem): in pages, text 0x400000..0x4a1234.
+const struct skp_mm_sizes skp_mm_sizes = {
+	.total_vm = 753, .locked_vm = 2, .pinned_vm = 1, .data_vm = 40, .exec_vm = 300, .stack_vm = 33,
+	.hiwater_rss = 500, .hiwater_vm = 800, .start_code = 0x400000, .end_code = 0x4a1234,
+	.rss = { 300, 50, 2, 7 }, .pgtables = 0x5000,
+};
+
+static void sizes(struct world *w, uint64_t mm)
+{
+	const struct skp_mm_sizes *s = &skp_mm_sizes;
+	const uint64_t v[] = { s->total_vm, s->locked_vm, s->pinned_vm, s->data_vm, s->exec_vm, s->stack_vm,
+			       s->hiwater_rss, s->hiwater_vm, s->start_code, s->end_code };
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		put64(w, mm + SKP_MM_TOTAL_VM + 8 * i, v[i]);
+	for (size_t i = 0; i < 4; i++)
+		put64(w, mm + SKP_MM_RSS_STAT + 8 * i, (uint64_t)s->rss[i]);
+	put64(w, mm + SKP_MM_PGTABLES, s->pgtables);
+}
+
 static void mms(struct world *w)
 {
 	// Task 1: one leaf at the root.
@@ -175,6 +194,7 @@ static void mms(struct world *w)
 	put64(w, mm + SKP_MM_ENV_START, SKP_ARG_END);
 	put64(w, mm + SKP_MM_ENV_END, SKP_ENV_END);
 	put64(w, mm + SKP_MM_EXE_FILE, SKP_VA(SKP_FILE(SKP_F_SH)));
+	sizes(w, mm);
 	// Task 2: a maple_arange_64 root over two leaves.
 	mm = SKP_MM(1);
 	tree = SKP_VA(mm + SKP_MM_MT);
@@ -197,6 +217,9 @@ static void mms(struct world *w)
 	put32(w, mm + SKP_MM_MAP_COUNT, 4);
 	put64(w, mm + SKP_MM_START_STACK, 0x7ffffff20000);
 	put64(w, mm + SKP_MM_EXE_FILE, SKP_VA(SKP_FILE(SKP_F_SH)));
+	put64(w, mm + SKP_MM_TOTAL_VM, 100);
+	put64(w, mm + SKP_MM_RSS_STAT, 20);
+	put64(w, mm + SKP_MM_RSS_STAT + 8, (uint64_t)-3);
 }
 
 static const struct dentry_def {

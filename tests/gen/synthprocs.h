@@ -71,7 +71,7 @@ struct btf;
 #define SKP_KTHREAD_FLAGS 0x00200040u	// PF_KTHREAD | PF_FORKNOEXEC
 
 // Objects (physical addresses).
-#define SKP_MM(i) (UINT64_C(0x20000) + 0x80 * (i))	// 0: task 1's, 1: task 2's
+#define SKP_MM(i) (UINT64_C(0x20000) + 0x100 * (i))	// 0: task 1's, 1: task 2's
 #define SKP_VMA(i) (UINT64_C(0x20200) + 0x40 * (i))	// 0-4 task 1's, 5-8 task 2's
 #define SKP_CRED(task) (UINT64_C(0x20800) + 0x80 * ((task) - 1))	// tasks 1 and 2
 #define SKP_FILES UINT64_C(0x20c80)
@@ -134,6 +134,21 @@ enum { SKP_SB_EXT4, SKP_SB_PROC, SKP_SB_TMPFS, SKP_SB_PIPEFS, SKP_NSB };
 #define SKP_MM_ENV_START 0x48
 #define SKP_MM_ENV_END 0x50
 #define SKP_MM_EXE_FILE 0x58
+// The memory sizes of /proc/PID/status (kp_task_mem): unsigned longs of
+// pages, then rss_stat as up to 6.1 (struct mm_rss_stat, count[4]).
+#define SKP_MM_TOTAL_VM 0x60
+#define SKP_MM_LOCKED_VM 0x68
+#define SKP_MM_PINNED_VM 0x70
+#define SKP_MM_DATA_VM 0x78
+#define SKP_MM_EXEC_VM 0x80
+#define SKP_MM_STACK_VM 0x88
+#define SKP_MM_HIWATER_RSS 0x90
+#define SKP_MM_HIWATER_VM 0x98
+#define SKP_MM_START_CODE 0xa0
+#define SKP_MM_END_CODE 0xa8
+#define SKP_MM_RSS_STAT 0xb0	// long count[MM_FILEPAGES, MM_ANONPAGES, MM_SWAPENTS, MM_SHMEMPAGES]
+#define SKP_MM_PGTABLES 0xd0	// bytes
+#define SKP_MM_SIZE 0x100
 #define SKP_VMA_START 0x00
 #define SKP_VMA_END 0x08
 #define SKP_VMA_FLAGS 0x10	// __vm_flags
@@ -209,6 +224,16 @@ extern const struct kp_mkkallsyms_sym skp_symbols[];
 // The namespaces (SKP_NS(i)) and their inode numbers.
 enum { SKP_NS_UTS, SKP_NS_USER, SKP_NS_PID, SKP_NS_PID_CHILD, SKP_NS_CGROUP, SKP_NNS };
 extern const uint32_t skp_ns_inum[SKP_NNS];
+// Task 1's mm_struct sizes, in pages (rss: MM_FILEPAGES.. order); task 2's
+// mm has total_vm 100, 20 file pages and an anonymous count of -3 (a
+// per-thread delta not yet folded in), which /proc shows as 0.
+struct skp_mm_sizes {
+	uint64_t total_vm, locked_vm, pinned_vm, data_vm, exec_vm, stack_vm, hiwater_rss, hiwater_vm;
+	uint64_t start_code, end_code;
+	int64_t rss[4];
+	uint64_t pgtables;
+};
+extern const struct skp_mm_sizes skp_mm_sizes;
 #define SKP_MNT_NS_INUM 4026531841u
 
 // The types of task_struct's and signal_struct's members, made before

@@ -171,7 +171,17 @@ static void btf_mm(struct ctx *c)
 	int pgd = must(btf__add_ptr(c->b, wrapped(c, "pgd_t", "pgd", t->t_ulong, 8)));
 	int file = ptr(c, "file"), mm = ptr(c, "mm_struct"), vma = ptr(c, "vm_area_struct");
 	int ops = ptr(c, "vm_operations_struct");
-	strct(c, "mm_struct", 0x80);
+	// The counters' indices: an anonymous enum, as include/linux/mm_types_task.h.
+	int counters = must(btf__add_enum(c->b, NULL, 4));
+	static const char *const names[] = { "MM_FILEPAGES", "MM_ANONPAGES", "MM_SWAPENTS", "MM_SHMEMPAGES",
+					     "NR_MM_COUNTERS" };
+	for (int i = 0; i < 5; i++)
+		must(btf__add_enum_value(c->b, names[i], i));
+	(void)counters;
+	int count = must(btf__add_array(c->b, t->t_int, t->t_long, 4));
+	int rss_stat = strct(c, "mm_rss_stat", 0x20);
+	field(c, "count", count, 0);
+	strct(c, "mm_struct", SKP_MM_SIZE);
 	field(c, "mm_mt", tree, SKP_MM_MT);
 	field(c, "pgd", pgd, SKP_MM_PGD);
 	field(c, "map_count", t->t_int, SKP_MM_MAP_COUNT);
@@ -184,6 +194,17 @@ static void btf_mm(struct ctx *c)
 	for (size_t i = 0; i < sizeof(longs) / sizeof(longs[0]); i++)
 		field(c, longs[i].name, t->t_ulong, longs[i].at);
 	field(c, "exe_file", file, SKP_MM_EXE_FILE);
+	static const struct { const char *name; uint32_t at; } sizes[] = {
+		{ "total_vm", SKP_MM_TOTAL_VM }, { "locked_vm", SKP_MM_LOCKED_VM },
+		{ "pinned_vm", SKP_MM_PINNED_VM }, { "data_vm", SKP_MM_DATA_VM },
+		{ "exec_vm", SKP_MM_EXEC_VM }, { "stack_vm", SKP_MM_STACK_VM },
+		{ "hiwater_rss", SKP_MM_HIWATER_RSS }, { "hiwater_vm", SKP_MM_HIWATER_VM },
+		{ "start_code", SKP_MM_START_CODE }, { "end_code", SKP_MM_END_CODE },
+		{ "pgtables_bytes", SKP_MM_PGTABLES },
+	};
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		field(c, sizes[i].name, t->t_ulong, sizes[i].at);
+	field(c, "rss_stat", rss_stat, SKP_MM_RSS_STAT);
 	strct(c, "vm_area_struct", 0x40);
 	field(c, "vm_start", t->t_ulong, SKP_VMA_START);
 	field(c, "vm_end", t->t_ulong, SKP_VMA_END);

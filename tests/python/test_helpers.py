@@ -6,7 +6,7 @@ import pytest
 import kpeek
 from kpeek.helpers.linux import (
     cmdline, environ, find_task, for_each_online_cpu, for_each_task, list_for_each,
-    list_for_each_entry, per_cpu_ptr, task_since_last_ran_ns, task_state_to_char)
+    list_for_each_entry, per_cpu_ptr, task_memory, task_since_last_ran_ns, task_state_to_char)
 
 
 def test_for_each_task_is_every_task(prog, truth):
@@ -42,6 +42,25 @@ def test_task_since_last_ran_needs_its_cpu(prog):
     # kp_task_last_ran(), under this helper, through report's blocked tasks).
     with pytest.raises(Exception, match="thread_info.cpu|cpu"):
         task_since_last_ran_ns(find_task(prog, 1))
+
+
+def test_task_memory(prog, truth):
+    # The generator's pages (truth.json), by task_mem()'s rules: kB of 4 KB
+    # pages, VmRSS the file, anonymous and shmem counters, VmHWM the larger
+    # of that and hiwater_rss.
+    mm = truth["mm1"]
+    file, anon, swap, shmem = mm["rss"]
+    got = task_memory(find_task(prog, 1))
+    assert got["VmSize"] == mm["total_vm"] * 4
+    assert (got["RssFile"], got["RssAnon"], got["RssShmem"], got["VmSwap"]) == \
+        (file * 4, anon * 4, shmem * 4, swap * 4)
+    assert got["VmRSS"] == (file + anon + shmem) * 4
+    assert got["VmHWM"] == max(mm["hiwater_rss"], file + anon + shmem) * 4
+
+
+def test_task_memory_of_a_kernel_thread(prog):
+    with pytest.raises(Exception, match="kernel thread"):
+        task_memory(find_task(prog, 5))
 
 
 def test_cmdline_environ(prog, truth):

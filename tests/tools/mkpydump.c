@@ -131,6 +131,11 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 3; i++)
 		fprintf(f, "%s%" PRIu64, i ? ", " : "", SKP_VA(HNODE(i)));
 	fprintf(f, "]},\n");
+	// Task 1's mm_struct, in pages: file, anon, swap, shmem counters.
+	const struct skp_mm_sizes *mm = &skp_mm_sizes;
+	fprintf(f, "  \"mm1\": {\"total_vm\": %" PRIu64 ", \"hiwater_rss\": %" PRIu64 ", \"rss\": [%" PRId64
+		", %" PRId64 ", %" PRId64 ", %" PRId64 "]},\n", mm->total_vm, mm->hiwater_rss, mm->rss[0],
+		mm->rss[1], mm->rss[2], mm->rss[3]);
 	fprintf(f, "  \"init_task\": %" PRIu64 ",\n", (uint64_t)SK_INIT_TASK);
 	fprintf(f, "  \"task_size\": %" PRIu64 ",\n", sk_task_size(&o));
 	fprintf(f, "  \"task_offsets\": {\"tasks\": %d, \"pid\": %d, \"comm\": %d, "

@@ -142,9 +142,63 @@ TEST(corrupt_status_structures_are_errors)
 	check_corrupt(cred, KP_ERR_FAULT, "the status of task 0xffff888000002000");
 }
 
+// kp_task_mem against the generator's pages (synthprocs.c), each line
+// worked out here by task_mem()'s rules, in kB of 4 KB pages.
+TEST(memory_sizes_as_proc_status)
+{
+	struct kp_kernel *k = procs(NULL);
+	struct kp_task_mem m;
+	if (!k)
+		return;
+	CHECK_OK(kp_task_mem(k, TASK(1), &m));
+	CHECK_U64(m.mm, SKP_VA(SKP_MM(0)));
+	CHECK_U64(m.vm_size, 753 * 4);
+	CHECK_U64(m.vm_peak, 800 * 4);	// hiwater_vm above total_vm
+	CHECK_U64(m.vm_lck, 8);
+	CHECK_U64(m.vm_pin, 4);
+	CHECK_U64(m.rss_file, 300 * 4);
+	CHECK_U64(m.rss_anon, 50 * 4);
+	CHECK_U64(m.rss_shmem, 7 * 4);
+	CHECK_U64(m.vm_rss, 357 * 4);
+	CHECK_U64(m.vm_hwm, 500 * 4);	// hiwater_rss above the resident pages
+	CHECK_U64(m.vm_data, 40 * 4);
+	CHECK_U64(m.vm_stk, 33 * 4);
+	CHECK_U64(m.vm_exe, 0xa2000 >> 10);	// 0x400000..PAGE_ALIGN(0x4a1234)
+	CHECK_U64(m.vm_lib, (300 * 4096 - 0xa2000) >> 10);
+	CHECK_U64(m.vm_pte, 0x5000 >> 10);
+	CHECK_U64(m.vm_swap, 2 * 4);
+	// Task 2: its anonymous count -3 is 0, as /proc shows it.
+	CHECK_OK(kp_task_mem(k, TASK(2), &m));
+	CHECK(m.vm_size == 400 && m.vm_peak == 400 && m.rss_file == 80 && m.rss_anon == 0 &&
+	      m.vm_rss == 80 && m.vm_hwm == 80 && m.vm_exe == 0 && m.vm_lib == 0 && m.vm_pte == 0);
+	CHECK_ERR(kp_task_mem(k, TASK(3), &m), KP_ERR_INVALID, "is a kernel thread: it has no user memory");
+	kp_kernel_destroy(k);
+}
+
+static void check_corrupt_mem(const struct word *change, const char *text)
+{
+	struct kp_kernel *k = procs(change);
+	struct kp_task_mem m = { .vm_rss = 7 };
+	if (!k)
+		return;
+	CHECK_ERR(kp_task_mem(k, TASK(1), &m), KP_ERR_FORMAT, text);
+	CHECK(m.vm_rss == 7);	// untouched on failure
+	kp_kernel_destroy(k);
+}
+
+TEST(corrupt_memory_sizes_are_errors)
+{
+	const struct word rss[] = { { SKP_MM(0) + SKP_MM_RSS_STAT + 8, UINT64_C(1) << 50, 8 }, { 0, 0, 0 } };
+	check_corrupt_mem(rss, "mm_struct at 0xffff888000020000: its MM_ANONPAGES counter is 1125899906842624 pages: corrupt");
+	const struct word vm[] = { { SKP_MM(0) + SKP_MM_TOTAL_VM, UINT64_C(1) << 41, 8 }, { 0, 0, 0 } };
+	check_corrupt_mem(vm, "mm_struct at 0xffff888000020000: its total_vm is 2199023255552 pages: corrupt");
+}
+
 int main(void)
 {
 	RUN(status_of_two_processes);
 	RUN(corrupt_status_structures_are_errors);
+	RUN(memory_sizes_as_proc_status);
+	RUN(corrupt_memory_sizes_are_errors);
 	return TEST_SUMMARY();
 }

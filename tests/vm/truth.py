@@ -17,7 +17,7 @@ def text(files, name):
 
 
 class Thread:
-    __slots__ = ("tgid", "tid", "name", "state", "ppid", "cpu", "pcount", "runtime")
+    __slots__ = ("tgid", "tid", "name", "state", "ppid", "cpu", "pcount", "runtime", "vsz", "rss")
 
     def still_since(self, earlier):
         """True when the thread had no CPU between the listing of earlier
@@ -52,8 +52,10 @@ def threads(files, name):
         t.tgid, t.tid = int(h[0]), int(h[1])
         t.runtime, t.pcount = int(h[2]), int(h[4])
         t.name = stat[lp + 1:rp]
-        # /proc/PID/stat: field 3 state, 4 ppid, ..., 39 processor.
+        # /proc/PID/stat: field 3 state, 4 ppid, ..., 23 vsize (bytes), 24
+        # rss (pages: 4 kB on every guest), 39 processor.
         t.state, t.ppid, t.cpu = rest[0], int(rest[1]), int(rest[36])
+        t.vsz, t.rss = int(rest[20]) >> 10, int(rest[21]) * 4
         out[t.tid] = t
     if not out:
         raise TruthError("%s lists no thread" % name)

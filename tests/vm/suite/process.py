@@ -23,7 +23,7 @@ from .common import LIVE_OBSERVERS, ran, udiff
 from .results import limited, passed, skipped
 from .process_truth import (EXCLUDED_RE, NO_STAT, RUNNING, SLEEPING, KINDS, KTHREAD, SB_GENERIC,
                             STATUS_KEYS, UNKNOWN_PID, Workload, d31, err_lines,
-                            excluded_limit, guarded, in_between, left_out, per_pid,
+                            excluded_limit, guarded, in_between, left_out, per_pid, rss_slack_kb,
                             split_nul, subsequence, text_blocks, verdict)
 
 # ---------------------------------------------------------------- the checks
@@ -346,7 +346,7 @@ def ck_status(res, c, w, t, source):
                 if pid == 1 and k in ("SigPnd", "ShdPnd") and re.fullmatch(r"[0-9a-f]{16}", v) and \
                         int(v, 16) & ~SIGCHLD_BIT in {int(x, 16) & ~SIGCHLD_BIT for x in (sa[k], sb.get(k, sa[k]))}:
                     continue
-                if not in_between(v, sa[k], sb.get(k)):
+                if not in_between(v, sa[k], sb.get(k), rss_slack_kb(t.files, k)):
                     problems.append("pid %d: %r, /proc %r" % (pid, line, "%s:\t%s" % (k, sa[k]) if sa[k] == sb.get(k)
                                                              else "%s:\t%s..%s" % (k, sa[k], sb.get(k))))
         missing = [k for k in STATUS_KEYS if k in sa and k not in keys]

@@ -14,7 +14,9 @@ KTHREAD = 2            # kthreadd
 # the truth has must be printed.
 RUNNING, SLEEPING = "R (running)", "S (sleeping)"
 STATUS_KEYS = ["Name", "Umask", "State", "Tgid", "Pid", "PPid", "TracerPid", "Uid", "Gid", "FDSize",
-               "Groups", "NStgid", "NSpid", "NSpgid", "NSsid", "Threads", "SigPnd", "ShdPnd", "SigBlk",
+               "Groups", "NStgid", "NSpid", "NSpgid", "NSsid", "VmPeak", "VmSize", "VmLck", "VmPin",
+               "VmHWM", "VmRSS", "RssAnon", "RssFile", "RssShmem", "VmData", "VmStk", "VmExe", "VmLib",
+               "VmPTE", "VmSwap", "Threads", "SigPnd", "ShdPnd", "SigBlk",
                "SigIgn", "SigCgt", "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb", "NoNewPrivs",
                "Seccomp", "Seccomp_filters", "voluntary_ctxt_switches", "nonvoluntary_ctxt_switches"]
 # What mountinfo's super options start with that kpeek knows (fs/proc_namespace.c
@@ -145,15 +147,43 @@ class MissingTruth(Exception):
     pass
 
 
-def in_between(got, a, b):
-    """got equals a reading, or (numbers) lies between the two."""
+def in_between(got, a, b, slack=0):
+    """got equals a reading, or (numbers, "N kB" too) lies between the two,
+    give or take slack."""
     if got in (a, b):
         return True
     try:
-        g, x, y = int(got), int(a), int(b)
-    except (TypeError, ValueError):
+        g, x, y = (int(v[:-3] if v.endswith(" kB") else v) for v in (got, a, b))
+    except (AttributeError, TypeError, ValueError):
         return False
-    return min(x, y) <= g <= max(x, y)
+    return min(x, y) - slack <= g <= max(x, y) + slack
+
+
+# Which of /proc/PID/status's memory lines add how many of mm's resident
+# counters (fs/proc/task_mmu.c task_mem()).
+RSS_COUNTERS = {"VmRSS": 3, "VmHWM": 3, "RssAnon": 1, "RssFile": 1, "RssShmem": 1, "VmSwap": 1}
+
+
+def rss_slack_kb(files, key, stat=False):
+    """How far kpeek's memory line key may be from /proc's, in kB: 6.2
+    (f1a7941243c1) made mm's resident counters percpu_counters, kpeek sums
+    each with its CPUs' parts (each below a batch, max(32, 2 * CPUs)
+    pages, either sign), and /proc/PID/status up to 6.15 (stat: /proc/PID/
+    stat's rss, on every kernel since) shows the shared count alone; 6.16
+    sums them in status too (get_mm_counter_sum()), earlier kernels have no
+    per-CPU part. 4 kB pages (every kernel of the suite)."""
+    if key not in RSS_COUNTERS:
+        return 0
+    release = files.get("boot.uname", b"").decode().strip()
+    m = re.match(r"(\d+)\.(\d+)", release)
+    v = (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+    if v < (6, 2) or (v > (6, 15) and not stat):
+        return 0
+    cpus = 0
+    for part in files.get("boot.cpu-possible", b"0").decode().strip().split(","):
+        lo, _, hi = part.partition("-")
+        cpus += int(hi or lo) - int(lo) + 1
+    return RSS_COUNTERS[key] * cpus * max(32, 2 * cpus) * 4
 
 
 # ---------------------------------------------------------------- kpeek's output

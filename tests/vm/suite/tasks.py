@@ -5,6 +5,7 @@ import json
 import re
 
 from .common import LIVE_OBSERVERS, json_of, ran
+from .process_truth import rss_slack_kb
 from .results import limited, passed
 
 
@@ -18,6 +19,36 @@ def same_name_modulo_work(a, b):
         return True
     ma, mb = KWORKER_RE.match(a), KWORKER_RE.match(b)
     return bool(ma and mb and ma.group(1) == mb.group(1))
+
+
+def group_still(pre, post, tgid):
+    """Whether no thread of the group tgid ran between the listings (its
+    memory sizes then stood still, on these guests without reclaim)."""
+    tids = {t for t, x in pre.items() if x.tgid == tgid} | {t for t, x in post.items() if x.tgid == tgid}
+    return bool(tids) and all(t in pre and t in post and post[t].still_since(pre[t]) for t in tids)
+
+
+def memory_problems(r, c, a, b, still):
+    """vsz and rss against /proc/PID/stat's vsize and rss: 0 for a kernel
+    thread; for a group that did not run, its VSZ exactly and its RSS within
+    what the per-CPU parts of 6.2+'s counters allow (rss_slack_kb: /proc's
+    stat shows their shared count alone)."""
+    vsz, rss = r.get("vsz"), r.get("rss")
+    if not (isinstance(vsz, int) and isinstance(rss, int)):
+        return ["pid %s %r: vsz %r rss %r, not numbers" % (r.get("pid"), r.get("name"), vsz, rss)]
+    if r.get("kthread"):
+        return [] if vsz == rss == 0 else ["pid %s %r: a kernel thread with vsz %d rss %d" % (
+            r["pid"], r["name"], vsz, rss)]
+    if not (a and b and still):
+        return []
+    slack = rss_slack_kb(c.files, "VmRSS", stat=True)
+    problems = []
+    if vsz not in (a.vsz, b.vsz):
+        problems.append("pid %d %r did not run, yet vsz %d kB, /proc %d kB" % (r["pid"], r["name"], vsz, a.vsz))
+    if not min(a.rss, b.rss) - slack <= rss <= max(a.rss, b.rss) + slack:
+        problems.append("pid %d %r did not run, yet rss %d kB, /proc %d..%d kB (+-%d)" % (
+            r["pid"], r["name"], rss, a.rss, b.rss, slack))
+    return problems
 
 
 def compare_tasks(rows, c, leaders_only, left_out=0, unknown_ppid=False, unnamed_ok=False):
@@ -76,6 +107,7 @@ def compare_tasks(rows, c, leaders_only, left_out=0, unknown_ppid=False, unnamed
         elif ppid not in {x.ppid for x in (a, b) if x}:
             problems.append("pid %d %r: ppid %d, /proc %s" % (tid, name, ppid,
                                                             sorted({x.ppid for x in (a, b) if x})))
+        problems += memory_problems(r, c, a, b, group_still(pre, post, tgid))
         if a and b and b.still_since(a) and tid not in c.readers:
             for field, got, want in (("state", state, a.state), ("cpu", cpu, a.cpu),
                                      ("name", name, a.name)):

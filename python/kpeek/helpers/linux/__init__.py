@@ -14,7 +14,7 @@ __all__ = [
     "for_each_possible_cpu", "for_each_task", "hlist_for_each", "hlist_for_each_entry",
     "list_empty", "list_for_each", "list_for_each_entry", "per_cpu", "per_cpu_ptr",
     "rb_first", "rb_next", "rbtree_inorder_for_each", "rbtree_inorder_for_each_entry",
-    "task_since_last_ran_ns", "task_state_to_char",
+    "task_memory", "task_since_last_ran_ns", "task_state_to_char",
 ]
 
 # Ends a walk in Python (hlist, rbtree) that a corrupt dump made endless:
@@ -69,6 +69,15 @@ def task_since_last_ran_ns(task):
     from when it last started; 0 for a task running now or whose idle
     CPU's clock stood still since."""
     return task.prog_._task_last_ran(_task_address(task))[3]
+
+
+def task_memory(task):
+    """A process's memory sizes in kB as /proc/PID/status's VmPeak..VmSwap
+    lines show them (kpeek status, kpeek ps's VSZ and RSS): a dict keyed by
+    their names. The resident counts are the kernel's own counters, with
+    their per-CPU parts on 6.2+. A kernel thread has none: an error saying
+    so."""
+    return task.prog_._task_mem(_task_address(task))
 
 
 def cmdline(task):
