@@ -27,7 +27,8 @@ void report_problem(struct report *r, const char *section, struct kp_error *err)
 void report_stack(struct report *r);	// the panicking CPU's backtrace
 void report_cpus(struct report *r);	// what every other CPU was running
 void report_log(struct report *r);	// the log before the panic, earlier warnings
-void report_memory(struct report *r);	// meminfo's main lines, load, run queues
+void report_memory(struct report *r);	// meminfo's main lines, largest, load, run queues
+void report_largest(struct report *r);	// the processes with the most resident memory
 void report_blocked(struct report *r);	// tasks in D state
 void report_modules(struct report *r);	// modules that taint the kernel
 void report_checks(struct report *r);	// the rootkit checks in one line

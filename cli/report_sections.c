@@ -379,108 +379,10 @@ void report_memory(struct report *r)
 {
 	out_begin_object(r->o, "memory");
 	memory_lines(r);
+	report_largest(r);
 	load_line(r);
 	runqueues(r);
 	out_end_object(r->o);
-}
-
-// Whether at lies in [start, end) of the two symbols (false if either is
-// unknown).
-static bool in_section(struct kp_kernel *k, uint64_t at, const char *start, const char *end)
-{
-	struct kp_symbol s, e;
-	struct kp_error *err = kp_symbol_by_name(k, start, &s);
-	if (!err)
-		err = kp_symbol_by_name(k, end, &e);
-	kp_error_destroy(err);
-	return !err && at >= s.address && at < e.address;
-}
-
-// The first function of a blocked task's stack outside the scheduler
-// (where it waits), as /proc/PID/stack and /proc/PID/wchan skip it:
-// in_sched_functions() (kernel/sched/core.c) is the __sched and lock
-// text; the context switch itself is not in it. "" if the stack cannot be
-// read.
-static void waits_in(struct report *r, uint64_t task, char *buf, size_t size)
-{
-	static const char *const switches[] = { "__switch_to", "__switch_to_asm", "cpu_switch_to" };
-	struct kp_stack *st;
-	const struct kp_frame *fr;
-	buf[0] = '\0';
-	struct kp_error *err = kp_stack_task_create(r->k, task, &st);
-	if (err) {
-		kp_error_destroy(err);
-		return;
-	}
-	size_t n = kp_stack_frames(st, &fr);
-	for (size_t i = 0; i < n && !buf[0]; i++) {
-		struct kp_symbol sym;
-		uint64_t at = fr[i].flags & KP_FRAME_EXACT ? fr[i].pc : fr[i].pc - 1;
-		struct kp_error *e = kp_symbol_by_address(r->k, at, &sym);
-		bool sched = in_section(r->k, at, "__sched_text_start", "__sched_text_end") ||
-			     in_section(r->k, at, "__lock_text_start", "__lock_text_end");
-		for (size_t j = 0; !e && j < sizeof(switches) / sizeof(switches[0]); j++)
-			sched |= !strcmp(sym.name, switches[j]);
-		kp_error_destroy(e);
-		if (!e && !sched)
-			cli_frame_name(r->k, &fr[i], buf, size);
-	}
-	kp_stack_destroy(st);
-}
-
-void report_blocked(struct report *r)
-{
-	struct kp_task *tasks;
-	size_t n;
-	struct cli_walk w = { .err = NULL };
-	struct out *o = r->o;
-	out_begin_object(o, "blocked");
-	struct kp_error *err = cli_collect_tasks(r->k, true, &tasks, &n, &w);
-	if (err) {
-		report_problem(r, "blocked:", err);
-		out_end_object(o);
-		return;
-	}
-	out_begin_list(o, "tasks");
-	size_t nd = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (tasks[i].state != 'D')
-			continue;
-		char at[320], last[32] = "null", since[32] = "null", tail[64] = "";
-		waits_in(r, tasks[i].address, at, sizeof(at));
-		struct kp_task_last_ran lr;
-		struct kp_error *e = kp_task_last_ran(r->k, tasks[i].address, &lr);
-		if (!e) {
-			cli_seconds(lr.exec_start, last, sizeof(last));
-			cli_seconds(lr.since, since, sizeof(since));
-			snprintf(tail, sizeof(tail), ", not run for %s s", since);
-		}
-		kp_error_destroy(e);	// not known: null, and nothing in text
-		if (out_is_json(o)) {
-			out_begin_object(o, NULL);
-			out_kv_int(o, "pid", tasks[i].pid);
-			out_kv_str(o, "comm", tasks[i].comm);
-			out_kv_str(o, "waits_in", at[0] ? at : NULL);
-			out_kv_json(o, "last_ran", last, NULL);
-			out_kv_json(o, "since_ran", since, NULL);
-			out_end_object(o);
-		} else {
-			out_text(o, "%-10s PID %d (%s)%s%s%s\n", nd ? "" : "blocked:", tasks[i].pid,
-				 tasks[i].name, at[0] ? " in " : "", at, tail);
-		}
-		nd++;
-	}
-	out_end_list(o);
-	free(tasks);
-	if (!nd)
-		out_text(o, "blocked:   no task in D state%s\n", cli_walk_complete(&w) ? "" : " among those read");
-	cli_walk_json(o, &w);
-	if (!cli_walk_complete(&w))
-		out_text(o, "%-10s (the task list could not all be read: tasks may be missing%s%s)\n",
-			 nd ? "" : "blocked:", w.err ? ": " : "", w.err ? kp_error_message(w.err) : "");
-	r->problems += w.err != NULL;	// a live kernel's change is not one
-	kp_error_destroy(w.err);
-	out_end_object(o);
 }
 
 void report_modules(struct report *r)

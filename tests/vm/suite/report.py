@@ -13,7 +13,8 @@ from . import contract
 from .common import ran
 from .console import CONSOLE_RIP_RE, CONSOLE_TS_RAW, console_trace
 from .panic import console_panic
-from .process_truth import Workload, stat_fields
+from .process_truth import Workload, rss_slack_kb, stat_fields
+from .tasks import group_still
 
 # How each guest panics (GuestRun.panic_command, KdumpRun.kind) and the kind
 # kpeek must name: the test caused it, so it knows.
@@ -166,7 +167,45 @@ def ck_report_running(res, c):
         bad.append("checks found %r on a clean kernel" % found)
     if "blocked" in d and "error" not in d["blocked"]:
         bad += blocked_problems(d["blocked"], c)
+    largest = (d.get("memory") or {}).get("largest")
+    if "memory" in d and (largest is None or "error" not in largest):
+        bad += largest_problems(largest, c)
     return (True, "") if not bad else (False, "\n".join(bad))
+
+
+def largest_problems(largest, c):
+    """report's largest processes against /proc/PID/stat's rss in the
+    readings around it: each listed one (that did not run) with its RSS,
+    and no process that did not run, left out, above the smallest listed
+    (give or take the per-CPU parts of 6.2+'s counters, rss_slack_kb).
+    A live report may list processes no reading saw (kpeek itself)."""
+    if not isinstance(largest, dict) or not isinstance(largest.get("processes"), list):
+        return ["memory.largest %r is not an object with a processes list" % (largest,)]
+    pre, post = c.pre["threads"], c.post["threads"]
+    slack = rss_slack_kb(c.files, "VmRSS", stat=True)
+    listed = {p.get("pid"): p for p in largest["processes"]}
+    bad = []
+    if not 0 < len(listed) <= 5:
+        bad.append("%d largest processes, not 1 to 5" % len(listed))
+    for pid, p in listed.items():
+        a, b = pre.get(pid), post.get(pid)
+        if a is None and b is None:
+            if not c.live:
+                bad.append("pid %r %r: in no /proc listing" % (pid, p.get("comm")))
+        elif a and b and group_still(pre, post, pid) and \
+                not min(a.rss, b.rss) - slack <= p.get("rss", -1) <= max(a.rss, b.rss) + slack:
+            bad.append("pid %d %r: rss %r kB, /proc %d..%d kB (+-%d)" % (pid, a.name, p.get("rss"), a.rss, b.rss, slack))
+    rss = [p.get("rss") for p in listed.values()]
+    if not all(isinstance(x, int) for x in rss) or rss != sorted(rss, reverse=True):
+        bad.append("largest rss %r, not numbers largest first" % rss)
+    elif len(listed) == 5:
+        for tid, a in pre.items():
+            b = post.get(tid)
+            if tid == a.tgid and tid not in listed and b and group_still(pre, post, tid) and \
+                    min(a.rss, b.rss) > rss[-1] + 2 * slack:
+                bad.append("pid %d %r: rss %d kB in /proc, above the listed %d kB, not listed" % (
+                    tid, a.name, a.rss, rss[-1]))
+    return bad
 
 
 def blocked_problems(blocked, c):
