@@ -66,6 +66,9 @@ TEST(titles_lose_numbers_addresses_names_and_configuration)
 		{ "INFO: task kworker/0:1:123 blocked for more than 120 seconds.",
 		  "INFO: task ?:N blocked for more than N seconds." },
 		{ "INFO: task sh:77 blocked for more than 122 seconds.", "INFO: task ?:N blocked for more than N seconds." },
+		// 7.2's words for a task in io_schedule().
+		{ "INFO: task dd:183 blocked in I/O wait for more than 2 seconds.",
+		  "INFO: task ?:N blocked in I/O wait for more than N seconds." },
 		{ "CPU: 1 PID: 116 Comm: kp_spin Not tainted", "CPU: N PID: N Comm: ? Not tainted" },
 		{ "ext4 error on x86_64   with  spaces ", "ext4 error on x86_64 with spaces" },
 		{ "watchdog: BUG: soft lockup - CPU#0 stuck for 22s!", "watchdog: BUG: soft lockup - CPU#N stuck for Ns!" },

@@ -234,7 +234,9 @@ static void take_frames(struct kp_kernel *k, const struct kp_stack *stack, bool 
 }
 
 // The pid of the first task hung_task.c named blocked ("INFO: task
-// NAME:PID blocked for more than N seconds."), 0 if none.
+// NAME:PID blocked for more than N seconds."; "blocked in I/O wait for
+// more than" where the task waits in io_schedule(), as 7.2 prints it), 0
+// if none.
 static int32_t first_blocked(struct kp_kernel *k)
 {
 	struct kp_printk_iter *it;
@@ -249,7 +251,11 @@ static int32_t first_blocked(struct kp_kernel *k)
 		size_t n = r->len < sizeof(line) - 1 ? r->len : sizeof(line) - 1;
 		memcpy(line, r->text, n);
 		line[n] = '\0';
-		const char *colon = strncmp(line, "INFO: task ", 11) ? NULL : strstr(line, " blocked for more than ");
+		if (strncmp(line, "INFO: task ", 11))
+			continue;
+		const char *colon = strstr(line, " blocked for more than ");
+		if (!colon)
+			colon = strstr(line, " blocked in I/O wait for more than ");
 		if (!colon)
 			continue;
 		while (colon > line && colon[-1] != ':')

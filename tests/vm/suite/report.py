@@ -19,7 +19,15 @@ from .tasks import group_still
 # How each guest panics (GuestRun.panic_command, KdumpRun.kind) and the kind
 # kpeek must name: the test caused it, so it knows.
 KINDS = {"panic-key": "sysrq", "panic-break": "sysrq", "panic-nmi": "NMI",
-         "crash-softirq": "panic", "kdump-panic": "sysrq", "kdump-oops": "oops"}
+         "crash-softirq": "panic", "kdump-panic": "sysrq", "kdump-oops": "oops",
+         "kdump-oom": "OOM", "kdump-hung": "hung task"}
+# The OOM report's task list (mm/oom_kill.c dump_task()): "[  pid  ]   uid
+# tgid total_vm      rss ..." (6.x adds rss_anon rss_file rss_shmem), the
+# name last; rss in pages.
+OOM_TASK_RE = re.compile(CONSOLE_TS_RAW + r"\[\s*(\d+)\]\s+\d+\s+\d+\s+\d+\s+(\d+)\s.*\s(\S+)\s*$")
+# kernel/hung_task.c: "INFO: task NAME:PID blocked for more than N seconds."
+# (7.2: "blocked in I/O wait for more than" a task in io_schedule()).
+HUNG_TASK_RE = re.compile(r"INFO: task (.+):(\d+) blocked (?:in I/O wait )?for more than \d+ seconds")
 
 SIGNATURE_RE = re.compile(r"^[0-9a-f]{16}$")
 
@@ -53,10 +61,42 @@ def in_order(sub, seq):
     return all(any(y is None or x == y for y in it) for x in sub)
 
 
-def ck_report(console, release, kind, partial=False):
+def oom_problems(d, console, files):
+    """An OOM: the process with the most RSS in the OOM report's task list
+    is the first of report's largest, with that RSS (give or take what
+    the per-CPU parts of 6.2+'s counters allow, rss_slack_kb)."""
+    table = [(int(m.group(2)) * 4, int(m.group(1)), m.group(3))
+             for m in map(OOM_TASK_RE.match, console.replace("\r", "").splitlines()) if m]
+    if not table:
+        return ["no task list in the console's OOM report"]
+    rss, pid, name = max(table)
+    largest = ((d.get("memory") or {}).get("largest") or {}).get("processes") or [{}]
+    got = largest[0]
+    slack = rss_slack_kb(files, "VmRSS", stat=True)
+    if got.get("pid") != pid or not isinstance(got.get("rss"), int) or abs(got["rss"] - rss) > slack:
+        return ["largest process %r, the OOM report's: pid %d %s with %d kB (+-%d)" % (
+            got, pid, name, rss, slack)]
+    return []
+
+
+def hung_problems(d, console):
+    """A hung task: every task the kernel named blocked is among report's
+    blocked tasks, by PID and comm."""
+    named = {int(m.group(2)): m.group(1) for m in HUNG_TASK_RE.finditer(console)}
+    if not named:
+        return ["no \"INFO: task ... blocked\" line on the console"]
+    got = {t.get("pid"): t.get("comm") for t in (d.get("blocked") or {}).get("tasks") or []}
+    return ["pid %d (%s), named blocked by the kernel, is %s among report's blocked tasks %s" % (
+        pid, comm, "not" if pid not in got else "%r" % got[pid], sorted(got))
+        for pid, comm in named.items() if got.get(pid) != comm]
+
+
+def ck_report(console, release, kind, partial=False, files=None):
     """partial: a dump that makedumpfile wrote for a kernel it does not
     support, which lacks pages the kernel uses: a section may then say that
-    its memory was excluded (exit 2), the others must be right."""
+    its memory was excluded (exit 2), the others must be right. An OOM and
+    a hung task are also checked for what they are about (oom_problems,
+    hung_problems)."""
     def ck(res, c):
         rc, out, err = res
         try:
@@ -99,11 +139,15 @@ def ck_report(console, release, kind, partial=False):
         stack = d.get("stack") or {}
         if not stack.get("frames") or stack.get("complete") is not True:
             bad.append("the panicking CPU's stack: %s" % (stack.get("error") or stack.get("end")))
+        if kind == "OOM":
+            bad += oom_problems(d, console, files or {})
+        if kind == "hung task":
+            bad += hung_problems(d, console)
         return (True, "") if not bad else (False, "\n".join(bad))
     return ck
 
 
-def report_jobs(prefix, paths, console, release, kind, kpeek, pool, partial=()):
+def report_jobs(prefix, paths, console, release, kind, kpeek, pool, partial=(), files=None):
     """The report check of each dump (source -> path) of one crash (partial:
     the sources that lack pages the kernel uses), and, with more than one,
     that they have one signature."""
@@ -111,7 +155,7 @@ def report_jobs(prefix, paths, console, release, kind, kpeek, pool, partial=()):
     for source, path in paths.items():
         jobs.append(("%s:report" % prefix(source),
                      pool.submit(rig.run_kpeek, kpeek, ["-c", path, "report", "--json"]),
-                     ck_report(console, release, kind, source in partial), None, None))
+                     ck_report(console, release, kind, source in partial, files), None, None))
     if len(paths) > 1:
         def signatures():
             outs = [rig.run_kpeek(kpeek, ["report", "--signature-only", p]) for p in paths.values()]
@@ -178,7 +222,8 @@ def largest_problems(largest, c):
     readings around it: each listed one (that did not run) with its RSS,
     and no process that did not run, left out, above the smallest listed
     (give or take the per-CPU parts of 6.2+'s counters, rss_slack_kb).
-    A live report may list processes no reading saw (kpeek itself)."""
+    A live report, or one of a snapshot taken in the guest, may list
+    processes no reading saw (kpeek itself, the readers: c.transient)."""
     if not isinstance(largest, dict) or not isinstance(largest.get("processes"), list):
         return ["memory.largest %r is not an object with a processes list" % (largest,)]
     pre, post = c.pre["threads"], c.post["threads"]
@@ -190,7 +235,7 @@ def largest_problems(largest, c):
     for pid, p in listed.items():
         a, b = pre.get(pid), post.get(pid)
         if a is None and b is None:
-            if not c.live:
+            if not c.live and p.get("comm") not in c.transient:
                 bad.append("pid %r %r: in no /proc listing" % (pid, p.get("comm")))
         elif a and b and group_still(pre, post, pid) and \
                 not min(a.rss, b.rss) - slack <= p.get("rss", -1) <= max(a.rss, b.rss) + slack:
