@@ -114,6 +114,8 @@ static void task(struct kp_kernel *k, uint64_t t)
 	struct kp_task_status *st;
 	if (fuzz_ok(kp_task_status_create(k, t, &st)))
 		kp_task_status_destroy(st);
+	struct kp_task_mem mem;
+	fuzz_drop(kp_task_mem(k, t, &mem));
 }
 
 static void exercise(struct kp_kernel *k, const struct sk_opts *o)
