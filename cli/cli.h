@@ -92,12 +92,13 @@ int cli_pid_command(struct cli *cli, const struct cli_pid_cmd *cmd, int argc, ch
 struct cli_walk {
 	struct kp_walk_status st;
 	struct kp_error *err;
+	bool at_limit;	// err is the command's own limit, not the object's fault
 };
 struct out;
 // Whether the listing is the whole answer (a complete walk).
 bool cli_walk_complete(const struct cli_walk *w);
 // JSON fields beside a listing: "complete", and when false "reason"
-// ("live-changed", "unreadable", "corrupt" or "error"), "error" (the
+// ("live-changed", "unreadable", "corrupt", "limit" or "error"), "error" (the
 // message, null for a live kernel's change), "left_out" and "restarts".
 void cli_walk_json(struct out *o, const struct cli_walk *w);
 // After the listing: a walk that stopped prints "kpeek: CMD: incomplete:

@@ -63,6 +63,7 @@ struct list {
 	char *members[64];
 	int nmembers;
 	bool whole;
+	uint64_t entries;	// walked so far
 };
 
 // JSON: what the output limits left out of an entry's members, said beside
@@ -235,6 +236,7 @@ static struct kp_error *walk(struct list *l, struct kp_list_iter *it, uint64_t o
 		if ((err = kp_list_iter_next(it, &node, &done)) || done)
 			break;
 		uint64_t entry = node - offset;
+		l->entries++;
 		if (out_is_json(l->o)) {
 			out_begin_object(l->o, NULL);
 			out_kv_hex(l->o, "address", entry);
@@ -291,6 +293,9 @@ int cmd_list(struct cli *cli, int argc, char **argv)
 	l.o = out_create(cli->json);
 	struct cli_walk w = { .st = { .sz = sizeof(w.st) }, .err = walk(&l, it, offset) };
 	kp_list_iter_status(it, &w.st);
+	// A list longer than -n allows is a cap of the output, not a corrupt
+	// list (the iterator's runaway-length error stands for both).
+	w.at_limit = w.err && kp_error_code(w.err) == KP_ERR_LOOP && l.entries >= lo.limit;
 	kp_list_iter_destroy(it);
 	if (out_is_json(l.o))
 		cli_walk_json(l.o, &w);

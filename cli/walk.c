@@ -14,6 +14,8 @@ static const char *reason(const struct cli_walk *w)
 		return "live-changed";
 	if (w->st.end == KP_WALK_COMPLETE && !w->err)
 		return NULL;
+	if (w->at_limit)
+		return "limit";
 	switch (w->err ? kp_error_code(w->err) : 0) {
 	case KP_ERR_FAULT: return "unreadable";
 	case KP_ERR_FORMAT:
