@@ -157,6 +157,20 @@ TEST(frames_from_where_panic_took_over)
 		  "__sysvec_apic_timer_interrupt sysvec_apic_timer_interrupt asm_sysvec_apic_timer_interrupt "
 		  "!spin_forever kp_init do_one_initcall",
 		  "spin_forever kp_init do_one_initcall" },
+		// An OOM in a user page fault: the page allocator and the fault's
+		// way in are passed over, on x86-64 and arm64 alike (one bug,
+		// one signature).
+		{ KP_PANIC_OOM, false,
+		  "__crash_kexec panic out_of_memory __alloc_pages_slowpath __alloc_pages_noprof "
+		  "alloc_pages_mpol_noprof vma_alloc_folio_noprof do_anonymous_page __handle_mm_fault "
+		  "handle_mm_fault do_user_addr_fault exc_page_fault asm_exc_page_fault",
+		  "do_anonymous_page __handle_mm_fault handle_mm_fault" },
+		{ KP_PANIC_OOM, false,
+		  "__delay __const_udelay panic out_of_memory __alloc_pages_noprof alloc_pages_mpol_noprof "
+		  "folio_alloc_mpol_noprof vma_alloc_folio_noprof vma_alloc_zeroed_movable_folio "
+		  "do_anonymous_page __handle_mm_fault handle_mm_fault do_page_fault do_translation_fault "
+		  "do_mem_abort el0_da el0t_64_sync_handler el0t_64_sync",
+		  "do_anonymous_page __handle_mm_fault handle_mm_fault" },
 		// A hung task: the blocked task's stack, past the scheduler.
 		{ KP_PANIC_HUNG_TASK, true,
 		  "__switch_to __schedule schedule schedule_timeout msleep kp_init do_one_initcall do_init_module "

@@ -358,6 +358,7 @@ class Guest:
         (files, console text of the panic) or raises RigError."""
         if self.dead:
             raise RigError("panic: %s" % self.dead)
+        mark = len(self.text())
         if command == "panic-key":
             if not self.command(command):
                 raise RigError("panic-key: %s" % self.dead)
@@ -393,9 +394,11 @@ class Guest:
             raise RigError("panic: dump: %s" % err)
         text = self.text()
         start = text.rfind("Kernel panic - not syncing")
-        # From the record that started it: the last lines before the panic.
+        # From the record that started it: the last lines before the panic;
+        # an OOM's report (the task list) from the command on.
         files = read_out_disk(self.out_img)
-        return files, text[max(0, start - 4000):]
+        lo = max(0, start - 4000)
+        return files, text[min(lo, mark) if command == "oom" else lo:]
 
     def kdump(self, command, timeout=600):
         """/init's files onto the output disk, then the crash command

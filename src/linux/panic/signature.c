@@ -120,7 +120,7 @@ static const char *const generic[] = {
 	"exc_divide_error", "do_divide_error", "asm_*", "end_repeat_nmi", "repeat_nmi", "__do_kernel_fault", "do_page_fault",
 	"do_translation_fault", "do_mem_abort", "do_bad_area", "el1_abort", "el1_da", "el1_undef",
 	"do_el1_undef", "el1_dbg", "el1_inv", "el1_sync_handler", "el1h_64_sync_handler",
-	"el1h_64_sync", "el1_sync", "bug_handler", "bug_brk_handler", "brk_handler",
+	"el1h_64_sync", "el1_sync", "el0_da", "el0_ia", "el0t_*", "bug_handler", "bug_brk_handler", "brk_handler",
 	"call_break_hook", "call_el1_break_hook", "do_debug_exception", "do_el1_brk64",
 	"arm64_notify_die", "__warn", "warn_slowpath_fmt", "check_panic_on_warn", "dump_stack",
 	"dump_stack_lvl", "show_stack", "show_regs", "delay_tsc", "delay_halt*", "__delay",
@@ -156,6 +156,8 @@ static const char *const allocating[] = {
 	"out_of_memory", "__alloc_pages*", "alloc_pages*", "__folio_alloc*", "folio_alloc*",
 	"vma_alloc_folio*", "pagefault_out_of_memory", "dump_header", "oom_kill_process",
 	"__get_free_pages", "get_zeroed_page*", "alloc_pages_current", "alloc_pages_vma",
+	// arm64's zeroed user page (6.x; alloc_zeroed_user_highpage_movable before)
+	"vma_alloc_zeroed_movable_folio", "alloc_zeroed_user_highpage*",
 };
 
 static bool listed(const char *name, const char *const *list, size_t n)

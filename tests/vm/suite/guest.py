@@ -18,6 +18,8 @@ from .symbols import functions_only
 
 
 class GuestRun:
+    OOM_PANIC = {"6.12-arm64"}
+
     def __init__(self, kernel, paging, full, initrd_dir):
         self.kernel = kernel
         self.paging = paging
@@ -41,6 +43,10 @@ class GuestRun:
         # power off. (The kdump guests crash in process context.)
         self.panic_command = ("panic-key" if self.arch == "amd64" else "panic-break") if full else \
             "panic-nmi" if paging == "l4" else None
+        # 6.12 arm64's ends in an OOM with panic_on_oom instead (issue 37's
+        # OOM on arm64; its break and sysrq c stays on 7.2 arm64's).
+        if full and kernel.id in self.OOM_PANIC:
+            self.panic_command = "oom"
         # An arm64 kernel whose kp_crash.ko mkinitrd could build (6.1: the
         # host's gcc-12 cross compiler) panics in softirq context instead
         # (the x86-64 one: the rootkit guest's).

@@ -20,7 +20,7 @@ from .tasks import group_still
 # kpeek must name: the test caused it, so it knows.
 KINDS = {"panic-key": "sysrq", "panic-break": "sysrq", "panic-nmi": "NMI",
          "crash-softirq": "panic", "kdump-panic": "sysrq", "kdump-oops": "oops",
-         "kdump-oom": "OOM", "kdump-hung": "hung task"}
+         "kdump-oom": "OOM", "kdump-hung": "hung task", "oom": "OOM"}
 # The OOM report's task list (mm/oom_kill.c dump_task()): "[  pid  ]   uid
 # tgid total_vm      rss ..." (6.x adds rss_anon rss_file rss_shmem), the
 # name last; rss in pages.
