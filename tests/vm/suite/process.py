@@ -343,6 +343,12 @@ def ck_status(res, c, w, t, source):
                 # The same shell gets SIGCHLD (signal 17, bit 16) each time
                 # one of its children exits (the readers, kpeek's wrappers),
                 # pending until it next runs: either reading of it is right.
+                # Live, the same shell runs the kpeek it waits for (kp(): its
+                # heap holds the command and its output meanwhile, 5.10:
+                # VmRSS 1920 kB between readings of 1860): its memory
+                # lines are not compared then.
+                if pid == 1 and c.live and (k.startswith("Vm") or k.startswith("Rss")):
+                    continue
                 if pid == 1 and k in ("SigPnd", "ShdPnd") and re.fullmatch(r"[0-9a-f]{16}", v) and \
                         int(v, 16) & ~SIGCHLD_BIT in {int(x, 16) & ~SIGCHLD_BIT for x in (sa[k], sb.get(k, sa[k]))}:
                     continue

@@ -30,7 +30,8 @@ def group_still(pre, post, tgid):
 
 def memory_problems(r, c, a, b, still):
     """vsz and rss against /proc/PID/stat's vsize and rss: 0 for a kernel
-    thread; for a group that did not run, its VSZ exactly and its RSS within
+    thread; for a group that did not run (PID 1, which takes the readings,
+    always runs), its VSZ exactly and its RSS within
     what the per-CPU parts of 6.2+'s counters allow (rss_slack_kb: /proc's
     stat shows their shared count alone)."""
     vsz, rss = r.get("vsz"), r.get("rss")
@@ -107,7 +108,7 @@ def compare_tasks(rows, c, leaders_only, left_out=0, unknown_ppid=False, unnamed
         elif ppid not in {x.ppid for x in (a, b) if x}:
             problems.append("pid %d %r: ppid %d, /proc %s" % (tid, name, ppid,
                                                             sorted({x.ppid for x in (a, b) if x})))
-        problems += memory_problems(r, c, a, b, group_still(pre, post, tgid))
+        problems += memory_problems(r, c, a, b, tid not in c.readers and group_still(pre, post, tgid))
         if a and b and b.still_since(a) and tid not in c.readers:
             for field, got, want in (("state", state, a.state), ("cpu", cpu, a.cpu),
                                      ("name", name, a.name)):
