@@ -153,23 +153,13 @@ static void namespaces(struct out *o, const struct kp_task_status *st)
 // number of kB in JSON. A kernel thread has none, as in /proc.
 static void memory(struct out *o, const struct kp_task_mem *m)
 {
-	const struct {
-		const char *key;
-		uint64_t kb;
-	} lines[] = {
-		{ "VmPeak", m->vm_peak }, { "VmSize", m->vm_size }, { "VmLck", m->vm_lck },
-		{ "VmPin", m->vm_pin }, { "VmHWM", m->vm_hwm }, { "VmRSS", m->vm_rss },
-		{ "RssAnon", m->rss_anon }, { "RssFile", m->rss_file }, { "RssShmem", m->rss_shmem },
-		{ "VmData", m->vm_data }, { "VmStk", m->vm_stk }, { "VmExe", m->vm_exe },
-		{ "VmLib", m->vm_lib }, { "VmPTE", m->vm_pte }, { "VmSwap", m->vm_swap },
-	};
-	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
-		if (lines[i].kb == UINT64_MAX)
-			continue;	// VmPTE of a kernel that does not count page tables
+	struct kp_meminfo_item lines[KP_TASK_MEM_LINES];
+	size_t n = kp_task_mem_lines(m, lines);
+	for (size_t i = 0; i < n; i++) {
 		if (out_is_json(o))
-			out_kv_uint(o, lines[i].key, lines[i].kb);
+			out_kv_uint(o, lines[i].name, lines[i].value);
 		else
-			out_text(o, "%s:\t%8" PRIu64 " kB\n", lines[i].key, lines[i].kb);
+			out_text(o, "%s:\t%8" PRIu64 " kB\n", lines[i].name, lines[i].value);
 	}
 }
 

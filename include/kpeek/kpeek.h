@@ -954,6 +954,11 @@ struct kp_task_mem {
 // for a kernel thread, KP_ERR_NOT_FOUND for a task whose memory is gone
 // (it exited), as kp_user_create().
 KP_API struct kp_error *kp_task_mem(struct kp_kernel *kernel, uint64_t task, struct kp_task_mem *ret);
+// The lines of m as /proc/PID/status prints them, in its order ("VmPeak"
+// .. "VmSwap", kb set; VmPTE left out where the kernel does not count page
+// tables): ret holds KP_TASK_MEM_LINES items; returns how many it filled.
+#define KP_TASK_MEM_LINES 15
+KP_API size_t kp_task_mem_lines(const struct kp_task_mem *m, struct kp_meminfo_item *ret);
 
 // ---------------------------------------------------------------- user memory
 

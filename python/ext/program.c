@@ -330,19 +330,14 @@ static PyObject *task_mem(KpyProgram *self, PyObject *args)
 	struct kp_error *err = kp_task_mem(self->k, task, &m);
 	if (err)
 		return kpy_error(err);
-	PyObject *d = Py_BuildValue("{sKsKsKsKsKsKsKsKsKsKsKsKsKsK}", "VmPeak", (unsigned long long)m.vm_peak,
-				    "VmSize", (unsigned long long)m.vm_size, "VmLck", (unsigned long long)m.vm_lck,
-				    "VmPin", (unsigned long long)m.vm_pin, "VmHWM", (unsigned long long)m.vm_hwm,
-				    "VmRSS", (unsigned long long)m.vm_rss, "RssAnon", (unsigned long long)m.rss_anon,
-				    "RssFile", (unsigned long long)m.rss_file, "RssShmem", (unsigned long long)m.rss_shmem,
-				    "VmData", (unsigned long long)m.vm_data, "VmStk", (unsigned long long)m.vm_stk,
-				    "VmExe", (unsigned long long)m.vm_exe, "VmLib", (unsigned long long)m.vm_lib,
-				    "VmSwap", (unsigned long long)m.vm_swap);
-	if (d && m.vm_pte != UINT64_MAX) {
-		PyObject *pte = PyLong_FromUnsignedLongLong(m.vm_pte);
-		if (!pte || PyDict_SetItemString(d, "VmPTE", pte) < 0)
+	struct kp_meminfo_item lines[KP_TASK_MEM_LINES];
+	size_t n = kp_task_mem_lines(&m, lines);
+	PyObject *d = PyDict_New();
+	for (size_t i = 0; d && i < n; i++) {
+		PyObject *v = PyLong_FromUnsignedLongLong(lines[i].value);
+		if (!v || PyDict_SetItemString(d, lines[i].name, v) < 0)
 			Py_CLEAR(d);
-		Py_XDECREF(pte);
+		Py_XDECREF(v);
 	}
 	return d;
 }

@@ -4,6 +4,7 @@
 // expected here is one the generator wrote (its comments say which), or
 // one a test's edit writes over it.
 #include <stdlib.h>
+#include <string.h>
 
 #include "test.h"
 #include "synthkernel.h"
@@ -167,6 +168,14 @@ TEST(memory_sizes_as_proc_status)
 	CHECK_U64(m.vm_lib, (300 * 4096 - 0xa2000) >> 10);
 	CHECK_U64(m.vm_pte, 0x5000 >> 10);
 	CHECK_U64(m.vm_swap, 2 * 4);
+	struct kp_meminfo_item lines[KP_TASK_MEM_LINES];
+	CHECK(kp_task_mem_lines(&m, lines) == 15);
+	CHECK_STR(lines[0].name, "VmPeak");
+	CHECK_STR(lines[13].name, "VmPTE");
+	CHECK(lines[13].value == 20 && lines[14].value == 8 && !strcmp(lines[14].name, "VmSwap"));
+	m.vm_pte = UINT64_MAX;	// a kernel that does not count page tables: no VmPTE line
+	CHECK(kp_task_mem_lines(&m, lines) == 14);
+	CHECK_STR(lines[13].name, "VmSwap");
 	// Task 2: its anonymous count -3 is 0, as /proc shows it.
 	CHECK_OK(kp_task_mem(k, TASK(2), &m));
 	CHECK(m.vm_size == 400 && m.vm_peak == 400 && m.rss_file == 80 && m.rss_anon == 0 &&

@@ -212,3 +212,22 @@ struct kp_error *kp_task_mem(struct kp_kernel *k, uint64_t task, struct kp_task_
 	};
 	return NULL;
 }
+
+size_t kp_task_mem_lines(const struct kp_task_mem *m, struct kp_meminfo_item *ret)
+{
+	const struct kp_meminfo_item lines[KP_TASK_MEM_LINES] = {
+		{ "VmPeak", m->vm_peak, true }, { "VmSize", m->vm_size, true },
+		{ "VmLck", m->vm_lck, true }, { "VmPin", m->vm_pin, true },
+		{ "VmHWM", m->vm_hwm, true }, { "VmRSS", m->vm_rss, true },
+		{ "RssAnon", m->rss_anon, true }, { "RssFile", m->rss_file, true },
+		{ "RssShmem", m->rss_shmem, true }, { "VmData", m->vm_data, true },
+		{ "VmStk", m->vm_stk, true }, { "VmExe", m->vm_exe, true },
+		{ "VmLib", m->vm_lib, true }, { "VmPTE", m->vm_pte, true },
+		{ "VmSwap", m->vm_swap, true },
+	};
+	size_t n = 0;
+	for (size_t i = 0; i < KP_TASK_MEM_LINES; i++)
+		if (lines[i].value != UINT64_MAX)	// VmPTE of a kernel that does not count page tables
+			ret[n++] = lines[i];
+	return n;
+}
