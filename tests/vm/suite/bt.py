@@ -149,12 +149,17 @@ def ck_panic_bt(console, arch="amd64"):
                 return i
         return None
 
+    # An OOM and a hung task print other traces first (the allocation's,
+    # the blocked task's): panic()'s follows its "Kernel panic" line.
+    at = console.find("Kernel panic - not syncing")
+    panic_part = console[at:] if at >= 0 else console
+
     def ck(res, c):
         rows, why = json_of(res, "stacks")
         if rows is None:
             return False, why
         want_regs = []
-        want = console_trace(console, want_regs)
+        want = console_trace(panic_part, want_regs)
         if start(want) is None:
             return False, "no Call Trace through panic() on the console:\n%s" % console[-3000:]
         want = want[start(want):]

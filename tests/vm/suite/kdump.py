@@ -186,11 +186,7 @@ class KdumpRun:
             jobs.append((name + ":panic-summary", run("panic", "--json"),
                          ck_panic(self.console, self.kernel.release, clock, ncpus),
                          None, None))
-            # An OOM and a hung task print other traces first (the
-            # allocation's, the blocked task's): panic()'s follows its line.
-            at = self.console.find("Kernel panic - not syncing")
-            ck = ck_oops_bt(self.console) if self.kind == "oops" else \
-                ck_panic_bt(self.console[at:] if at >= 0 else self.console)
+            ck = ck_oops_bt(self.console) if self.kind == "oops" else ck_panic_bt(self.console)
             if self.kind == "oops":
                 ck = ck_module_frames(ck, self.console, "kp_crash")
             jobs.append((name + ":bt-panic", run("bt", "--json"), ck, None, None))

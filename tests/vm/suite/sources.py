@@ -162,12 +162,9 @@ def guest_jobs(r, kpeek, pool, compressors):
         if r.panic:
             jobs.append((name, pool.submit(rig.run_kpeek, kpeek, ["-c", r.panic[0], "panic", "--json"]),
                          ck_panic(r.panic[1], r.kernel.release), None, None))
-            # An OOM prints the allocation's trace first: panic()'s
-            # follows its line.
-            at = r.panic[1].find("Kernel panic - not syncing")
             jobs.append(("%s:bt-panic" % r.prefix("panic"),
                          pool.submit(rig.run_kpeek, kpeek, ["-c", r.panic[0], "bt", "--json"]),
-                         ck_panic_bt(r.panic[1][at:] if at >= 0 else r.panic[1], r.arch), None, None))
+                         ck_panic_bt(r.panic[1], r.arch), None, None))
             jobs += report_jobs(r.prefix, {"panic": r.panic[0]}, r.panic[1], r.kernel.release,
                                 KINDS[r.panic_command], kpeek, pool, files=r.files)
             jobs.append(("%s:bt-cpus" % r.prefix("panic"),
