@@ -22,6 +22,9 @@ static void usage(void)
 	       "            hardened freelists decoded)\n"
 	       "  symbol    in the kernel image: symbol+offset and section\n"
 	       "  module    in a module: its symbol+offset\n"
+	       "  percpu    in a CPU's per-CPU area: the per-CPU variable+offset and\n"
+	       "            the CPU, or the area's offset past the static variables\n"
+	       "            (alloc_percpu() memory)\n"
 	       "  page      in the memory map: the struct page of a PFN\n"
 	       "  direct    in the direct map: its PFN and the page's summary\n"
 	       "  vmalloc   in a vmalloc area: its start, size (guard page included)\n"
@@ -51,7 +54,8 @@ static void usage(void)
 	       "                  and physical facts \"pfn\" (\"page\": a page's summary;\n"
 	       "                  physical: \"memory\", \"memory_detail\" from /proc/iomem);\n"
 	       "                  vmalloc facts \"start\", \"size\", \"caller\",\n"
-	       "                  \"caller_symbol\"\n"
+	       "                  \"caller_symbol\"; percpu facts \"cpu\", \"symbol\" (null\n"
+	       "                  past the static variables), \"offset\", \"start\", \"size\"\n"
 	       "  -h, --help      show this help\n"
 	       "\n"
 	       "Examples:\n"
@@ -156,6 +160,13 @@ static void fact_text(struct out *o, struct kp_kernel *k, const struct kp_whatis
 			out_text(o, " [%s]", f->sym.module);
 		out_text(o, f->section ? " (%s)\n" : "\n", f->section);
 		break;
+	case KP_WHATIS_PERCPU:
+		if (f->sym.name)
+			out_text(o, "  percpu    %s+0x%" PRIx64 " of CPU %" PRIu32 "\n", f->sym.name, f->offset, f->cpu);
+		else
+			out_text(o, "  percpu    CPU %" PRIu32 "'s area 0x%" PRIx64 "-0x%" PRIx64 " +0x%" PRIx64
+				 " (past its static variables)\n", f->cpu, f->start, f->end, f->offset);
+		break;
 	case KP_WHATIS_PAGE:
 		out_text(o, "  page      struct page of PFN 0x%" PRIx64 " +0x%" PRIx64 "\n", f->pfn, f->offset);
 		break;
@@ -191,6 +202,22 @@ static void fact_text(struct out *o, struct kp_kernel *k, const struct kp_whatis
 		out_text(o, "            (%s)\n", f->note);
 }
 
+static void task_json(struct out *o, const struct kp_whatis_fact *f)
+{
+	out_begin_object(o, "task");
+	out_kv_hex(o, "task", f->task.task);
+	out_kv_int(o, "pid", f->task.pid);
+	out_kv_str(o, "comm", f->task.comm);
+	out_end_object(o);
+	if (f->kind == KP_WHATIS_TASK) {
+		out_kv_uint(o, "offset", f->offset);
+	} else {
+		out_kv_hex(o, "stack", f->task.stack);
+		out_kv_uint(o, "stack_size", f->task.stack_size);
+		out_kv_uint(o, "from_top", f->task.from_top);
+	}
+}
+
 static void fact_json(struct out *o, struct kp_kernel *k, const struct kp_whatis_fact *f)
 {
 	out_begin_object(o, NULL);
@@ -213,18 +240,7 @@ static void fact_json(struct out *o, struct kp_kernel *k, const struct kp_whatis
 		break;
 	case KP_WHATIS_TASK:
 	case KP_WHATIS_STACK:
-		out_begin_object(o, "task");
-		out_kv_hex(o, "task", f->task.task);
-		out_kv_int(o, "pid", f->task.pid);
-		out_kv_str(o, "comm", f->task.comm);
-		out_end_object(o);
-		if (f->kind == KP_WHATIS_TASK) {
-			out_kv_uint(o, "offset", f->offset);
-		} else {
-			out_kv_hex(o, "stack", f->task.stack);
-			out_kv_uint(o, "stack_size", f->task.stack_size);
-			out_kv_uint(o, "from_top", f->task.from_top);
-		}
+		task_json(o, f);
 		break;
 	case KP_WHATIS_SYMBOL:
 	case KP_WHATIS_MODULE:
@@ -233,6 +249,13 @@ static void fact_json(struct out *o, struct kp_kernel *k, const struct kp_whatis
 		out_kv_uint(o, "offset", f->offset);
 		out_kv_str(o, "module", f->sym.module);
 		out_kv_str(o, "section", f->section);
+		break;
+	case KP_WHATIS_PERCPU:
+		out_kv_uint(o, "cpu", f->cpu);
+		out_kv_str(o, "symbol", f->sym.name);
+		out_kv_uint(o, "offset", f->offset);
+		out_kv_hex(o, "start", f->start);
+		out_kv_uint(o, "size", f->end - f->start);
 		break;
 	case KP_WHATIS_PAGE:
 		out_kv_hex(o, "pfn", f->pfn);

@@ -3,7 +3,8 @@
 // system (tests/gen/synthsys.h: run queues, memory counters, slab caches,
 // network namespaces, interfaces and sockets, IRQs), its bytes rewritten by
 // the input, then the run queue, meminfo, slab, interface, socket and IRQ
-// walkers.
+// walkers, and whatis of a per-CPU variable, a per-CPU area past its static
+// variables, a slab object and a task (virtual and physical).
 //
 // Input: one byte of flags (bit 0: the older kernel generation, struct page,
 // unsigned int kstat_irqs, the irq_desc array...), then records of [page,
@@ -90,6 +91,13 @@ static void exercise(struct kp_kernel *k)
 	DRAIN(kp_socket_iter, kp_socket_iter_create(k, &it_), kp_socket_iter_next, kp_socket_iter_destroy,
 	      kp_socket);
 	DRAIN(kp_irq_iter, kp_irq_iter_create(k, &it_), kp_irq_iter_next, kp_irq_iter_destroy, kp_irq);
+	static const uint64_t at[] = { SKS_RQ(1) + 8, SKS_PCPU(0) + SKS_PC_END + 0x10, SKS_SLAB + 0x40,
+				       SKS_TASKS + 0x10 };
+	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+		struct kp_whatis *w;
+		if (fuzz_ok(kp_whatis_create(k, i & 1 ? KP_PHYS : KP_VIRT, i & 1 ? at[i] : SKP_VA(at[i]), &w)))
+			kp_whatis_destroy(w);
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

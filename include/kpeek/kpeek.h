@@ -727,6 +727,10 @@ enum kp_whatis_kind {
 	KP_WHATIS_REGION,	// in an area of the address space: region, start, end
 	KP_WHATIS_PHYSICAL,	// a physical address: pfn, paddr, in_dump, has_page, memory
 	KP_WHATIS_VMALLOC,	// in a vmalloc area: start, end, caller, caller_sym
+	// In a CPU's per-CPU area: cpu; sym and offset for a static per-CPU
+	// variable (sym.name NULL past them: the area's dynamic part, offset
+	// from start); [start, end) the CPU's unit.
+	KP_WHATIS_PERCPU,
 };
 
 enum kp_slab_state {
@@ -738,9 +742,9 @@ enum kp_slab_state {
 
 struct kp_whatis_fact {
 	enum kp_whatis_kind kind;
-	const char *kind_name;		// "symbol", "module", "slab", "task", "stack", "page", "direct", "region", "physical", "vmalloc"
+	const char *kind_name;		// "symbol", "module", "slab", "task", "stack", "page", "direct", "region", "physical", "vmalloc", "percpu"
 	struct kp_symbol sym;		// symbol, module
-	uint64_t offset;		// symbol, module: from sym.address; page: in the struct page
+	uint64_t offset;		// symbol, module, percpu: from sym.address; page: in the struct page
 	const char *section;		// symbol: "text", "rodata", "data", "init", "bss"; NULL if unknown
 	struct {
 		uint64_t cache;		// struct kmem_cache *
@@ -764,7 +768,7 @@ struct kp_whatis_fact {
 	bool in_dump;			// physical: the source holds the byte
 	bool has_page;			// physical: the kernel has a struct page for pfn
 	const char *region;		// region: "vmalloc", "modules", "fixmap"...
-	uint64_t start, end;		// region, vmalloc: [start, end) (vmalloc: as /proc/vmallocinfo, guard page included)
+	uint64_t start, end;		// region, vmalloc, percpu: [start, end) (vmalloc: as /proc/vmallocinfo, guard page included)
 	uint64_t caller;		// vmalloc: the caller that made the area, 0 if none (vm_map_ram)
 	struct kp_symbol caller_sym;	// vmalloc: its symbol (name NULL if unknown)
 	// physical: the top-level entry of /proc/iomem (iomem_resource)
@@ -773,6 +777,7 @@ struct kp_whatis_fact {
 	// or unknown.
 	const char *memory, *memory_detail;
 	const char *note;		// why part of the fact is unknown, or NULL
+	uint32_t cpu;			// percpu: the CPU whose copy holds the address
 };
 
 struct kp_whatis {

@@ -26,13 +26,13 @@ const struct sks_stat sks_zone_stats[] = {
 };
 
 // 4-byte ones: sysctl_overcommit_ratio, pcpu_nr_units, hugetlb_max_hstate,
-// default_hstate_idx.
+// default_hstate_idx, pcpu_unit_size.
 const struct sks_stat sks_scalars[] = {
 	{ "_totalram_pages", 262144 }, { "totalreserve_pages", 3000 }, { "total_swap_pages", 131072 },
 	{ "nr_swap_pages", 120000 }, { "sysctl_overcommit_kbytes", 0 }, { "sysctl_overcommit_ratio", 50 },
 	{ "nr_vmalloc_pages", 1200 }, { "pcpu_nr_populated", 64 }, { "pcpu_nr_units", 3 },
 	{ "num_poisoned_pages", 0 }, { "totalcma_pages", 4096 }, { "hugetlb_max_hstate", 2 },
-	{ "default_hstate_idx", 0 }, { NULL, 0 },
+	{ "default_hstate_idx", 0 }, { "pcpu_unit_size", SKS_PCPU_UNIT }, { NULL, 0 },
 };
 
 const int32_t sks_committed_delta[4] = { 7, -3, 11, 1000 };
@@ -56,6 +56,8 @@ const struct kp_mkkallsyms_sym *sks_symbols(const struct sk_opts *o)
 	size_t n = 0;
 #define SYM(name_, type_, address_) (syms[n++] = (struct kp_mkkallsyms_sym){ name_, type_, address_ })
 	SYM("runqueues", 'd', SKS_PC_RQ);	// per-CPU
+	SYM("__per_cpu_start", 'D', 0);		// zero-based, as x86-64 until 6.14
+	SYM("__per_cpu_end", 'D', SKS_PC_END);
 	SYM("loopback_get_stats64", 't', SKS_LOOPBACK_STATS);
 	SYM("dev_get_tstats64", 'T', SKS_TSTATS_FN);
 	SYM("cma_alloc", 'T', SKS_CMA_ALLOC_FN);	// CONFIG_CMA: meminfo's Cma lines

@@ -83,6 +83,8 @@ struct btf;
 #define SKS_PC_LSTATS 0xa00
 #define SKS_PC_TSTATS 0xa40
 #define SKS_PC_COMMITTED 0xb00	// vm_committed_as.counters (s32)
+#define SKS_PC_END 0xc00	// __per_cpu_end: the static variables end here
+#define SKS_PCPU_UNIT 0x1000	// pcpu_unit_size: each CPU's area
 #define SKS_RQ(cpu) (SKS_PCPU(cpu) + SKS_PC_RQ)
 
 // Run queues: task group entities and their queues, the fair server.

@@ -5,6 +5,12 @@
 // module, a struct page of the memory map, the direct map, an area of the
 // address space the architecture names, a physical page.
 //
+// A CPU's copy of a per-CPU variable lies at __per_cpu_offset[cpu] plus
+// the variable's address in the template, __per_cpu_start..__per_cpu_end
+// (zero-based on x86-64 until 6.14, in the image elsewhere). Each CPU's
+// unit goes on past the static variables with the reserved and dynamic
+// chunk (alloc_percpu()) to pcpu_unit_size bytes (mm/percpu.c).
+//
 // A task's kernel stack is task->stack .. + THREAD_SIZE. THREAD_SIZE is
 // no BTF fact (union thread_union is not in BTF); with CONFIG_VMAP_STACK
 // (x86-64 and arm64 default, 4.9+) each stack is a vmalloc area whose
@@ -41,6 +47,7 @@ struct whatis_impl {
 	struct kp_whatis pub;
 	struct kp_whatis_fact facts[MAX_FACTS];
 	char cache[64];
+	char percpu_name[128];
 	char notes[3][256];
 	char memory[2][64];
 };
@@ -49,7 +56,7 @@ static const char *const kind_names[] = {
 	[KP_WHATIS_SYMBOL] = "symbol", [KP_WHATIS_MODULE] = "module", [KP_WHATIS_SLAB] = "slab",
 	[KP_WHATIS_TASK] = "task", [KP_WHATIS_STACK] = "stack", [KP_WHATIS_PAGE] = "page",
 	[KP_WHATIS_DIRECT] = "direct", [KP_WHATIS_REGION] = "region", [KP_WHATIS_PHYSICAL] = "physical",
-	[KP_WHATIS_VMALLOC] = "vmalloc",
+	[KP_WHATIS_VMALLOC] = "vmalloc", [KP_WHATIS_PERCPU] = "percpu",
 };
 
 static struct kp_whatis_fact *add(struct whatis_impl *w, enum kp_whatis_kind kind)
@@ -182,6 +189,95 @@ static void symbol(struct kp_kernel *k, uint64_t a, struct whatis_impl *w)
 	f->sym = sym;
 	f->offset = off;
 	f->section = kp_section_name(sec);
+}
+
+// A per-CPU unit larger than this is not a kernel's (x86-64 and arm64
+// units are tens to hundreds of KiB; PERCPU_DYNAMIC_SIZE_SHIFT).
+#define MAX_PERCPU_UNIT (64u << 20)
+
+static uint64_t percpu_unit_size(struct kp_kernel *k, uint64_t static_size)
+{
+	struct kp_symbol s;
+	uint32_t unit;
+	if (!kp_ok(kp_symbol_by_name(k, "pcpu_unit_size", &s)) ||
+	    !kp_ok(kp_read(k, KP_VIRT, s.address, &unit, sizeof(unit))) || unit < static_size ||
+	    unit > MAX_PERCPU_UNIT)
+		return static_size;
+	return unit;
+}
+
+// The static per-CPU variable holding template address t (start <= t <
+// end), named in w. Zero-based per-CPU symbols (x86-64 until 6.14) lie
+// below every kernel address, where no address lookup looks: they come
+// first in address order, the iteration ends at the first symbol past t.
+static bool percpu_symbol(struct kp_kernel *k, uint64_t t, uint64_t start, uint64_t end,
+			  struct whatis_impl *w, struct kp_symbol *ret)
+{
+	struct kp_symbol_iter *it;
+	const struct kp_symbol *s;
+	struct kp_symbol best = { 0 };
+	if (kp_kernel_symbol_at(k, t, ret) && ret->address >= start && ret->address <= t)
+		return true;
+	if (!kp_ok(kp_symbol_iter_create(k, &it)))
+		return false;
+	uint64_t next = end;
+	while (kp_ok(kp_symbol_iter_next(it, &s)) && s) {
+		if (s->address > t) {
+			next = s->address < end ? s->address : end;
+			break;
+		}
+		// __per_cpu_start shares its address with the first variable.
+		if (s->address < start || s->module || !strncmp(s->name, "__per_cpu_", 10) ||
+		    (best.name && s->address == best.address))
+			continue;
+		best = *s;
+		snprintf(w->percpu_name, sizeof(w->percpu_name), "%s", s->name);
+		best.name = w->percpu_name;
+	}
+	kp_symbol_iter_destroy(it);
+	if (!best.name)
+		return false;
+	best.size = next - best.address;
+	*ret = best;
+	return true;
+}
+
+static void percpu(struct kp_kernel *k, uint64_t a, struct whatis_impl *w)
+{
+	uint64_t start, end, off;
+	if (!kp_kernel_percpu_section(k, &start, &end))
+		return;
+	uint64_t size = 0;
+	for (uint32_t cpu = 0; cpu < kp_kernel_nr_cpu_ids(k); cpu++) {
+		struct kp_error *err = kp_kernel_per_cpu_offset(k, cpu, &off);
+		if (err) {
+			// A CPU that is not possible has no area; an unreadable
+			// offset table is said.
+			if (kp_error_code(err) == KP_ERR_INVALID)
+				kp_error_destroy(err);
+			else
+				note(w, err, "the per-CPU areas");
+			continue;
+		}
+		uint64_t t = a - off;
+		if (!size)
+			size = percpu_unit_size(k, end - start);
+		if (t < start || t - start >= size)
+			continue;
+		struct kp_whatis_fact *f = add(w, KP_WHATIS_PERCPU);
+		if (!f)
+			return;
+		f->cpu = cpu;
+		f->start = start + off;
+		f->end = start + off + size;
+		f->offset = t - start;
+		struct kp_symbol sym;
+		if (t < end && percpu_symbol(k, t, start, end, w, &sym) && (!sym.size || t - sym.address < sym.size)) {
+			f->sym = sym;
+			f->offset = t - sym.address;
+		}
+		return;
+	}
 }
 
 static void slab(struct kp_kernel *k, uint64_t pa, struct whatis_impl *w)
@@ -323,6 +419,7 @@ static struct kp_error *virtual(struct kp_kernel *k, uint64_t a, struct whatis_i
 		slab(k, t.paddr, w);
 	drop_task_past_object(w);
 	symbol(k, a, w);
+	percpu(k, a, w);
 	regions(k, a, mapped, t.paddr, w);
 	return NULL;
 }
@@ -339,10 +436,14 @@ struct kp_error *kp_whatis_create(struct kp_kernel *k, enum kp_space space, uint
 	if (space == KP_PHYS) {
 		uint64_t va;
 		struct kp_error *err = NULL;
-		if (kp_lx_phys_to_virt(k, address, &va) && (err = find_task(k, va, w)))
+		bool mapped = kp_lx_phys_to_virt(k, address, &va);
+		if (mapped && (err = find_task(k, va, w)))
 			note(w, err, "the task list");
 		slab(k, address, w);
 		drop_task_past_object(w);
+		// A per-CPU area embedded in the direct map (the first chunk).
+		if (mapped)
+			percpu(k, va, w);
 		physical(k, address, w);
 	} else {
 		virtual(k, address, w);
