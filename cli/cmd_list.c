@@ -293,9 +293,8 @@ int cmd_list(struct cli *cli, int argc, char **argv)
 	l.o = out_create(cli->json);
 	struct cli_walk w = { .st = { .sz = sizeof(w.st) }, .err = walk(&l, it, offset) };
 	kp_list_iter_status(it, &w.st);
-	// A list longer than -n allows is a cap of the output, not a corrupt
-	// list (the iterator's runaway-length error stands for both).
-	w.at_limit = w.err && kp_error_code(w.err) == KP_ERR_LOOP && l.entries >= lo.limit;
+	// A list longer than -n allows is a cap of the output, not a corrupt list.
+	w.at_limit = w.st.at_limit;
 	kp_list_iter_destroy(it);
 	if (out_is_json(l.o))
 		cli_walk_json(l.o, &w);

@@ -551,6 +551,9 @@ struct kp_walk_status {
 	unsigned restarts;	// passes started again because a live kernel changed
 	uint64_t left_out;	// objects found but not read (their memory is not there)
 	uint64_t partial;	// objects yielded with a part unread (KPEEK_0.6)
+	// The walk stopped at the limit its caller set (kp_list_iter_set_limit):
+	// its error is that limit, not the structure's fault (KPEEK_0.6).
+	bool at_limit;
 };
 
 KP_API void kp_list_iter_status(const struct kp_list_iter *it, struct kp_walk_status *ret);

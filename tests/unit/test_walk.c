@@ -77,12 +77,14 @@ struct walk {
 	struct kp_walk_status st;
 };
 
-static struct walk walk(struct kp_kernel *k)
+static struct walk walk_limit(struct kp_kernel *k, uint64_t limit)
 {
 	struct walk w = { .st = { .sz = sizeof(w.st) } };
 	struct kp_list_iter *it;
 	if ((w.err = kp_list_iter_create(k, NODE(0), 0, &it)))
 		return w;
+	if (limit)
+		kp_list_iter_set_limit(it, limit);
 	for (int calls = 0; calls < 200; calls++) {
 		uint64_t node;
 		bool done;
@@ -102,11 +104,35 @@ static struct walk walk(struct kp_kernel *k)
 	return w;
 }
 
+static struct walk walk(struct kp_kernel *k)
+{
+	return walk_limit(k, 0);
+}
+
 static void check_nodes(const struct walk *w, const int *want, int n)
 {
 	CHECK_U64(w->n, n);
 	for (int i = 0; i < n && i < w->n; i++)
 		CHECK_U64(w->nodes[i], NODE(want[i]));
+}
+
+// The caller's limit ends the walk as such (at_limit); a corrupt list's
+// error is the list's fault.
+TEST(the_callers_limit_is_not_the_lists_fault)
+{
+	build(5);
+	struct kp_kernel *k = kernel(false);
+	struct walk w = walk_limit(k, 3);
+	static const int want[] = { 1, 2, 3 };
+	check_nodes(&w, want, 3);
+	CHECK_ERR(w.err, KP_ERR_LOOP, "does not end after 3 entries");
+	CHECK(w.st.end == KP_WALK_STOPPED && w.st.at_limit);
+	// Node 5 leads back to node 1: a cycle that never returns to its head.
+	w64(NODE(5), NODE(1));
+	w = walk_limit(k, 64);
+	CHECK_ERR(w.err, KP_ERR_FORMAT, "is corrupt");
+	CHECK(w.st.end == KP_WALK_STOPPED && !w.st.at_limit);
+	kp_kernel_destroy(k);
 }
 
 TEST(dump_missing_page_at_the_head)
@@ -384,6 +410,7 @@ TEST(partial_objects_and_the_error_that_ends_the_walk)
 int main(void)
 {
 	RUN(partial_objects_and_the_error_that_ends_the_walk);
+	RUN(the_callers_limit_is_not_the_lists_fault);
 	RUN(dump_missing_page_at_the_head);
 	RUN(dump_missing_page_in_the_middle);
 	RUN(dump_missing_page_at_the_end);

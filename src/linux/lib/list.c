@@ -38,6 +38,7 @@ struct kp_list_iter {
 	const char *what;	// "task list", for messages
 	uint64_t head;		// where the walk ends
 	uint64_t max;
+	bool limited;		// max is the caller's (kp_list_iter_set_limit)
 	bool head_is_node;	// head is yielded too (KP_LIST_HEAD_IS_NODE)
 	bool single;		// next pointers only (KP_LIST_SINGLE)
 	bool collected;
@@ -79,6 +80,7 @@ struct kp_error *kp_list_iter_create(struct kp_kernel *k, uint64_t head, unsigne
 void kp_list_iter_set_limit(struct kp_list_iter *it, uint64_t max)
 {
 	it->max = max;
+	it->limited = true;
 }
 
 void kp_list_iter_destroy(struct kp_list_iter *it)
@@ -103,8 +105,11 @@ static bool push(struct kp_list_iter *it, uint64_t node)
 	return true;
 }
 
-static struct kp_error *too_long(const struct kp_list_iter *it, uint64_t at, const char *how)
+// Past the caller's limit the walk ends at that limit; past the default
+// one the list runs away (a cycle the walk cannot tell from length).
+static struct kp_error *too_long(struct kp_list_iter *it, uint64_t at, const char *how)
 {
+	it->walk.at_limit = it->limited;
 	return kp_error_create(KP_ERR_LOOP, "%s does not end after %" PRIu64 " entries (at 0x%" PRIx64 "%s)",
 			       it->what, it->max, at, how);
 }

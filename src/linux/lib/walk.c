@@ -78,7 +78,7 @@ void kp_lx_walk_status(const struct kp_lx_walk *w, struct kp_walk_status *ret)
 {
 	struct kp_walk_status st = {
 		.sz = sizeof(st), .end = w->end, .restarts = w->restarts, .left_out = w->left_out,
-		.partial = w->partial,
+		.partial = w->partial, .at_limit = w->at_limit,
 	};
 	kp_out_copy(ret, &st, sizeof(st));
 }

@@ -19,6 +19,7 @@ struct kp_lx_walk {
 	unsigned restarts;
 	uint64_t left_out;
 	uint64_t partial;
+	bool at_limit;		// the caller's limit ended it
 	struct kp_error *final;	// what ended the walk, until it is returned
 	struct kp_error *note;	// the first partial object's error
 	bool finished;		// the iterator said it is done
