@@ -278,6 +278,19 @@ void cli_human_size(uint64_t bytes, char *buf, size_t size)
 // Every task the iterator yields. A task that cannot be read whole (memory
 // missing from a dump: KP_ERR_FAULT) is left out and counted in *bad, the
 // first such error kept in *bad_err; any other error ends the walk.
+bool cli_task_mem(struct kp_kernel *k, uint64_t task, struct kp_task_mem *ret, struct kp_error **err_ret)
+{
+	struct kp_error *err = kp_task_mem(k, task, ret);
+	*err_ret = NULL;
+	if (!err)
+		return true;
+	if (kp_error_code(err) == KP_ERR_INVALID || kp_error_code(err) == KP_ERR_NOT_FOUND)
+		kp_error_destroy(err);
+	else
+		*err_ret = err;
+	return false;
+}
+
 struct kp_error *cli_collect_tasks(struct kp_kernel *k, bool threads, struct kp_task **ret,
 				   size_t *n_ret, struct cli_walk *walk)
 {

@@ -111,6 +111,10 @@ int cli_walk_end(const char *cmd, const char *objects, struct cli_walk *w);
 // returned with it. An error before any task is returned.
 struct kp_error *cli_collect_tasks(struct kp_kernel *k, bool threads, struct kp_task **ret,
 				   size_t *n_ret, struct cli_walk *walk);
+// A task's memory sizes (kp_task_mem()) into ret: true; false with *err_ret
+// NULL for a kernel thread or a task whose memory is gone (it has none, as
+// /proc shows it), false with the error for one that could not be read.
+bool cli_task_mem(struct kp_kernel *k, uint64_t task, struct kp_task_mem *ret, struct kp_error **err_ret);
 // A printk time as the kernel prints it: seconds and microseconds, "12.345678".
 void cli_seconds(uint64_t ns, char *buf, size_t size);
 // Seconds on the monotonic clock (durations, rates).

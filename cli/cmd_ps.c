@@ -200,21 +200,22 @@ static bool shown(const struct ps_opts *po, const struct kp_task *p)
 static bool memory(struct ps_opts *po, const struct kp_task *p, uint64_t *vsz, uint64_t *rss)
 {
 	struct kp_task_mem m;
+	struct kp_error *err;
 	*vsz = *rss = 0;
 	if (p->kthread)
 		return true;
-	struct kp_error *err = kp_task_mem(po->k, p->address, &m);
-	if (!err) {
+	if (cli_task_mem(po->k, p->address, &m, &err)) {
 		*vsz = m.vm_size;
 		*rss = m.vm_rss;
 		return true;
 	}
-	bool gone = kp_error_code(err) == KP_ERR_NOT_FOUND;
-	if (!gone && !po->no_memory++)
+	if (!err)
+		return true;
+	if (!po->no_memory++)
 		snprintf(po->first_memory, sizeof(po->first_memory), "pid %d: %s", p->pid,
 			 kp_error_message(err));
 	kp_error_destroy(err);
-	return gone;
+	return false;
 }
 
 // The task's /proc/PID/cmdline (NULL and counted when it cannot be read).

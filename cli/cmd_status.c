@@ -214,12 +214,8 @@ static int one(struct kp_kernel *k, struct out *o, int32_t pid, uint64_t task)
 {
 	struct kp_task_status *st = NULL;
 	struct kp_task_mem mem;
-	struct kp_error *err = kp_task_mem(k, task, &mem);
-	bool has_mem = !err;
-	if (err && (kp_error_code(err) == KP_ERR_INVALID || kp_error_code(err) == KP_ERR_NOT_FOUND)) {
-		kp_error_destroy(err);	// a kernel thread, or a task whose memory is gone
-		err = NULL;
-	}
+	struct kp_error *err;
+	bool has_mem = cli_task_mem(k, task, &mem, &err);
 	if (err || (err = kp_task_status_create(k, task, &st))) {
 		if (out_is_json(o))
 			out_kv_str(o, "status", NULL);

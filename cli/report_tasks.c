@@ -74,11 +74,9 @@ void report_largest(struct report *r)
 		struct kp_task_mem m;
 		if (tasks[i].kthread)
 			continue;
-		if (!(err = kp_task_mem(r->k, tasks[i].address, &m))) {
+		if (cli_task_mem(r->k, tasks[i].address, &m, &err)) {
 			rank(top, &nt, &tasks[i], &m);
-		} else if (kp_error_code(err) == KP_ERR_NOT_FOUND) {
-			kp_error_destroy(err);	// it exited: no memory
-		} else {
+		} else if (err) {
 			unread++;
 			if (first)
 				kp_error_destroy(err);
