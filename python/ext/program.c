@@ -465,6 +465,8 @@ static PyMethodDef program_methods[] = {
 	  "read(address, size, physical=False) -> bytes" },
 	{ "stack_trace", (PyCFunction)stack_trace, METH_O,
 	  "stack_trace(task_or_pid) -> list of StackFrame, innermost first" },
+	{ "whatis", (PyCFunction)(void (*)(void))kpy_whatis, METH_VARARGS | METH_KEYWORDS,
+	  "whatis(address, physical=False) -> list of dict: every fact of kpeek whatis, most specific first" },
 	{ "crash_signature", (PyCFunction)crash_signature, METH_NOARGS,
 	  "crash_signature() -> dict (signature, kind, title, frames, stack) as kpeek report's, None without a panic" },
 	{ "_tasks", (PyCFunction)tasks, METH_VARARGS, NULL },

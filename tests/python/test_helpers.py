@@ -6,7 +6,8 @@ import pytest
 import kpeek
 from kpeek.helpers.linux import (
     cmdline, environ, find_task, for_each_online_cpu, for_each_task, list_for_each,
-    list_for_each_entry, per_cpu_ptr, task_memory, task_since_last_ran_ns, task_state_to_char)
+    identify_address, list_for_each_entry, per_cpu_ptr, task_memory, task_since_last_ran_ns,
+    task_state_to_char)
 
 
 def test_for_each_task_is_every_task(prog, truth):
@@ -143,3 +144,28 @@ def test_crash_signature_without_a_log_says_why(prog):
     with pytest.raises(LookupError) as e:
         prog.crash_signature()
     assert "printk ring buffer" in str(e.value)
+
+
+def test_whatis_per_cpu_variable(prog, truth):
+    rq = truth["percpu"]["runqueues_cpu1"]
+    facts = prog.whatis(rq + 8)
+    assert facts[0]["kind"] == "percpu"
+    assert (facts[0]["cpu"], facts[0]["symbol"], facts[0]["offset"]) == (1, "runqueues", 8)
+    assert facts[0]["size"] == truth["percpu"]["unit"]
+    assert identify_address(prog, rq + 8) == "per-CPU variable: runqueues+0x8 of CPU 1"
+
+
+def test_whatis_task_and_symbol(prog, truth):
+    addr, pid, comm = truth["tasks"][1]
+    assert identify_address(prog, addr + 0x10) == "task_struct: %d (%s) +0x10" % (pid, comm)
+    # init_task is the idle task's task_struct (most specific) and a symbol.
+    assert identify_address(prog, truth["init_task"] + 8) == "task_struct: 0 (swapper/0) +0x8"
+    facts = prog.whatis(truth["init_task"] + 8)
+    assert [f["kind"] for f in facts][:2] == ["task", "symbol"]
+    assert (facts[1]["symbol"], facts[1]["offset"]) == ("init_task", 8)
+
+
+def test_whatis_of_nothing_known(prog):
+    # The first page of the address space: no fact, an empty list.
+    assert prog.whatis(0x1000) == []
+    assert identify_address(prog, 0x1000) is None

@@ -136,6 +136,9 @@ int main(int argc, char **argv)
 	fprintf(f, "  \"mm1\": {\"total_vm\": %" PRIu64 ", \"hiwater_rss\": %" PRIu64 ", \"rss\": [%" PRId64
 		", %" PRId64 ", %" PRId64 ", %" PRId64 "]},\n", mm->total_vm, mm->hiwater_rss, mm->rss[0],
 		mm->rss[1], mm->rss[2], mm->rss[3]);
+	// CPU 1's run queue (a per-CPU variable at SKS_PC_RQ) and its unit.
+	fprintf(f, "  \"percpu\": {\"runqueues_cpu1\": %" PRIu64 ", \"unit\": %u},\n", SKP_VA(SKS_RQ(1)),
+		SKS_PCPU_UNIT);
 	fprintf(f, "  \"init_task\": %" PRIu64 ",\n", (uint64_t)SK_INIT_TASK);
 	fprintf(f, "  \"task_size\": %" PRIu64 ",\n", sk_task_size(&o));
 	fprintf(f, "  \"task_offsets\": {\"tasks\": %d, \"pid\": %d, \"comm\": %d, "

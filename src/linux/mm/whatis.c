@@ -34,7 +34,8 @@
 
 enum { T_STACK, T_VM_AREA, T_N };
 static const struct kp_member_spec task_members[T_N] = {
-	[T_STACK] = { .name = "stack", .flags = KP_MEMBER_NOSPAN },
+	// Every kernel has it; a task_struct without one still bounds tasks.
+	[T_STACK] = { .name = "stack", .flags = KP_MEMBER_OPTIONAL | KP_MEMBER_NOSPAN },
 	// CONFIG_VMAP_STACK (4.9+, ba14a194a434).
 	[T_VM_AREA] = { .name = "stack_vm_area", .flags = KP_MEMBER_OPTIONAL | KP_MEMBER_NOSPAN },
 };
@@ -124,7 +125,8 @@ static struct kp_error *find_task(struct kp_kernel *k, uint64_t a, struct whatis
 		}
 		// The two members lie far apart: two reads, not the span.
 		uint64_t stack, area = 0;
-		if (!kp_ok(kp_read_u64(k, t->address + kp_layout_off(tl, T_STACK), &stack)) ||
+		if (!kp_layout_has(tl, T_STACK) ||
+		    !kp_ok(kp_read_u64(k, t->address + kp_layout_off(tl, T_STACK), &stack)) ||
 		    (vl && !kp_ok(kp_read_u64(k, t->address + kp_layout_off(tl, T_VM_AREA), &area))))
 			continue;
 		uint64_t size = stack_size(k, vl, area);

@@ -11,6 +11,7 @@ from kpeek import Object, container_of
 
 __all__ = [
     "cmdline", "d_path", "environ", "find_task", "for_each_module", "for_each_online_cpu",
+    "identify_address",
     "for_each_possible_cpu", "for_each_task", "hlist_for_each", "hlist_for_each_entry",
     "list_empty", "list_for_each", "list_for_each_entry", "per_cpu", "per_cpu_ptr",
     "rb_first", "rb_next", "rbtree_inorder_for_each", "rbtree_inorder_for_each_entry",
@@ -247,3 +248,39 @@ def per_cpu_ptr(ptr, cpu):
 def per_cpu(var, cpu):
     """per_cpu(): CPU cpu's copy of a per-CPU variable."""
     return per_cpu_ptr(var.address_of_(), cpu)[0]
+
+
+def identify_address(prog, addr):
+    """What a kernel address is, in one line (drgn's identify_address()):
+    the most specific fact of Program.whatis() (kpeek whatis): "slab
+    object: CACHE+0xOFF" ("free slab object" when free), "function symbol:
+    NAME+0xOFF" (text) or "object symbol: NAME+0xOFF" (a module's: "symbol:
+    NAME+0xOFF [MODULE]"), "task stack: PID (COMM) +0xOFF" (from the stack's lowest
+    address), "task_struct: PID (COMM) +0xOFF", "per-CPU variable:
+    NAME+0xOFF of CPU N" (or "per-CPU area of CPU N +0xOFF"), "vmap:
+    0xSTART-0xEND caller NAME", "struct page of PFN 0xN"; None if none of
+    those holds."""
+    for f in prog.whatis(int(addr)):
+        k = f["kind"]
+        if k == "slab" and f["object"] is not None:
+            return "%sslab object: %s+%#x" % ("free " if f["allocated"] is False else "", f["cache_name"],
+                                             f["offset"])
+        if k in ("symbol", "module"):
+            # A module's symbol has no section kpeek knows.
+            what = {"text": "function symbol", None: "symbol"}.get(f["section"], "object symbol")
+            mod = " [%s]" % f["module"] if f["module"] else ""
+            return "%s: %s+%#x%s" % (what, f["symbol"], f["offset"], mod)
+        if k == "stack":
+            return "task stack: %d (%s) +%#x" % (f["pid"], f["comm"], int(addr) - f["stack"])
+        if k == "task":
+            return "task_struct: %d (%s) +%#x" % (f["pid"], f["comm"], f["offset"])
+        if k == "percpu":
+            if f["symbol"]:
+                return "per-CPU variable: %s+%#x of CPU %d" % (f["symbol"], f["offset"], f["cpu"])
+            return "per-CPU area of CPU %d +%#x" % (f["cpu"], f["offset"])
+        if k == "vmalloc":
+            caller = " caller %s" % f["caller_symbol"] if f["caller_symbol"] else ""
+            return "vmap: %#x-%#x%s" % (f["start"], f["start"] + f["size"], caller)
+        if k == "page":
+            return "struct page of PFN %#x" % f["pfn"]
+    return None
