@@ -1,6 +1,5 @@
 # SPDX-License-Identifier: MIT
-# Address forensics (issue 29) against what the guest said of itself, on
-# the ELF and kdump-compressed dumps of every guest:
+# Address forensics (issue 29) against what the guest said of itself:
 #   addr-whatis-symbols  whatis of global text and data symbols of the
 #                        guest's /proc/kallsyms (boot.kallsyms), each at its
 #                        address + 1: the symbol named, offset 1, in a text
@@ -8,18 +7,30 @@
 #   addr-whatis-iomem    whatis -p of an address inside each top-level
 #                        "System RAM" and "Reserved" entry of the guest's
 #                        /proc/iomem (boot.iomem): that entry named.
-# Both read what the guest printed at boot, which no dump changes. The
-# addresses are chosen here from the guest's files (never from kpeek), a
-# few kpeek runs per source: one whatis with every address.
+# Both read what the guest printed at boot, which no dump changes; the
+# other checks: addr_tasks.py, addr_objects.py, addr_slab.py. The
+# addresses are chosen here from the guest's files (never from kpeek). The
+# virtual addresses of every whatis check of a source go to one kpeek run,
+# each check reading its own answers (merge_whatis()). Every dump kind
+# (its own format reader under the same walks) runs the whatis checks and
+# slab, and but the -d 31 ones search -u and page; search -k runs on the
+# ELF and kdump dumps; live, what tests/vm/init addr_live_commands runs
+# (LIVE).
+import json
 import re
 
 import truth as T
 
-from .addr_objects import object_checks, whatis_json
+from .addr_objects import num, object_checks, readings, whatis_json
 from .addr_slab import slab_checks
+from .addr_tasks import task_checks
 from .results import limited
 
-SOURCES = ("elf", "kdump")
+# The sources that also search all kernel memory (search -k); the others
+# run the walk of one cache, and but the -d 31 ones those of one process.
+WALK_SOURCES = ("elf", "kdump")
+USER_WALKS = ("addr-search-user", "addr-page-envpage")
+WHATIS = ["whatis", "--json"]
 PER_KIND = 4
 TEXT_TYPES = "T"
 DATA_TYPES = "DBR"
@@ -121,10 +132,65 @@ def ck_iomem(picks):
     return ck
 
 
+def by_address(check, queries):
+    """check over the answers of its own queries, taken by address from a
+    whatis run of those and more (merged, or the guest's live run)."""
+    def ck(res, c):
+        rc, out, err = res
+        if rc != 0:
+            return check(res, c)
+        try:
+            doc = json.loads(out)
+            got = {num(a["address"]): a for a in doc["addresses"]}
+        except (ValueError, KeyError, TypeError):
+            return check(res, c)
+        missing = [q for q in queries if q not in got]
+        if missing:
+            return False, "whatis answered no query %s (of %d answers)" % (
+                ", ".join("0x%x" % q for q in missing[:8]), len(got))
+        doc["addresses"] = [got[q] for q in queries]
+        return check((rc, json.dumps(doc), err), c)
+    return ck
+
+
+def merge_whatis(checks):
+    """The whatis --json checks of one source as one run of every address,
+    each check given its own answers; the other checks as they are."""
+    merged, rest, addrs = [], [], []
+    for name, args, ck in checks:
+        if args[:2] == WHATIS and len(args) > 2 and all(a.startswith("0x") for a in args[2:]):
+            merged.append((name, [int(a, 16) for a in args[2:]], ck))
+            addrs += [a for a in args[2:] if a not in addrs]
+        else:
+            rest.append((name, args, ck))
+    return [(name, WHATIS + addrs, by_address(ck, qs)) for name, qs, ck in merged] + rest
+
+
+# Live (tests/vm/init addr_live_commands): the guest asks whatis of every
+# candidate of its readings (addr-whatis), the checks take their picks'
+# answers by address; slab, search -u and page of the environment's frames.
+LIVE = ("addr-whatis-percpu", "addr-whatis-stack", "addr-whatis-sockets", "addr-whatis-kmalloc",
+        "addr-whatis-freed", "addr-whatis-vmalloc", "addr-slab-tcp", "addr-search-user", "addr-page-envpage")
+
+
+def live_checks(run):
+    try:
+        readings(run, "live")
+    except T.TruthError as e:
+        why = str(e)
+        return [(n, ["info"], lambda res, c: (False, why)) for n in LIVE]
+    out = task_checks(run, "live") + object_checks(run, "live") + slab_checks(run, "live")
+    return merge_whatis([x for x in out if x[0] in LIVE])
+
+
 def addr_checks(run, source):
-    """[(check name, kpeek args, check)] of one source."""
-    if source not in SOURCES:
+    """[(check name, kpeek args, check)] of one dump source."""
+    # makedumpfile -d 31 of a kernel it does not know leaves out pages the
+    # kernel uses (process.py and tasks.py say what may then be missing).
+    if source in run.unsupported:
         return []
+    if source == "live":
+        return live_checks(run)
     out = []
     picks = symbol_picks(run) if run.files else []
     if picks:
@@ -144,4 +210,9 @@ def addr_checks(run, source):
                     ck_iomem(ip)))
     else:
         out.append(("addr-whatis-iomem", ["whatis", "-p", "--json", "0"], lambda res, c: (False, why)))
-    return out + object_checks(run, source) + slab_checks(run, source)
+    out += task_checks(run, source) + object_checks(run, source) + slab_checks(run, source)
+    if source not in WALK_SOURCES:
+        # A -d 31 dump has no user pages: no environment to search or page.
+        out = [x for x in out if x[0].startswith("addr-whatis-") or x[0] == "addr-slab-tcp" or
+               (x[0] in USER_WALKS and not source.startswith("kdump-d31"))]
+    return merge_whatis(out)

@@ -42,7 +42,18 @@ def text(files, name):
     return files[name].decode("utf-8", "replace")
 
 
+# The readings around the live whatis, slab, search and page runs
+# (tests/vm/init addr_live_commands).
+LIVE_READINGS = ("live-addr", "live-addr-after")
+# The variable of kp_args' environment the live search looks for (kp_proc.c).
+LIVE_MARKER = "PATH=/bin:/usr/bin"
+
+
 def readings(run, source):
+    if source == "live":
+        if "sys.%s.crash_notes" % LIVE_READINGS[0] not in run.files:
+            raise T.TruthError("the guest wrote no sys.%s.* readings" % LIVE_READINGS[0])
+        return LIVE_READINGS
     if source not in run.dumps:
         raise T.TruthError("no %s dump of %s" % (source, run.name))
     _, pre, post = run.dumps[source]
@@ -199,7 +210,8 @@ def marker(run, source):
     """(pid, string, user address, page address, pfn, kpageflags) of a
     variable of kp_args' environment: printable, found once in its
     /proc/PID/environ, within one page that both readings saw at the same
-    frame with the same flags; or a TruthError."""
+    frame with the same flags (live: the one the guest searched); or a
+    TruthError."""
     w = Workload.of(run)
     if w.why:
         raise T.TruthError(w.why)
@@ -217,7 +229,8 @@ def marker(run, source):
         off += len(var) + 1
         first = addr & ~(page - 1)
         if (not 12 <= len(var) <= 64 or not all(0x21 <= ch < 0x7f for ch in var) or env.count(var) != 1
-                or (addr + len(var) - 1) & ~(page - 1) != first or first not in a or a[first] != b.get(first)):
+                or (addr + len(var) - 1) & ~(page - 1) != first or first not in a or a[first] != b.get(first)
+                or (source == "live" and var.decode() != LIVE_MARKER)):
             continue
         cands.append((pid, var.decode(), addr, first) + a[first])
     if not cands:
@@ -271,7 +284,11 @@ def ck_page(m):
             pages = None
         if not pages:
             return False, "not page JSON: %s" % ran(res)
-        got = page_says(pages[0])
+        # Live: the guest asked for every frame of the environment.
+        mine = [p for p in pages if num(p.get("pfn")) == pfn]
+        if not mine:
+            return False, "no answer for pfn 0x%x among %d pages" % (pfn, len(pages))
+        got = page_says(mine[0])
         if got != want:
             return False, "pfn 0x%x: kpeek %s, /proc/kpageflags 0x%x: %s" % (pfn, sorted(got), flags,
                                                                             sorted(want))

@@ -90,7 +90,8 @@ def guest_jobs(r, kpeek, pool, compressors):
         fail_all("live", "the guest wrote no files (see the rig checks)")
     else:
         for tag, args, ck in command_checks(r, "live"):
-            block = "info" if tag.startswith("info") else "panic-none" if tag == "taint" else tag
+            block = "info" if tag.startswith("info") else "panic-none" if tag == "taint" else \
+                "addr-whatis" if tag.startswith("addr-whatis-") and tag != "addr-whatis-percpu" else tag
             try:
                 ctx = r.live_ctx(block)
             except T.TruthError as e:
