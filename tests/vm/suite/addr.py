@@ -21,7 +21,7 @@ import re
 
 import truth as T
 
-from .addr_objects import num, object_checks, readings, whatis_json
+from .addr_objects import num, object_checks, readings, whatis_answers
 from .addr_slab import slab_checks
 from .addr_tasks import task_checks
 from .results import limited
@@ -84,11 +84,9 @@ def iomem_picks(files):
 
 def ck_symbols(picks):
     def ck(res, c):
-        addrs, why = whatis_json(res)
+        addrs, why = whatis_answers(res, picks)
         if addrs is None:
             return False, why
-        if len(addrs) != len(picks):
-            return False, "%d answers for %d addresses" % (len(addrs), len(picks))
         problems = []
         for (name, a, t), got in zip(picks, addrs):
             syms = [f for f in got["facts"] if f["kind"] == "symbol"]
@@ -107,11 +105,9 @@ def ck_symbols(picks):
 
 def ck_iomem(picks):
     def ck(res, c):
-        addrs, why = whatis_json(res)
+        addrs, why = whatis_answers(res, picks)
         if addrs is None:
             return False, why
-        if len(addrs) != len(picks):
-            return False, "%d answers for %d addresses" % (len(addrs), len(picks))
         problems, notes = [], set()
         for (name, pa), got in zip(picks, addrs):
             phys = [f for f in got["facts"] if f["kind"] == "physical"]

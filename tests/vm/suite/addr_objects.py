@@ -83,6 +83,14 @@ def whatis_json(res):
         return None, "not whatis JSON (%s): %s" % (e, out[:300])
 
 
+def whatis_answers(res, picks):
+    """The answers of a whatis --json run, one per pick, or (None, why)."""
+    addrs, why = whatis_json(res)
+    if addrs is not None and len(addrs) != len(picks):
+        return None, "%d answers for %d addresses" % (len(addrs), len(picks))
+    return addrs, why
+
+
 def fact(got, kind):
     return next((f for f in got.get("facts", []) if f.get("kind") == kind), None)
 
@@ -94,11 +102,9 @@ def num(v):
 def answer(res, picks, one):
     """Compares whatis's answers with picks, one(pick, answer) -> problem or
     None per address."""
-    addrs, why = whatis_json(res)
+    addrs, why = whatis_answers(res, picks)
     if addrs is None:
         return False, why
-    if len(addrs) != len(picks):
-        return False, "%d answers for %d addresses" % (len(addrs), len(picks))
     problems = [p for p in (one(pick, got) for pick, got in zip(picks, addrs)) if p]
     if problems:
         return False, "%d of %d differ:\n%s" % (len(problems), len(picks), "\n".join(problems))

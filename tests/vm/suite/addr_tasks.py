@@ -23,7 +23,7 @@ import re
 
 import truth as T
 
-from .addr_objects import PAGE, fact, num, readings, stable, text, vmalloc_areas, whatis_json
+from .addr_objects import PAGE, fact, num, readings, stable, text, vmalloc_areas, whatis_answers
 from .results import limited
 from .tasks import same_name_modulo_work
 
@@ -60,11 +60,9 @@ def ck_percpu(picks, sizes):
     static, unit = sizes
 
     def ck(res, c):
-        got, why = whatis_json(res)
+        got, why = whatis_answers(res, picks)
         if got is None:
             return False, why
-        if len(got) != len(picks):
-            return False, "%d answers for %d addresses" % (len(got), len(picks))
         problems = []
         for (cpu, pa), a in zip(picks, got):
             f = fact(a, "percpu")
@@ -87,11 +85,9 @@ def ck_percpu(picks, sizes):
 
 def ck_stacks(picks, ncpus):
     def ck(res, c):
-        got, why = whatis_json(res)
+        got, why = whatis_answers(res, picks)
         if got is None:
             return False, why
-        if len(got) != len(picks):
-            return False, "%d answers for %d addresses" % (len(got), len(picks))
         pre, post = c.pre["threads"], c.post["threads"]
         problems, named, unowned = [], {}, 0
         for (start, end, caller), a in zip(picks, got):
