@@ -81,6 +81,16 @@ static void note(struct whatis_impl *w, struct kp_error *err, const char *what)
 	kp_error_destroy(err);
 }
 
+// err of a lookup: the absence it may well find (absent) is no fact and
+// no note; anything else is said.
+static void note_unless(struct whatis_impl *w, struct kp_error *err, bool absent, const char *what)
+{
+	if (absent)
+		kp_error_destroy(err);
+	else
+		note(w, err, what);
+}
+
 static uint64_t stack_size(struct kp_kernel *k, const struct kp_struct_layout *vl, uint64_t area)
 {
 	uint8_t buf[32];
@@ -253,12 +263,8 @@ static void percpu(struct kp_kernel *k, uint64_t a, struct whatis_impl *w)
 	for (uint32_t cpu = 0; cpu < kp_kernel_nr_cpu_ids(k); cpu++) {
 		struct kp_error *err = kp_kernel_per_cpu_offset(k, cpu, &off);
 		if (err) {
-			// A CPU that is not possible has no area; an unreadable
-			// offset table is said.
-			if (kp_error_code(err) == KP_ERR_INVALID)
-				kp_error_destroy(err);
-			else
-				note(w, err, "the per-CPU areas");
+			// A CPU that is not possible has no area.
+			note_unless(w, err, kp_error_code(err) == KP_ERR_INVALID, "the per-CPU areas");
 			continue;
 		}
 		uint64_t t = a - off;
@@ -288,11 +294,9 @@ static void slab(struct kp_kernel *k, uint64_t pa, struct whatis_impl *w)
 	uint64_t pfn = pa / kp_kernel_page_size(k);
 	struct kp_error *err = kp_lx_page_read(k, pfn, &lp);
 	if (err) {
-		// No struct page is no slab; other failures are said.
-		if (kp_error_code(err) == KP_ERR_NOT_FOUND || kp_error_code(err) == KP_ERR_UNSUPPORTED)
-			kp_error_destroy(err);
-		else
-			note(w, err, "the struct page");
+		// No struct page is no slab.
+		note_unless(w, err, kp_error_code(err) == KP_ERR_NOT_FOUND || kp_error_code(err) == KP_ERR_UNSUPPORTED,
+			    "the struct page");
 		return;
 	}
 	if (!lp.slab)
@@ -339,10 +343,7 @@ static void vmalloc_area(struct kp_kernel *k, uint64_t a, struct whatis_impl *w)
 	struct kp_lx_vmalloc v;
 	struct kp_error *err = kp_lx_vmalloc_area(k, a, &v);
 	if (err) {
-		if (kp_error_code(err) == KP_ERR_NOT_FOUND)
-			kp_error_destroy(err);
-		else
-			note(w, err, "the vmalloc areas");
+		note_unless(w, err, kp_error_code(err) == KP_ERR_NOT_FOUND, "the vmalloc areas");
 		return;
 	}
 	struct kp_whatis_fact *f = add(w, KP_WHATIS_VMALLOC);
