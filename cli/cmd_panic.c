@@ -100,13 +100,14 @@ static void json_panic(struct out *o, const struct kp_panic *p, const struct pan
 	out_kv_bool(o, "crash_time_invalid", p->crash_time_invalid);
 	if (p->has_task) {
 		out_begin_object(o, "task");
-		out_kv_hex(o, "address", p->task);
+		out_kv_hex_known(o, "address", p->task != 0, p->task);
 		out_kv_int(o, "pid", p->pid);
 		out_kv_str(o, "comm", p->comm);
 		out_end_object(o);
 	} else {
 		out_kv_str(o, "task", NULL);
 	}
+	out_kv_str(o, "task_error", p->task_error[0] ? p->task_error : NULL);
 	out_kv_str(o, "taint", p->taint);
 	out_kv_hex_known(o, "tainted_mask", p->has_tainted_mask, p->tainted_mask);
 	cpus_stopped(o, p);
@@ -135,8 +136,12 @@ static void text_panic(struct out *o, const struct kp_panic *p, const struct pan
 			 p->from_log ? " (from the kernel log: no panic_cpu in kallsyms)" : "");
 	else
 		out_text(o, "cpu:        unknown (panic_cpu is unset)\n");
-	if (p->has_task)
+	if (p->has_task && !p->task_error[0])
 		out_text(o, "task:       PID %d (%s) at 0x%" PRIx64 "\n", p->pid, p->comm, p->task);
+	else if (p->has_task)
+		out_text(o, "task:       PID %d (%s), from the kernel log: %s\n", p->pid, p->comm, p->task_error);
+	else if (p->task_error[0])
+		out_text(o, "task:       unknown: %s\n", p->task_error);
 	if (p->ncpus_stopped)
 		out_text(o, "stopped:    CPU %s (registers saved in crash_notes: bt -a)\n", p->cpus_stopped);
 	if (v->uptime[0])

@@ -251,11 +251,12 @@ static void section_panic(struct report *r, const struct kp_signature *sig)
 			out_begin_object(o, "task");
 			out_kv_int(o, "pid", p->pid);
 			out_kv_str(o, "comm", p->comm);
-			out_kv_hex(o, "address", p->task);
+			out_kv_hex_known(o, "address", p->task != 0, p->task);
 			out_end_object(o);
 		} else {
 			out_kv_str(o, "task", NULL);
 		}
+		out_kv_str(o, "task_error", p->task_error[0] ? p->task_error : NULL);
 		fault(r, sig);
 		out_end_object(o);
 		out_kv_str(o, "signature", show_sig ? hex : NULL);
@@ -280,9 +281,12 @@ static void section_panic(struct report *r, const struct kp_signature *sig)
 		out_text(o, "record:    %s\n", sig->record);	// the oops' first record
 	out_text(o, "kind:      %s\n", kp_panic_kind_name(p->kind));
 	if (p->panicked && p->has_task)
-		out_text(o, "cpu:       %d, PID %d (%s)\n", p->cpu, p->pid, p->comm);
+		out_text(o, "cpu:       %d, PID %d (%s)%s\n", p->cpu, p->pid, p->comm,
+			 p->task_error[0] ? ", from the kernel log" : "");
 	else if (p->panicked)
 		out_text(o, "cpu:       %d\n", p->cpu);
+	if (p->panicked && p->task_error[0])
+		out_text(o, "           (its task cannot be read: %s)\n", p->task_error);
 	fault(r, sig);
 	if (!show_sig)
 		return;

@@ -1264,6 +1264,12 @@ struct kp_panic {
 	// decimal number, or outside 1970..9999): has_crash_time is false.
 	bool crash_time_invalid;
 	enum kp_panic_kind kind;	// since 0.6
+	// Since 0.6: why the task current on cpu could not be read (its run
+	// queue, or its task_struct: a page a dump lacks), "" if it could.
+	// task is then rq->curr (0 if the run queue was unreadable), and pid
+	// and comm the log's "CPU: N PID: P Comm: C" line for cpu (has_task),
+	// if the log has one.
+	char task_error[160];
 };
 KP_API struct kp_error *kp_panic_get(struct kp_kernel *kernel, struct kp_panic *ret);
 

@@ -298,10 +298,10 @@ static struct kp_error *walk_cpus(struct state *s)
 		uint64_t curr;
 		if (!kp_ok(kp_kernel_check_cpu(s->c->k, cpu)))
 			continue;	// not a possible CPU: no run queue
-		if (!kp_lx_cpu_curr(s->c->k, cpu, &curr)) {
+		if ((err = kp_lx_cpu_curr(s->c->k, cpu, &curr))) {
 			char what[48];
-			snprintf(what, sizeof(what), "run queue of CPU %u", cpu);
-			if ((err = unread(s, kp_error_create(KP_ERR_FAULT, "rq->curr unreadable"), what)))
+			snprintf(what, sizeof(what), "current task of CPU %u", cpu);
+			if ((err = unread(s, err, what)))
 				return err;
 			continue;
 		}

@@ -492,6 +492,28 @@ TEST(panic_summary)
 	CHECK_STR(p.comm, "init");
 	CHECK_STR(p.taint, "Tainted: G        W");
 
+	// A dump without the panicking task_struct (a page makedumpfile
+	// excluded): the address is rq->curr, PID and comm the log's line of
+	// that CPU, and task_error says why.
+	static const char *const cpu_line[2] = {
+		"Kernel panic - not syncing: Fatal",
+		"CPU: 2 UID: 0 PID: 217 Comm: kp_hog Kdump: loaded Tainted: G        W          6.12.0-synth #1",
+	};
+	mkk_put_u32(k, A(0x6000) + 48, 8);	// 256 bytes of text
+	printk_records(k, cpu_line);
+	mkk_put_u64(k, A(0x5000 + 0x200) + 0x40 + 8, 0xdead000000000000ULL);
+	CHECK_OK(kp_panic_get(k, &p));
+	CHECK(p.panicked && p.has_task && !p.from_log);
+	CHECK_U64(p.task, 0xdead000000000000ULL);
+	CHECK_U64(p.pid, 217);
+	CHECK_STR(p.comm, "kp_hog");
+	CHECK(strstr(p.task_error, "task_struct at 0xdead000000000000"));
+	// The log's line names another CPU: the task is unknown.
+	mkk_put_u32(k, A(0x4400), 1);
+	mkk_put_u64(k, A(0x5000 + 0x100) + 0x40 + 8, 0xdead000000000000ULL);
+	CHECK_OK(kp_panic_get(k, &p));
+	CHECK(p.panicked && !p.has_task && p.task_error[0]);
+
 	// A panic_cpu that names no CPU of this kernel is corrupt.
 	mkk_put_u32(k, A(0x4400), 7);
 	CHECK_ERR(kp_panic_get(k, &p), KP_ERR_INVALID, "panic_cpu is 7");

@@ -65,8 +65,9 @@ static void copy_line(char *dst, size_t size, const char *s, size_t n)
 
 // dump_stack_print_info()'s "CPU: %d PID: %d Comm: %.20s [Kdump: loaded ]TAINT
 // RELEASE ..." (6.12+: "CPU: %d UID: %u PID: %d ..."), the record after the
-// panic message. TAINT is "Not tainted" or "Tainted: ..." (with spaces), up
-// to " RELEASE".
+// panic message. TAINT is "Not tainted" or "Tainted: ..." (letters and
+// spaces), up to " RELEASE"; a kernel whose release is unknown ends it
+// at the first space before a digit.
 struct log_cpu {
 	bool found;
 	int cpu, pid;
@@ -90,16 +91,24 @@ static void parse_cpu_line(const char *text, size_t len, const char *release, st
 	const char *tainted = strstr(rest, " Tainted: ");
 	if (!taint || (tainted && tainted < taint))
 		taint = tainted;
-	if (!taint || taint - rest > 20)
+	if (!taint)
 		return;
-	snprintf(ret->comm, sizeof(ret->comm), "%.*s", (int)(taint - rest < 15 ? taint - rest : 15), rest);
+	// With a crash kernel loaded, " Kdump: loaded" comes between.
+	const char *kdump = strstr(rest, " Kdump: loaded ");
+	const char *comm_end = kdump && kdump < taint ? kdump : taint;
+	if (comm_end - rest > 20)
+		return;
+	snprintf(ret->comm, sizeof(ret->comm), "%.*s", (int)(comm_end - rest < 15 ? comm_end - rest : 15), rest);
 	taint++;
-	if (!strncmp(taint, "Kdump: loaded ", 14))
-		taint += 14;
 	char want[80];
 	snprintf(want, sizeof(want), " %s", release ? release : "");
-	const char *end = release ? strstr(taint, want) : NULL;
-	if (!end)
+	const char *end = taint;
+	if (release)
+		end = strstr(taint, want);
+	else
+		while (*end && !(end[0] == ' ' && isdigit((unsigned char)end[1])))
+			end++;
+	if (!end || !*end)
 		return;
 	snprintf(ret->taint, sizeof(ret->taint), "%.*s", (int)(end - taint), taint);
 	ret->cpu = cpu;
@@ -177,18 +186,42 @@ static void format_taint(struct kp_kernel *k, struct kp_panic *p)
 }
 
 // pid and comm of p->task.
-static void current_task(struct kp_kernel *k, struct kp_panic *p)
+static struct kp_error *current_task(struct kp_kernel *k, struct kp_panic *p)
 {
 	const struct kp_struct_layout *tl;
 	uint32_t pid;
-	if (!kp_ok(kp_kernel_layout(k, &kp_lx_task_spec, &tl)) || tl->m[KP_LX_T_PID].size != 4 ||
-	    tl->m[KP_LX_T_COMM].size < sizeof(p->comm) ||
-	    !kp_ok(kp_read_u32(k, p->task + kp_layout_off(tl, KP_LX_T_PID), &pid)) ||
-	    !kp_ok(kp_read(k, KP_VIRT, p->task + kp_layout_off(tl, KP_LX_T_COMM), p->comm,
-			   sizeof(p->comm) - 1)))
-		return;
+	struct kp_error *err = kp_kernel_layout(k, &kp_lx_task_spec, &tl);
+	if (err)
+		return err;
+	if (tl->m[KP_LX_T_PID].size != 4 || tl->m[KP_LX_T_COMM].size < sizeof(p->comm))
+		return kp_error_create(KP_ERR_UNSUPPORTED, "task_struct: pid or comm of an unknown size");
+	if ((err = kp_read_u32(k, p->task + kp_layout_off(tl, KP_LX_T_PID), &pid)) ||
+	    (err = kp_read(k, KP_VIRT, p->task + kp_layout_off(tl, KP_LX_T_COMM), p->comm, sizeof(p->comm) - 1)))
+		return kp_error_prefix(err, "task_struct at 0x%" PRIx64, p->task);
 	p->comm[sizeof(p->comm) - 1] = '\0';	// bytes: the printers escape them
 	p->pid = (int32_t)pid;
+	p->has_task = true;
+	return NULL;
+}
+
+// The task current on the panicking CPU. A dump can lack its task_struct
+// (makedumpfile -d of a kernel whose page flags it misreads excludes pages
+// in use): pid and comm are then the log's "CPU: N PID: P Comm: C" line of
+// that CPU, if it has one, and task_error says why.
+static void panicking_task(struct kp_kernel *k, struct kp_panic *p, const struct log_cpu *lc)
+{
+	struct kp_error *err = kp_lx_cpu_curr(k, (uint64_t)p->cpu, &p->task);
+	if (!err && !p->task)
+		return;	// no current task (not yet scheduled)
+	if (!err && !(err = current_task(k, p)))
+		return;
+	snprintf(p->task_error, sizeof(p->task_error), "%s", kp_error_message(err));
+	kp_error_destroy(err);
+	memset(p->comm, 0, sizeof(p->comm));
+	if (!lc->found || lc->cpu != p->cpu)
+		return;
+	p->pid = lc->pid;
+	memcpy(p->comm, lc->comm, sizeof(p->comm));
 	p->has_task = true;
 }
 
@@ -238,9 +271,9 @@ static void stopped_cpus(struct kp_kernel *k, struct kp_panic *p)
 static void task_by_pid(struct kp_kernel *k, int cpu, int pid, struct kp_panic *p)
 {
 	struct kp_panic cur = { .task = 0 };
-	if (kp_lx_cpu_curr(k, (uint64_t)cpu, &cur.task) && cur.task) {
-		current_task(k, &cur);
-		if (cur.has_task && cur.pid == pid) {
+	if (kp_ok(kp_lx_cpu_curr(k, (uint64_t)cpu, &cur.task)) && cur.task &&
+	    kp_ok(current_task(k, &cur))) {
+		if (cur.pid == pid) {
 			p->task = cur.task;
 			p->has_task = true;
 			return;
@@ -294,15 +327,15 @@ struct kp_error *kp_panic_get(struct kp_kernel *k, struct kp_panic *ret)
 					       cpu, sym.address);
 		p.panicked = true;
 		p.cpu = (int)cpu;
-		if (kp_lx_cpu_curr(k, (uint64_t)p.cpu, &p.task) && p.task)
-			current_task(k, &p);
 	}
-	if (p.panicked)
-		stopped_cpus(k, &p);
 	struct log_cpu lc = { .found = false };
-	err = scan_log(k, &p, &lc);
-	if (err)
+	// The log first: panicking_task() may need its "CPU: ..." line.
+	if ((err = scan_log(k, &p, &lc)))
 		return kp_error_prefix(err, "panic: the kernel log");
+	if (p.panicked) {
+		panicking_task(k, &p, &lc);
+		stopped_cpus(k, &p);
+	}
 	uint64_t mask;
 	bool have_mask = kp_symbol_find(k, "tainted_mask", &sym) &&
 			 kp_ok(kp_read_u64(k, sym.address, &mask));

@@ -352,6 +352,14 @@ static void stack_frames(struct kp_kernel *k, const struct kp_panic *p, struct k
 		return;
 	}
 	take_frames(k, st, blocked != 0, sig);
+	// An unwind that stopped before a frame was kept (the stack's page is
+	// not in the dump) is no stack either.
+	bool complete;
+	const char *end = kp_stack_end(st, &complete);
+	if (!sig->nframes && !complete) {
+		sig->no_stack = true;
+		snprintf(sig->stack_error, sizeof(sig->stack_error), "%s", end);
+	}
 	kp_stack_destroy(st);
 }
 

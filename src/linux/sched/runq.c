@@ -38,17 +38,16 @@ struct kp_error *kp_lx_rq(struct kp_kernel *k, uint64_t cpu, uint64_t *ret)
 	return NULL;
 }
 
-bool kp_lx_cpu_curr(struct kp_kernel *k, uint64_t cpu, uint64_t *ret)
+struct kp_error *kp_lx_cpu_curr(struct kp_kernel *k, uint64_t cpu, uint64_t *ret)
 {
 	const struct kp_struct_layout *l;
 	uint64_t rq;
 	struct kp_error *err;
-	if ((err = kp_kernel_layout(k, &kp_lx_rq_spec, &l)) || (err = kp_lx_rq(k, cpu, &rq)) ||
-	    (err = kp_read_u64(k, rq + kp_layout_off(l, KP_LX_RQ_CURR), ret))) {
-		kp_error_destroy(err);
-		return false;
-	}
-	return true;
+	if ((err = kp_kernel_layout(k, &kp_lx_rq_spec, &l)) || (err = kp_lx_rq(k, cpu, &rq)))
+		return err;
+	if ((err = kp_read_u64(k, rq + kp_layout_off(l, KP_LX_RQ_CURR), ret)))
+		return kp_error_prefix(err, "run queue of CPU %" PRIu64 " at 0x%" PRIx64, cpu, rq);
+	return NULL;
 }
 
 // update_curr() (kernel/sched/fair.c; rt and dl alike) sets se.exec_start

@@ -52,9 +52,8 @@ enum kp_lx_rq_member {
 extern const struct kp_struct_spec kp_lx_rq_spec;
 // &per_cpu(runqueues, cpu): the run queue of a possible CPU.
 struct kp_error *kp_lx_rq(struct kp_kernel *kernel, uint64_t cpu, uint64_t *ret);
-// per_cpu(runqueues, cpu).curr: the task current on cpu (false if it
-// cannot be read).
-bool kp_lx_cpu_curr(struct kp_kernel *kernel, uint64_t cpu, uint64_t *ret);
+// per_cpu(runqueues, cpu).curr: the task current on cpu.
+struct kp_error *kp_lx_cpu_curr(struct kp_kernel *kernel, uint64_t cpu, uint64_t *ret);
 
 // The name of the task at task (flags: its PF_*, comm: its comm) as
 // /proc/PID/stat shows it, into ret (at most size - 1 characters). On an

@@ -171,7 +171,7 @@ static void load_curr(struct stacks *s)
 	s->ncurr = src->ncpus;
 	for (size_t i = 0; i < s->ncurr; i++)
 		if (kp_ok(kp_kernel_check_cpu(s->k, i)))
-			kp_lx_cpu_curr(s->k, i, &s->curr[i]);
+			kp_error_destroy(kp_lx_cpu_curr(s->k, i, &s->curr[i]));
 }
 
 static bool is_text(struct kp_kernel *k, uint64_t pc)

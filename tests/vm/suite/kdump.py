@@ -184,7 +184,7 @@ class KdumpRun:
                 ctx = None
                 self.check("truth-" + source, False, str(e))
             jobs.append((name + ":panic-summary", run("panic", "--json"),
-                         ck_panic(self.console, self.kernel.release, clock, ncpus),
+                         ck_panic(self.console, self.kernel.release, clock, ncpus, source in self.partial),
                          None, None))
             ck = ck_oops_bt(self.console) if self.kind == "oops" else ck_panic_bt(self.console)
             if self.kind == "oops":

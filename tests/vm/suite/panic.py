@@ -45,7 +45,15 @@ def console_panic(console, release):
     return msg, cpu, oops
 
 
-def ck_panic(console, release, kdump_clock=None, ncpus=None):
+def task_error_problems(why, partial):
+    """The panicking task cannot be read (task_error): only in a dump that
+    lacks pages the kernel uses, and then because of one."""
+    if why is None or (partial and "excluded" in why):
+        return []
+    return ["the panicking task cannot be read: %s" % why]
+
+
+def ck_panic(console, release, kdump_clock=None, ncpus=None, partial=False):
     """kpeek panic on the dump of the panicked guest against the guest's
     console: the panic line (text and printk time), and the CPU, PID, comm
     and taint of the "CPU: ... Comm: ..." line the kernel printed with it.
@@ -55,7 +63,10 @@ def ck_panic(console, release, kdump_clock=None, ncpus=None):
     message; the vmcore's crash time must be that clock advanced by the
     uptime to the console's panic line, and every other CPU of the ncpus
     the guest had must be listed as stopped by kdump (a QEMU dump has none:
-    crash_notes stay zero without kdump)."""
+    crash_notes stay zero without kdump). partial: a dump that lacks pages
+    the kernel uses (makedumpfile -d 31 of a kernel it does not know), where
+    the panicking task_struct may be gone: kpeek then takes PID and comm from
+    the log and says that the page was excluded (task_error)."""
     def ck(res, c):
         rc, out, err = res
         try:
@@ -79,6 +90,7 @@ def ck_panic(console, release, kdump_clock=None, ncpus=None):
             got["uptime"] = "%.6f" % got["uptime"]
         bad = ["%s: kpeek %r, console %r" % (k, got[k], want[k]) for k in want if got[k] != want[k]]
         bad += schema_errors("panic", j)
+        bad += task_error_problems(j.get("task_error"), partial)
         # An oops went to kdump with its registers: the crash note must
         # hold what the console printed under "RIP: 0010:...".
         regs = console_oops(console)[1] if kdump_clock is not None and msg is None else {}

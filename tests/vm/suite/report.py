@@ -12,7 +12,7 @@ import truth as T
 from . import contract
 from .common import ran
 from .console import CONSOLE_RIP_RE, CONSOLE_TS_RAW, console_trace
-from .panic import console_panic
+from .panic import console_panic, task_error_problems
 from .process_truth import Workload, rss_slack_kb, stat_fields
 from .results import passed
 from .tasks import group_still
@@ -62,10 +62,12 @@ def in_order(sub, seq):
     return all(any(y is None or x == y for y in it) for x in sub)
 
 
-def oom_problems(d, console, files):
+def oom_problems(d, console, files, partial=False):
     """An OOM: the process with the most RSS in the OOM report's task list
     is the first of report's largest, with that RSS (give or take what
-    the per-CPU parts of 6.2+'s counters allow, rss_slack_kb)."""
+    the per-CPU parts of 6.2+'s counters allow, rss_slack_kb). partial: a
+    dump that lacks pages the kernel uses may lack that process's task or
+    memory, if report says that an excluded page left processes out."""
     table = [(int(m.group(2)) * 4, int(m.group(1)), m.group(3))
              for m in map(OOM_TASK_RE.match, console.replace("\r", "").splitlines()) if m]
     if not table:
@@ -73,6 +75,10 @@ def oom_problems(d, console, files):
     rss, pid, name = max(table)
     largest = ((d.get("memory") or {}).get("largest") or {}).get("processes") or [{}]
     got = largest[0]
+    section = (d.get("memory") or {}).get("largest") or {}
+    why = "%s %s" % (section.get("unreadable_first"), section.get("error"))
+    if partial and "excluded" in why and pid not in [p.get("pid") for p in largest]:
+        return []
     slack = rss_slack_kb(files, "VmRSS", stat=True)
     if got.get("pid") != pid or not isinstance(got.get("rss"), int) or abs(got["rss"] - rss) > slack:
         return ["largest process %r, the OOM report's: pid %d %s with %d kB (+-%d)" % (
@@ -116,6 +122,7 @@ def ck_report(console, release, kind, partial=False, files=None):
                 "cpu": cpu[0], "pid": cpu[1], "comm": cpu[2]}
         bad = ["%s: kpeek %r, console %r" % (k, got[k], want[k]) for k in want if got[k] != want[k]]
         bad += schema_errors(d)
+        bad += task_error_problems(panic.get("task_error"), partial)
         errors = {k: v["error"] for k, v in d.items() if isinstance(v, dict) and "error" in v}
         excluded = partial and rc == 2 and errors and all("excluded" in e for e in errors.values())
         if rc != 0 and not excluded:
@@ -145,7 +152,7 @@ def ck_report(console, release, kind, partial=False, files=None):
         if not stack.get("frames") or stack.get("complete") is not True:
             bad.append("the panicking CPU's stack: %s" % (stack.get("error") or stack.get("end")))
         if kind == "OOM":
-            bad += oom_problems(d, console, files or {})
+            bad += oom_problems(d, console, files or {}, partial)
         if kind == "hung task":
             bad += hung_problems(d, console)
         return (True, "") if not bad else (False, "\n".join(bad))
