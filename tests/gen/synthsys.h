@@ -57,6 +57,7 @@ struct btf;
 #define SKS_CFS_CURR 0x38
 #define SKS_RT_QUEUE 0x10	// active.queue[MAX_RT_PRIO] (active.bitmap at 0)
 #define SKS_RQ_NR_RUNNING 0x04
+#define SKS_RQ_NR_SWITCHES 0x08
 #define SKS_RQ_CFS 0x40
 #define SKS_RQ_RT 0xc0
 #define SKS_RQ_DL 0x720

@@ -152,6 +152,7 @@ static void btf_sched(struct ctx *c)
 	strct(c, "rq", 0x780);
 	field(c, "__lock", c->t_uint, 0);
 	field(c, "nr_running", c->t_uint, SKS_RQ_NR_RUNNING);
+	field(c, "nr_switches", c->t_ulong, SKS_RQ_NR_SWITCHES);
 	field(c, "cfs", cfs, SKS_RQ_CFS);
 	field(c, "rt", rt, SKS_RQ_RT);
 	field(c, "dl", dl, SKS_RQ_DL);

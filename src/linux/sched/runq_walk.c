@@ -30,9 +30,10 @@
 #define MAX_GROUP_DEPTH 64	// nested task groups (cgroup depth)
 #define MAX_QUEUED 65536	// tasks queued on one CPU
 
-enum { R_NR_RUNNING, R_CURR, R_CFS, R_RT, R_DL, R_N };
+enum { R_NR_RUNNING, R_NR_SWITCHES, R_CURR, R_CFS, R_RT, R_DL, R_N };
 static const struct kp_member_spec rq_members[R_N] = {
 	[R_NR_RUNNING] = { .name = "nr_running", .flags = KP_MEMBER_NOSPAN },
+	[R_NR_SWITCHES] = { .name = "nr_switches", .flags = KP_MEMBER_NOSPAN },
 	[R_CURR] = { .name = "curr", .flags = KP_MEMBER_NOSPAN },
 	[R_CFS] = { .name = "cfs", .flags = KP_MEMBER_NOSPAN },
 	[R_RT] = { .name = "rt", .flags = KP_MEMBER_NOSPAN },
@@ -237,15 +238,17 @@ static struct kp_error *cfs(struct fair *f, uint64_t cfs_rq)
 	return err;
 }
 
-// The run queue of it->rq.cpu.
-static struct kp_error *one(struct kp_runq_iter *it)
+// The run queue of it->rq.cpu; *switched: the CPU switched tasks while it
+// was read (rq->nr_switches, counted in __schedule() as rq->curr changes).
+static struct kp_error *one(struct kp_runq_iter *it, bool *switched)
 {
 	const struct kp_struct_layout *l = it->l[L_RQ];
-	uint64_t rq, curr;
+	uint64_t rq, curr, before, after;
 	struct kp_error *err = kp_lx_rq(it->k, it->rq.cpu, &rq);
 	if (err)
 		return err;
-	if ((err = kp_read_u32(it->k, rq + kp_layout_off(l, R_NR_RUNNING), &it->rq.nr_running)) ||
+	if ((err = kp_read_u64(it->k, rq + kp_layout_off(l, R_NR_SWITCHES), &before)) ||
+	    (err = kp_read_u32(it->k, rq + kp_layout_off(l, R_NR_RUNNING), &it->rq.nr_running)) ||
 	    (err = kp_read_u64(it->k, rq + kp_layout_off(l, R_CURR), &curr)))
 		return kp_error_prefix(err, "run queue of CPU %u at 0x%" PRIx64, it->rq.cpu, rq);
 	it->rq.rq = rq;
@@ -257,6 +260,9 @@ static struct kp_error *one(struct kp_runq_iter *it)
 				 MAX_QUEUED, on_dl, it)) ||
 	    (err = rt(it, rq + kp_layout_off(l, R_RT))) || (err = cfs(&f, rq + kp_layout_off(l, R_CFS))))
 		return kp_error_prefix(err, "run queue of CPU %u", it->rq.cpu);
+	if ((err = kp_read_u64(it->k, rq + kp_layout_off(l, R_NR_SWITCHES), &after)))
+		return kp_error_prefix(err, "run queue of CPU %u at 0x%" PRIx64, it->rq.cpu, rq);
+	*switched = after != before;
 	it->rq.queued = it->queued;
 	return NULL;
 }
@@ -286,12 +292,14 @@ struct kp_error *kp_runq_iter_create(struct kp_kernel *k, struct kp_runq_iter **
 	return NULL;
 }
 
-// Whether a pass saw the current task queued as well: a live run queue
-// read while the task was put back for a switch (put_prev_task() enqueues
-// it before rq->curr changes). In a dump the same moment can be frozen, and
-// is shown as it is.
-static bool current_queued(const struct kp_rq *rq)
+// Whether a live pass met a switch: the CPU switched tasks while it was
+// read (a task could be seen twice or not at all), or the current task is
+// queued as well (put_prev_task() enqueues it before rq->curr changes). In
+// a dump the same moment can be frozen, and is shown as it is.
+static bool met_switch(const struct kp_rq *rq, bool switched)
 {
+	if (switched)
+		return true;
 	for (size_t i = 0; i < rq->nqueued; i++)
 		if (rq->queued[i].task == rq->current.task)
 			return true;
@@ -311,15 +319,16 @@ struct kp_error *kp_runq_iter_next(struct kp_runq_iter *it, const struct kp_rq *
 		it->rq.cpu = cpu;
 		// A live run queue changes all the time: read again, then answer
 		// with the last read, marked.
-		for (unsigned pass = 0; (err = one(it)) && err->code != KP_ERR_NOMEM && it->walk.live &&
+		bool switched = false;
+		for (unsigned pass = 0; (err = one(it, &switched)) && err->code != KP_ERR_NOMEM && it->walk.live &&
 					pass < KP_WALK_LIVE_PASSES; pass++)
 			kp_error_destroy(err);
-		while (!err && it->walk.live && current_queued(&it->rq)) {
+		while (!err && it->walk.live && met_switch(&it->rq, switched)) {
 			if (!kp_lx_walk_restart(&it->walk)) {
 				kp_lx_walk_changed(&it->walk);
 				break;
 			}
-			err = one(it);
+			err = one(it, &switched);
 		}
 		if (!err) {
 			*ret = &it->rq;
