@@ -31,6 +31,7 @@ static void usage(void)
 	       "  -u  the user memory of process PID, through its own page tables\n"
 	       "      (pages not in memory are passed over)\n"
 	       "  -p  physical memory\n"
+	       "Kernel and physical memory are searched on every CPU, a slice each.\n"
 	       "A progress line is shown on stderr when it is a terminal.\n"
 	       "\n"
 	       "Exit status: 0 success (hits or none), 2 an error (one line on stderr says\n"
@@ -46,6 +47,8 @@ static void usage(void)
 	       "  -w, --word          4-byte values\n"
 	       "  -s, --string STR    search for the bytes of STR\n"
 	       "  -n, --limit LIMIT   stop after LIMIT hits (said in the output)\n"
+	       "  -J, --jobs N        search in N processes (default: one per CPU, each\n"
+	       "                      with 64 MiB or more; 1: in this one)\n"
 	       "  -j, --json          {\"hits\": [{\"address\", \"what\", \"what_error\"}],\n"
 	       "                      \"limit\", \"truncated\", \"shown\", \"pages\",\n"
 	       "                      \"pages_unreadable\", \"complete\"} (\"what\" null when\n"
@@ -71,13 +74,14 @@ static int options(struct cli *cli, int argc, char **argv, struct search *s)
 		{ "physical", no_argument, NULL, 'p' }, { "start", required_argument, NULL, 'S' },
 		{ "end", required_argument, NULL, 'E' }, { "mask", required_argument, NULL, 'm' },
 		{ "word", no_argument, NULL, 'w' }, { "string", required_argument, NULL, 's' },
-		{ "limit", required_argument, NULL, 'n' }, { "json", no_argument, NULL, 'j' },
+		{ "limit", required_argument, NULL, 'n' }, { "jobs", required_argument, NULL, 'J' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	int c, st = -1, modes = 0;
-	uint64_t pid;
+	uint64_t pid, jobs = 0;
 	opterr = 0;
-	while (st < 0 && (c = getopt_long(argc, argv, ":ku:pm:ws:n:jh", opts, NULL)) != -1) {
+	while (st < 0 && (c = getopt_long(argc, argv, ":ku:pm:ws:n:J:jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'k':
 			s->mode = SEARCH_KERNEL;
@@ -113,6 +117,11 @@ static int options(struct cli *cli, int argc, char **argv, struct search *s)
 		case 'n':
 			if ((st = parse_number("--limit", optarg, &s->limit)) < 0 && !s->limit)
 				st = cli_usage_error("search", "--limit takes a number above 0");
+			break;
+		case 'J':
+			if ((st = parse_number("--jobs", optarg, &jobs)) < 0 && (jobs == 0 || jobs > 16))
+				st = cli_usage_error("search", "--jobs takes a number from 1 to 16");
+			s->jobs = (unsigned)jobs;
 			break;
 		case 'j':
 			cli->json = true;
@@ -150,7 +159,7 @@ static const char *stop_reason(const struct search *s, struct kp_error *err, boo
 {
 	if (s->bound)
 		return "bound";
-	if (oom)
+	if (oom || s->failed[0])
 		return "error";
 	if (!err)
 		return NULL;
@@ -188,7 +197,8 @@ static void summary(struct search *s, struct kp_error *err, bool oom)
 		snprintf(msg, sizeof(msg), "stopped at 0x%" PRIx64 " after %" PRIu64 " pages, the bound of a "
 			 "process's search", s->bound_at, s->pages + s->unreadable);
 	out_kv_str(s->o, "reason", why);
-	out_kv_str(s->o, "error", s->bound ? msg : oom ? "out of memory" : kp_error_message(err));
+	out_kv_str(s->o, "error", s->bound ? msg : s->failed[0] ? s->failed : oom ? "out of memory" :
+		   kp_error_message(err));
 }
 
 int cmd_search(struct cli *cli, int argc, char **argv)
@@ -214,6 +224,8 @@ int cmd_search(struct cli *cli, int argc, char **argv)
 	out_destroy(s.o);
 	if (err)
 		return cli_error_prefix(err, "search");
+	if (s.failed[0])
+		return cli_fail("search: %s", s.failed);
 	if (oom)
 		return cli_fail("search: out of memory");
 	if (s.bound)

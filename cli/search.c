@@ -17,15 +17,17 @@
 // a sparse reservation of terabytes is not walked to its end.
 #define MAX_USER_PAGES (1ULL << 28)
 
-static void progress(struct search *s, bool end)
+void search_progress_end(struct search *s)
+{
+	if (s->progress)
+		fprintf(stderr, "\r\033[K");
+}
+
+void search_progress(struct search *s)
 {
 	if (!s->progress)
 		return;
 	double now = cli_monotonic();
-	if (end) {
-		fprintf(stderr, "\r\033[K");
-		return;
-	}
 	if (now - s->last < 0.5)
 		return;
 	s->last = now;
@@ -36,20 +38,16 @@ static void progress(struct search *s, bool end)
 		fprintf(stderr, "\rsearch: %" PRIu64 " pages, %" PRIu64 " hits", s->pages, s->hits);
 }
 
-enum what { WHAT_KNOWN, WHAT_NOTHING, WHAT_ERROR };
-
-// The most specific fact about a kernel address, in one line; WHAT_ERROR:
-// buf holds why whatis failed, WHAT_NOTHING: nothing is known of it.
-static enum what whatis_line(struct search *s, enum kp_space space, uint64_t addr, char *buf, size_t size)
+enum search_what search_whatis(struct search *s, uint64_t addr, char *buf, size_t size)
 {
 	struct kp_whatis *w;
-	struct kp_error *err = kp_whatis_create(s->k, space, addr, &w);
+	struct kp_error *err = kp_whatis_create(s->k, s->mode == SEARCH_PHYS ? KP_PHYS : KP_VIRT, addr, &w);
 	if (err) {
 		snprintf(buf, size, "%s", kp_error_message(err));
 		kp_error_destroy(err);
 		return WHAT_ERROR;
 	}
-	enum what ret = w->nfacts ? WHAT_KNOWN : WHAT_NOTHING;
+	enum search_what ret = w->nfacts ? WHAT_KNOWN : WHAT_NOTHING;
 	if (w->nfacts) {
 		const struct kp_whatis_fact *f = &w->facts[0];
 		switch (f->kind) {
@@ -82,18 +80,8 @@ static enum what whatis_line(struct search *s, enum kp_space space, uint64_t add
 	return ret;
 }
 
-// Prints a hit; false once the limit is reached.
-static bool hit(struct search *s, uint64_t addr)
+bool search_print(struct search *s, uint64_t addr, int known, const char *what)
 {
-	if (addr < s->start || (s->end && addr >= s->end))
-		return true;
-	char what[512];
-	enum what known = WHAT_KNOWN;
-	if (s->mode == SEARCH_USER)
-		snprintf(what, sizeof(what), "%" PRIx64 "-%" PRIx64 " %s %s", s->vma->start, s->vma->end,
-			 s->vma->perms, s->vma->path);
-	else
-		known = whatis_line(s, s->mode == SEARCH_PHYS ? KP_PHYS : KP_VIRT, addr, what, sizeof(what));
 	if (out_is_json(s->o)) {
 		// Nothing known, or whatis failed: "what" is null (never "-"),
 		// "what_error" says why it failed.
@@ -106,6 +94,34 @@ static bool hit(struct search *s, uint64_t addr)
 		out_text(s->o, known == WHAT_ERROR ? "%016" PRIx64 ": (whatis: %s)\n" : "%016" PRIx64 ": %s\n",
 			 addr, known == WHAT_NOTHING ? "-" : what);
 	}
+	s->hits++;
+	if (s->limit && s->hits >= s->limit) {
+		s->capped = true;
+		return false;
+	}
+	return true;
+}
+
+// A hit: printed, or a worker's record for its parent; false once the
+// limit is reached (or a worker cannot write its record).
+static bool hit(struct search *s, uint64_t addr)
+{
+	if (addr < s->start || (s->end && addr >= s->end) || (s->tail && addr >= s->tail_from))
+		return true;
+	char what[512];
+	enum search_what known = WHAT_KNOWN;
+	what[0] = '\0';
+	if (s->mode == SEARCH_USER)
+		snprintf(what, sizeof(what), "%" PRIx64 "-%" PRIx64 " %s %s", s->vma->start, s->vma->end,
+			 s->vma->perms, s->vma->path);
+	else if (s->records && s->limit)
+		known = WHAT_LATER;
+	else
+		known = search_whatis(s, addr, what, sizeof(what));
+	if (!s->records)
+		return search_print(s, addr, known, what);
+	if (!search_record_write(s, addr, known, what))
+		return false;
 	s->hits++;
 	if (s->limit && s->hits >= s->limit) {
 		s->capped = true;
@@ -154,7 +170,9 @@ static bool scan_string(struct search *s, uint64_t addr, const uint8_t *buf, siz
 static bool scan(struct search *s, uint64_t addr, const uint8_t *buf, size_t len)
 {
 	s->done += len;
-	progress(s, false);
+	search_progress(s);
+	if (s->shared && !search_worker_goes_on(s))
+		return false;
 	return s->str ? scan_string(s, addr, buf, len) : scan_value(s, addr, buf, len);
 }
 
@@ -195,6 +213,24 @@ static bool phys_block(struct search *s, uint8_t *buf, uint64_t pa, uint64_t len
 	return true;
 }
 
+// A worker's string may go on past its slice: the bytes after pa_hi that
+// end a match starting before it (the next worker's own matches start
+// there, and are not its).
+static void string_tail(struct search *s, uint8_t *buf)
+{
+	uint64_t at = s->pa_hi;
+	if (!s->str || !s->pa_hi || (s->mode == SEARCH_KERNEL && !kp_phys_to_virt(s->k, s->pa_hi, &at)))
+		return;
+	struct kp_error *err = kp_read(s->k, KP_PHYS, s->pa_hi, buf, s->slen - 1);
+	if (err) {
+		kp_error_destroy(err);
+		return;
+	}
+	s->tail = true;
+	s->tail_from = at;
+	scan_string(s, at, buf, s->slen - 1);
+}
+
 static struct kp_error *search_phys(struct search *s, uint8_t *buf)
 {
 	const struct kp_range *r;
@@ -204,15 +240,19 @@ static struct kp_error *search_phys(struct search *s, uint8_t *buf)
 	uint64_t page = info.page_size ? info.page_size : 4096;
 	for (size_t i = 0; i < nr; i++)
 		s->total += r[i].end - r[i].start;
-	for (size_t i = 0; i < nr; i++)
-		for (uint64_t pa = r[i].start; pa < r[i].end;) {
+	for (size_t i = 0; i < nr; i++) {
+		uint64_t lo = r[i].start > s->pa_lo ? r[i].start : s->pa_lo;
+		uint64_t hi = s->pa_hi && s->pa_hi < r[i].end ? s->pa_hi : r[i].end;
+		for (uint64_t pa = lo; pa < hi;) {
 			uint64_t n = BLOCK - pa % BLOCK;
-			if (n > r[i].end - pa)
-				n = r[i].end - pa;
+			if (n > hi - pa)
+				n = hi - pa;
 			if (!phys_block(s, buf, pa, n, page))
 				return NULL;
 			pa += n;
 		}
+	}
+	string_tail(s, buf);
 	return NULL;
 }
 
@@ -267,6 +307,8 @@ static struct kp_error *search_user(struct search *s, uint8_t *buf)
 
 struct kp_error *search_run(struct search *s, bool *oom)
 {
+	if (s->mode != SEARCH_USER && !s->shared && search_jobs(s, oom))
+		return NULL;	// done by workers
 	uint8_t *buf = malloc(BLOCK);
 	if (!buf || (s->str && !(s->carry = malloc(s->slen)))) {
 		free(buf);
@@ -274,7 +316,7 @@ struct kp_error *search_run(struct search *s, bool *oom)
 		return NULL;
 	}
 	struct kp_error *err = s->mode == SEARCH_USER ? search_user(s, buf) : search_phys(s, buf);
-	progress(s, true);
+	search_progress_end(s);
 	free(s->carry);
 	free(buf);
 	return err;

@@ -7,9 +7,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <kpeek/kpeek.h>
 
 enum search_mode { SEARCH_KERNEL, SEARCH_USER, SEARCH_PHYS };
+// What is known of a hit's address.
+// WHAT_LATER: a worker's hit whose whatis its parent asks (search -n:
+// only the hits printed are worth one).
+enum search_what { WHAT_KNOWN, WHAT_NOTHING, WHAT_ERROR, WHAT_LATER };
 
 struct out;
 struct search {
@@ -36,10 +41,45 @@ struct search {
 	uint64_t total, done;		// bytes, for the progress line
 	double last;
 	const struct kp_vma *vma;	// user: the mapping searched
+	unsigned jobs;			// -J: workers (0: from the CPUs and the size)
+	// A worker of search_jobs.c: the physical slice [pa_lo, pa_hi) (pa_hi
+	// 0: to the end), its hits written to records for the parent to print
+	// in order, its counters shown to the parent in shared.
+	uint64_t pa_lo, pa_hi;
+	bool tail;			// scanning past pa_hi for a string's end
+	uint64_t tail_from;		// hits from there are the next worker's
+	FILE *records;
+	struct search_shared *shared;
+	unsigned worker;
+	char failed[160];		// why the workers' search failed, "" if it did not
 };
 
+// What a worker shows its parent (search_jobs.c), in shared memory.
+struct search_shared {
+	uint64_t done, pages, unreadable, hits;
+	bool capped, oom;
+};
+
+// The progress line on stderr (at most twice a second), and its end.
+void search_progress(struct search *s);
+void search_progress_end(struct search *s);
 // Searches the space; an error that ended it (what was found before it
 // was printed); *oom when memory ran out.
 struct kp_error *search_run(struct search *s, bool *oom);
+// What the kernel address (physical with -p) is, in one line into buf.
+enum search_what search_whatis(struct search *s, uint64_t addr, char *buf, size_t size);
+// Prints a hit (the parent, or a search in one process); false once the
+// limit is reached. known: enum search_what.
+bool search_print(struct search *s, uint64_t addr, int known, const char *what);
+// A worker's hit, for its parent (false if it could not be written).
+bool search_record_write(struct search *s, uint64_t addr, int known, const char *what);
+// Whether a worker goes on: not once a worker before it reached the limit
+// (the first hits are all before), and it shows its progress.
+bool search_worker_goes_on(struct search *s);
+// search_run() in workers, each a process with its slice of physical
+// memory, when the source is large and the machine has cores to spare (or
+// -J asks): false if it did not run (then search_run() does the search);
+// s->failed says why if a worker failed.
+bool search_jobs(struct search *s, bool *oom);
 
 #endif
