@@ -1269,7 +1269,7 @@ struct kp_panic {
 	// task is then rq->curr (0 if the run queue was unreadable), and pid
 	// and comm the log's "CPU: N PID: P Comm: C" line for cpu (has_task),
 	// if the log has one.
-	char task_error[160];
+	char task_error[512];
 };
 KP_API struct kp_error *kp_panic_get(struct kp_kernel *kernel, struct kp_panic *ret);
 
@@ -1289,7 +1289,7 @@ struct kp_signature {
 	// The stack the frames come from could not be unwound (a raw dump
 	// without CPU registers): the signature holds kind and title only.
 	bool no_stack;
-	char stack_error[160];	// why, when no_stack
+	char stack_error[512];	// why, when no_stack
 	uint64_t hash;
 	// The title as the kernel printed it: the first record of the oops
 	// ("BUG: kernel NULL pointer dereference, address: 0000000000000000"
