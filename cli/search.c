@@ -71,6 +71,17 @@ enum search_what search_whatis(struct search *s, uint64_t addr, char *buf, size_
 		case KP_WHATIS_REGION:
 			snprintf(buf, size, "region %s", f->region);
 			break;
+		case KP_WHATIS_PERCPU:
+			if (f->sym.name)
+				snprintf(buf, size, "percpu %s+0x%" PRIx64 " of CPU %" PRIu32, f->sym.name, f->offset,
+					 f->cpu);
+			else
+				snprintf(buf, size, "percpu area of CPU %" PRIu32 "+0x%" PRIx64, f->cpu, f->offset);
+			break;
+		case KP_WHATIS_VMALLOC:
+			snprintf(buf, size, "vmalloc 0x%" PRIx64 "-0x%" PRIx64 "%s%s", f->start, f->end,
+				 f->caller_sym.name ? " of " : "", f->caller_sym.name ? f->caller_sym.name : "");
+			break;
 		default:
 			snprintf(buf, size, "%s PFN 0x%" PRIx64, f->kind_name, f->pfn);
 			break;
