@@ -13,6 +13,7 @@ import truth as T
 
 from . import churn
 from .common import Ctx, PAGING, READY_TIMEOUT, SOFTIRQ_PANIC_RE, live_run, notes, timed, timings
+from .addr import SEARCH_LIVE
 from .dumps import reassemble
 from .symbols import functions_only
 
@@ -124,7 +125,10 @@ class GuestRun:
             g, ok, why = rig.boot(lambda: rig.Guest(
                 self.name, self.cpu, os.path.join(self.initrd_dir, "initrd.gz"), self.kernel.vmlinuz,
                 late_fwcfg=True, arch=self.arch, share=self.share if self.snapshot else None,
-                console_input=self.full and self.arch == "arm64"),
+                console_input=self.full and self.arch == "arm64",
+                # The second guest: the core live commands only (sources.py).
+                append="kp_live=core" if not self.full else
+                "kp_search_k" if self.kernel.id in SEARCH_LIVE else ""),
                 "==KP-BOOTED==", READY_TIMEOUT)
             self.guest = g
             if why:
