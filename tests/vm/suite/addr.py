@@ -179,7 +179,7 @@ def live_checks(run):
     except T.TruthError as e:
         why = str(e)
         return [(n, ["info"], lambda res, c: (False, why)) for n in LIVE]
-    live = LIVE + (("addr-search-pointer",) if run.kernel.id in SEARCH_LIVE else ())
+    live = LIVE + (("addr-search-socket",) if run.kernel.id in SEARCH_LIVE else ())
     out = task_checks(run, "live") + object_checks(run, "live") + slab_checks(run, "live")
     return merge_whatis([x for x in out if x[0] in live])
 

@@ -22,11 +22,15 @@
 #                        CPU's or its slab's freelist, whose pointers
 #                        CONFIG_SLAB_FREELIST_HARDENED encodes);
 #   addr-slab-tcp        slab --allocated TCP: every TCP socket of
-#                        /proc/net/tcp among the allocated objects.
+#                        /proc/net/tcp among the allocated objects;
+#   addr-search-socket   search -k of the first TCP listener of /proc/net/tcp
+#                        (a pointer to a known object): held by exactly one
+#                        allocated sock_inode_cache object, its struct socket.
 # A socket's cache is its protocol's (TCP, UDP, ...) or, where that cache
 # was merged into another of the same size and flags (6.1's UDP into
 # signal_cache), that other one, as /sys/kernel/slab's links say
 # (cache_names()).
+import json
 import re
 
 import truth as T
@@ -37,7 +41,9 @@ from .results import passed
 
 NET_FILES = ("tcp", "tcp6", "udp", "udp6")
 # /proc/net/tcp's st of a timewait and of a request socket (get_openreq4())
-TCP_TIME_WAIT, TCP_SYN_RECV = 6, 3
+TCP_TIME_WAIT, TCP_SYN_RECV, TCP_LISTEN = 6, 3, 10
+# A search hit in a slab object, as search's one line says it.
+SLAB_HIT = re.compile(r"^slab (\S+) object 0x([0-9a-f]+)\+0x([0-9a-f]+), allocated$")
 
 
 def socket_cache(name, st):
@@ -216,6 +222,37 @@ def ck_slab_tcp(ptrs):
     return ck
 
 
+def listener(run, source):
+    """The first TCP listener of /proc/net/tcp in both readings (kp_net's
+    listeners stay open; tests/vm/init picks the same one live)."""
+    for name, ptr, st in stable(run, source, sockets):
+        if name == "tcp" and st == TCP_LISTEN:
+            return ptr
+    raise T.TruthError("no TCP listener of /proc/net/tcp in both readings")
+
+
+def ck_search_socket(ptr):
+    """search -k of a TCP listener's struct sock: held by exactly one
+    allocated sock_inode_cache object (its struct socket's sk: each socket
+    a process opened has one)."""
+    def ck(res, c):
+        rc, out, err = res
+        try:
+            hits = json.loads(out)["hits"] if rc == 0 else None
+        except (ValueError, KeyError, TypeError):
+            hits = None
+        if hits is None:
+            return False, "not search JSON: %s" % ran(res)
+        held = [(num(h.get("address")), m) for h, m in ((h, SLAB_HIT.match(h.get("what") or "")) for h in hits)
+                if m and m.group(1) == "sock_inode_cache"]
+        if len(held) != 1:
+            return False, "TCP listener 0x%x: %d sock_inode_cache hits %s among %d: %s" % (
+                ptr, len(held), [h for h, _ in held], len(hits), [h.get("what") for h in hits][:12])
+        return True, "TCP listener 0x%x held by struct socket 0x%s, among %d hits" % (
+            ptr, held[0][1].group(2), len(hits))
+    return ck
+
+
 def whatis_check(name, picks, args, check, why):
     """One whatis check of picks, or a failing one that says why not."""
     if picks:
@@ -249,4 +286,10 @@ def slab_checks(run, source):
         freed, why = [], str(e)
     out.append(whatis_check("addr-whatis-freed", freed, ["0x%x" % (p[1] + 1) for p in freed],
                             ck_freed(freed), why))
+    try:
+        ptr = listener(run, source)
+        out.append(("addr-search-socket", ["search", "-k", "--json", "0x%x" % ptr], ck_search_socket(ptr)))
+    except T.TruthError as e:
+        why2 = str(e)
+        out.append(("addr-search-socket", ["info"], lambda res, c: (False, why2)))
     return out

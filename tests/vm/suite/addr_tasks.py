@@ -19,12 +19,6 @@
 #                       idle tasks of the other CPUs (on no task list) and the
 #                       stacks kernel/fork.c keeps for reuse (NR_CACHED_STACKS,
 #                       2 a CPU);
-#   addr-search-pointer search -k of the start of the lowest of those areas (a
-#                       pointer to a known object): one hit is a task_struct, that of
-#                       a thread of both readings under its name (its stack
-#                       member), and no other task_struct holds it (ELF and
-#                       kdump dumps).
-import json
 import re
 
 import truth as T
@@ -38,7 +32,6 @@ PERCPU_LINE = re.compile(r"percpu: Embedded \d+ pages/cpu s(\d+) r\d+ d\d+ u(\d+
 # path's first one not inlined (5.10 .. 7.2, x86-64 and arm64).
 STACK_CALLERS = {"alloc_thread_stack_node", "dup_task_struct", "copy_process", "kernel_clone", "fork_idle"}
 CACHED_STACKS = 2
-TASK_HIT = re.compile(r"^task_struct of PID (\d+) \((.*)\)$")
 
 
 def crash_notes(files, tag):
@@ -129,31 +122,6 @@ def ck_stacks(picks, ncpus):
     return ck
 
 
-def ck_search_pointer(area):
-    def ck(res, c):
-        rc, out, err = res
-        try:
-            hits = json.loads(out)["hits"] if rc == 0 else None
-        except (ValueError, KeyError, TypeError):
-            hits = None
-        if hits is None:
-            return False, "not search JSON: rc %s, %s" % (rc, (err or out)[:300])
-        tasks = [(int(m.group(1)), m.group(2)) for m in
-                 (TASK_HIT.match(h.get("what") or "") for h in hits) if m]
-        pre, post = c.pre["threads"], c.post["threads"]
-        if len(tasks) != 1:
-            return False, "0x%x (a task stack of /proc/vmallocinfo): %d task_struct hits %s among %d" % (
-                area, len(tasks), tasks, len(hits))
-        pid, comm = tasks[0]
-        t = pre.get(pid)
-        if t is None or pid not in post or not (same_name_modulo_work(comm, t.name[:15]) or
-                                                same_name_modulo_work(comm, t.name)):
-            return False, "0x%x: held by the task_struct of %d (%s), /proc: %s" % (
-                area, pid, comm, t.name if t else "no such thread in both readings")
-        return True, "0x%x held by the task_struct of %d (%s), among %d hits" % (area, pid, comm, len(hits))
-    return ck
-
-
 def stack_picks(run, source):
     out = [a for a in stable(run, source, vmalloc_areas) if a[2] in STACK_CALLERS]
     if not out:
@@ -178,12 +146,7 @@ def task_checks(run, source):
         ncpus = len(crash_notes(run.files, readings(run, source)[0]))
         out.append(("addr-whatis-stack", ["whatis", "--json"] + ["0x%x" % (a[0] + 16) for a in sp],
                     ck_stacks(sp, ncpus)))
-        # The lowest: a thread of the boot (init, kthreadd, a kernel
-        # thread of its first ones), which never exits; an area of no task
-        # (a cached stack) would have no task_struct to find.
-        area = sp[0][0]
-        out.append(("addr-search-pointer", ["search", "-k", "--json", "0x%x" % area], ck_search_pointer(area)))
     except T.TruthError as e:
         why2 = str(e)
-        out += [(n, ["info"], lambda res, c: (False, why2)) for n in ("addr-whatis-stack", "addr-search-pointer")]
+        out.append(("addr-whatis-stack", ["info"], lambda res, c: (False, why2)))
     return out

@@ -83,12 +83,19 @@ def command_checks(run, source):
     return c
 
 
+# Sources that hold the same pages as another, whose checks are all run:
 # makedumpfile -d 31 with another compressor than zlib (kdump-d31-lzo ...)
-# keeps the same pages as kdump-d31, whose checks are all run: what the
-# other adds is its decompression, read by these (kernel text and data,
-# page tables, the log, every task, slab objects, a process's memory).
-D31_VARIANT_CHECKS = {"info", "sym-jiffies", "print-release", "vtop-directmap", "rd-banner", "ps-threads",
-                      "dmesg", "report", "bt-all", "proc-status", "proc-files"}
+# as kdump-d31, and QEMU's flattened kdump file as the kdump file
+# makedumpfile -R makes of it. What each adds is how its pages are found
+# and decompressed, read by these (kernel text and data, page tables, the
+# log, every task, slab objects, a process's memory; the format's name) and
+# by rd-pages (kdump-flat's pages against the ELF dump and libkdumpfile).
+VARIANT_CHECKS = {"info", "info-format", "sym-jiffies", "print-release", "vtop-directmap", "rd-banner",
+                  "ps-threads", "dmesg", "report", "bt-all", "proc-status", "proc-files"}
+
+
+def variant(source):
+    return source == "kdump-flat" or source.startswith("kdump-d31-")
 
 
 def guest_jobs(r, kpeek, pool, compressors):
@@ -129,8 +136,8 @@ def guest_jobs(r, kpeek, pool, compressors):
             continue
         runs_of = {}
         checks = command_checks(r, source)
-        if source.startswith("kdump-d31-"):
-            checks = [x for x in checks if x[0] in D31_VARIANT_CHECKS]
+        if variant(source):
+            checks = [x for x in checks if x[0] in VARIANT_CHECKS]
         for tag, args, ck in checks:
             key = tuple(args)
             if key not in runs_of:
