@@ -116,12 +116,13 @@ TEST(the_fair_server_is_not_a_task)
 {
 	const struct sks_word edit[] = { { SKS_FAIR_SERVER + SKS_DL_FLAGS, 0, 4 }, { 0, 0, 0 } };
 	struct kp_kernel *k = open_sys(SK_SYS_NEW, edit);
-	struct kp_runq_iter *it;
-	const struct kp_rq *r;
+	struct kp_runq_iter *it = NULL;
+	const struct kp_rq *r = NULL;
 	if (!k)
 		return;
 	CHECK_OK(kp_runq_iter_create(k, &it));
-	CHECK_OK(kp_runq_iter_next(it, &r));
+	if (it)	// else failed above: no iterator to read
+		CHECK_OK(kp_runq_iter_next(it, &r));
 	CHECK(r && r->nqueued == 10 && r->queued[1].task == VA(SKS_FAIR_SERVER) - SKS_T_DL);
 	kp_runq_iter_destroy(it);
 	kp_kernel_destroy(k);
