@@ -67,6 +67,8 @@ static int parse_number(const char *opt, const char *arg, uint64_t *ret)
 	return -1;
 }
 
+static int operands(int argc, char **argv, struct search *s);
+
 static int options(struct cli *cli, int argc, char **argv, struct search *s)
 {
 	static const struct option opts[] = {
@@ -137,6 +139,13 @@ static int options(struct cli *cli, int argc, char **argv, struct search *s)
 		return st;
 	if (modes > 1)
 		return cli_usage_error("search", "-k, -u and -p are exclusive");
+	return operands(argc, argv, s);
+}
+
+// What the options leave: VALUE (or none after -s), and how they agree.
+static int operands(int argc, char **argv, struct search *s)
+{
+	int st;
 	if (s->str && !s->slen)
 		return cli_usage_error("search", "-s takes a string that is not empty");
 	if (s->str ? optind != argc : optind + 1 != argc)

@@ -91,6 +91,17 @@ enum search_what search_whatis(struct search *s, uint64_t addr, char *buf, size_
 	return ret;
 }
 
+// One more hit; false once the limit is reached.
+static bool counted(struct search *s)
+{
+	s->hits++;
+	if (s->limit && s->hits >= s->limit) {
+		s->capped = true;
+		return false;
+	}
+	return true;
+}
+
 bool search_print(struct search *s, uint64_t addr, int known, const char *what)
 {
 	if (out_is_json(s->o)) {
@@ -105,12 +116,7 @@ bool search_print(struct search *s, uint64_t addr, int known, const char *what)
 		out_text(s->o, known == WHAT_ERROR ? "%016" PRIx64 ": (whatis: %s)\n" : "%016" PRIx64 ": %s\n",
 			 addr, known == WHAT_NOTHING ? "-" : what);
 	}
-	s->hits++;
-	if (s->limit && s->hits >= s->limit) {
-		s->capped = true;
-		return false;
-	}
-	return true;
+	return counted(s);
 }
 
 // A hit: printed, or a worker's record for its parent; false once the
@@ -131,14 +137,7 @@ static bool hit(struct search *s, uint64_t addr)
 		known = search_whatis(s, addr, what, sizeof(what));
 	if (!s->records)
 		return search_print(s, addr, known, what);
-	if (!search_record_write(s, addr, known, what))
-		return false;
-	s->hits++;
-	if (s->limit && s->hits >= s->limit) {
-		s->capped = true;
-		return false;
-	}
-	return true;
+	return search_record_write(s, addr, known, what) && counted(s);
 }
 
 static bool scan_value(struct search *s, uint64_t addr, const uint8_t *buf, size_t len)

@@ -272,27 +272,13 @@ static void task_by_pid(struct kp_kernel *k, int cpu, int pid, struct kp_panic *
 {
 	struct kp_panic cur = { .task = 0 };
 	if (kp_ok(kp_lx_cpu_curr(k, (uint64_t)cpu, &cur.task)) && cur.task &&
-	    kp_ok(current_task(k, &cur))) {
-		if (cur.pid == pid) {
-			p->task = cur.task;
-			p->has_task = true;
-			return;
-		}
-	}
-	struct kp_task_iter *it;
-	if (pid <= 0 || !kp_ok(kp_task_iter_create(k, KP_TASKS_THREADS, &it)))
+	    kp_ok(current_task(k, &cur)) && cur.pid == pid) {
+		p->task = cur.task;
+		p->has_task = true;
 		return;
-	for (;;) {
-		const struct kp_task *t;
-		if (!kp_ok(kp_task_iter_next(it, &t)) || !t)
-			break;
-		if (t->pid == pid) {
-			p->task = t->address;
-			p->has_task = true;
-			break;
-		}
 	}
-	kp_task_iter_destroy(it);
+	if (pid > 0 && kp_ok(kp_task_by_pid(k, pid, &p->task)))
+		p->has_task = true;
 }
 
 struct kp_error *kp_panic_get(struct kp_kernel *k, struct kp_panic *ret)
