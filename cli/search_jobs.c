@@ -2,10 +2,12 @@
 // kpeek search on every core: physical memory cut into one slice per
 // worker, each a forked process that searches its slice through its own
 // copy of the kernel handle (a kdump's decompression and caches are per
-// process: nothing is shared but the file), writes its hits with what they
-// are to a temporary file, and shows its counters in shared memory. The
-// parent draws the progress line, then prints the workers' hits in slice
-// order: the output is the search of one process, the same bytes.
+// process; /proc/kcore is opened again in each, whose reads would
+// otherwise share the kernel's buffer of one open file: src/io/file.c),
+// writes its hits with what they are to a temporary file, and shows its
+// counters in shared memory. The parent draws the progress line, then
+// prints the workers' hits in slice order: the output is the search of one
+// process, the same bytes.
 //
 // Bounds: at most MAX_JOBS workers, no slice under MIN_SLICE unless -J
 // asks; a worker stops at -n hits of its own, and once a worker before it

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/magic.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,27 @@ struct kp_file_cache {
 static bool is_kcore(const char *path)
 {
 	return strcmp(path, KCORE_PATH) == 0;
+}
+
+// /proc/kcore reads through a bounce buffer of its open file (the struct
+// file's private_data, allocated by open_kcore(); read_kcore() in 5.10 and
+// 6.1, read_kcore_iter() since 6.5): two processes reading one open file
+// at once, a fork's parent and child or two forked workers, overwrite each
+// other's pages (seen as a search of 6.12 missing a pointer that is there,
+// and page-table walks failing). A /proc file is opened again, by its path,
+// in the first read after a fork: the generation below counts forks.
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+static unsigned fork_generation;
+
+static void forked_child(void)
+{
+	__atomic_add_fetch(&fork_generation, 1, __ATOMIC_RELAXED);
+}
+
+static void watch_forks(void)
+{
+	// glibc unregisters a library's handlers when it is unloaded.
+	pthread_atfork(NULL, NULL, forked_child);
 }
 
 // Kernel lockdown in "confidentiality" mode refuses /proc/kcore even to root
@@ -163,7 +185,13 @@ struct kp_error *kp_file_open(const char *path, struct kp_file **ret)
 		goto fail;
 	struct statfs sfs;
 	bool procfs = fstatfs(file->fd, &sfs) == 0 && sfs.f_type == PROC_SUPER_MAGIC;
-	if (S_ISREG(st.st_mode) && !procfs && !is_kcore(path) && st.st_size > 0) {
+	if (procfs || is_kcore(path)) {
+		pthread_once(&fork_once, watch_forks);
+		file->reopen = true;
+		file->generation = __atomic_load_n(&fork_generation, __ATOMIC_RELAXED);
+		file->dev = st.st_dev;
+		file->ino = st.st_ino;
+	} else if (S_ISREG(st.st_mode) && st.st_size > 0) {
 		file->size = (uint64_t)st.st_size;
 		file->cache = calloc(1, sizeof(*file->cache));
 		if (!file->cache) {
@@ -198,10 +226,36 @@ static struct kp_error *truncated(const struct kp_file *file, uint64_t offset,
 			       ", file has 0x%" PRIx64, file->path, len, offset, have);
 }
 
+// The file opened again in a forked process, the same file (device and
+// inode) on a new open file of its own.
+static struct kp_error *reopen_forked(struct kp_file *file)
+{
+	unsigned now = __atomic_load_n(&fork_generation, __ATOMIC_RELAXED);
+	if (file->generation == now)
+		return NULL;
+	int fd;
+	struct stat st;
+	struct kp_error *err = open_input(file->path, &fd, &st);
+	if (err)
+		return err;
+	if (st.st_dev != file->dev || st.st_ino != file->ino) {
+		close(fd);
+		return kp_error_create(KP_ERR_INVALID, "%s: opened again after a fork, it is another file",
+				       file->path);
+	}
+	close(file->fd);
+	file->fd = fd;
+	file->generation = now;
+	return NULL;
+}
+
 // Exactly len bytes at offset by pread, or an error naming where.
 static struct kp_error *pread_exact(struct kp_file *file, uint64_t offset, uint8_t *p,
 				    size_t len)
 {
+	struct kp_error *err = file->reopen ? reopen_forked(file) : NULL;
+	if (err)
+		return err;
 	if (offset > INT64_MAX || len > (uint64_t)INT64_MAX - offset)
 		return kp_error_create(KP_ERR_INVALID,
 				       "%s: read of %zu bytes at offset 0x%" PRIx64

@@ -6,6 +6,8 @@
 #ifndef KP_FILE_H
 #define KP_FILE_H
 
+#include <sys/types.h>
+
 #include <kpeek/kpeek.h>
 #include "io/memory.h"
 
@@ -15,6 +17,12 @@ struct kp_file {
 	uint64_t size;		// st_size; 0 for /proc files, whose size is not meaningful
 	// Regular files only: /proc/kcore and devices change under us.
 	struct kp_file_cache *cache;
+	// /proc files: opened again after a fork (file.c says why), checked to
+	// be the same file.
+	bool reopen;
+	unsigned generation;
+	dev_t dev;
+	ino_t ino;
 };
 
 struct kp_error *kp_file_open(const char *path, struct kp_file **ret);

@@ -167,9 +167,8 @@ def merge_whatis(checks):
 # answers by address; slab, search -u and page of the environment's frames.
 # The kernels whose first guest searches all of its memory live (search -k:
 # a TCG guest reads its 512 MB through /proc/kcore slowly; tests/vm/init
-# kp_search_k). Not 7.2 arm64 yet: there live, search's whatis named the
-# listener's struct socket "region linear map" (its dumps pass).
-SEARCH_LIVE = {"6.12"}
+# kp_search_k): the oldest x86-64 kernel, 6.12 and the newest arm64 one.
+SEARCH_LIVE = {"5.10", "6.12", "7.2-arm64"}
 LIVE = ("addr-whatis-percpu", "addr-whatis-stack", "addr-whatis-sockets", "addr-whatis-kmalloc",
         "addr-whatis-freed", "addr-whatis-vmalloc", "addr-slab-tcp", "addr-search-user", "addr-page-envpage")
 
