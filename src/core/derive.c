@@ -6,8 +6,9 @@
 //              "swapper/0" and pid 0, whose tasks list is consistent
 //              (tasks.next->prev and tasks.prev->next point back at it),
 //              and whose real_parent is itself (layout from BTF);
-//   per-CPU    every per-CPU variable BTF names, from the section's
-//              address the exported ones agree on (add_percpu());
+//   per-CPU    every per-CPU variable BTF names, and the section's
+//              start __per_cpu_start, from the section's address the
+//              exported ones agree on (add_percpu());
 //   linux_banner the banner string of init_uts_ns' release in rodata;
 //   _text      the image's start (kp_arch.text_start);
 //   the variables functions refer to (derive_refs.c).
@@ -280,6 +281,27 @@ static bool percpu_base(struct kp_symtab *st, const struct btf *btf,
 	return agree >= MIN_AGREE;
 }
 
+// __per_cpu_start: the section's start (PERCPU_INPUT() of
+// include/asm-generic/vmlinux.lds.h puts it first), where no variable
+// lies past BTF's size of the section. Not __per_cpu_end: BTF's size
+// is where its last variable ends, and x86-64 6.12 page-aligns the end
+// past it (0x38100, __per_cpu_end 0x39000).
+static struct kp_error *add_percpu_start(const struct btf_type *sec, uint64_t base, struct kp_symtab *st,
+					 unsigned *added)
+{
+	const struct btf_var_secinfo *vi = btf_var_secinfos(sec);
+	struct kp_symbol sym;
+	for (unsigned i = 0; i < btf_vlen(sec); i++)
+		if (vi[i].offset > sec->size || vi[i].size > sec->size - vi[i].offset)
+			return NULL;
+	if (kp_symtab_find(st, "__per_cpu_start", &sym))
+		return NULL;
+	struct kp_error *err = kp_symtab_add(st, "__per_cpu_start", 15, base, 'D', NULL);
+	if (!err)
+		(*added)++;
+	return err;
+}
+
 static struct kp_error *add_percpu(struct kp_types *types, struct kp_symtab *st, unsigned *added)
 {
 	const struct btf *btf = kp_types_btf(types);
@@ -311,7 +333,7 @@ static struct kp_error *add_percpu(struct kp_types *types, struct kp_symtab *st,
 			(*added)++;
 	}
 	free(pick);
-	return err;
+	return err ? err : add_percpu_start(sec, base, st, added);
 }
 
 // ---------------------------------------------------------------- all

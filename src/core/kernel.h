@@ -105,6 +105,7 @@ void kp_kernel_set_late_types(struct kp_kernel *kernel, kp_kernel_late_types_fn 
 enum kp_kernel_slot_id {
 	KP_KERNEL_SLOT_STACK,
 	KP_KERNEL_SLOT_MEMMAP,	// linux/mm/memmap.c
+	KP_KERNEL_SLOT_PERCPU,	// linux/mm/percpu.c
 	KP_KERNEL_NSLOTS,
 };
 void *kp_kernel_slot(struct kp_kernel *kernel, enum kp_kernel_slot_id id);

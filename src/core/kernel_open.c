@@ -177,8 +177,13 @@ static struct kp_error *kernel_open(struct kp_kernel *k, const struct kp_open_op
 	read_banner(k);
 	if (opts->btf && !(k->btf_path = strdup(opts->btf)))
 		return &kp_enomem;
-	if (k->no_data_symbols)
-		return kp_kernel_derive_symbols(k);
+	if (k->no_data_symbols) {
+		if ((err = kp_kernel_derive_symbols(k)))
+			return err;
+		// Again, with the variables found: x86-64's direct map starts at
+		// page_offset_base, which __ksymtab names.
+		k->arch->symbols_loaded(k->arch_ctx, k->symtab);
+	}
 	return NULL;
 }
 

@@ -5,6 +5,7 @@
 // SKS_PCPU_UNIT bytes (pcpu_unit_size) with its static variables below
 // SKS_PC_END. Every value expected is one the generator wrote.
 #include "test.h"
+#include "linux/mm/mm.h"
 #include "synthkernel.h"
 #include "synthsys.h"
 
@@ -98,9 +99,49 @@ TEST(an_impossible_unit_size_is_not_believed)
 	kp_kernel_destroy(k);
 }
 
+// A kallsyms of functions only has no pcpu_unit_size: the boot log's line
+// as pcpu_embed_first_chunk() prints it gives the static size (checked
+// by linux/mm/percpu.c against the section's) and the unit size, if the
+// unit holds the static, reserved and dynamic sizes in whole pages.
+TEST(sizes_of_the_boot_log_line)
+{
+	static const struct {
+		const char *line;
+		uint64_t page_size, static_size, unit;	// unit 0: not taken
+	} cases[] = {
+		{ "percpu: Embedded 20 pages/cpu s42600 r8192 d31128 u81920", 4096, 42600, 81920 },
+		{ "percpu: Embedded 64 pages/cpu s233472 r8192 d20480 u262144", 4096, 233472, 262144 },
+		// A unit that cannot hold its parts, or is no whole page.
+		{ "percpu: Embedded 20 pages/cpu s42600 r8192 d31128 u73728", 4096, 0, 0 },
+		{ "percpu: Embedded 20 pages/cpu s42600 r8192 d31128 u81921", 4096, 0, 0 },
+		{ "percpu: Embedded 20 pages/cpu s42600 r8192 d31128 u81920", 65536, 0, 0 },
+		{ "percpu: Embedded 20 pages/cpu s42600 r8192 d31128 u81920", 0, 0, 0 },
+		// Past any kernel's (64 MiB), sums that wrap, cut short, another allocator.
+		{ "percpu: Embedded 20 pages/cpu s42600 r8192 d31128 u134217728", 4096, 0, 0 },
+		{ "percpu: Embedded 1 pages/cpu s42600 r18446744073709551615 d1 u81920", 4096, 0, 0 },
+		{ "percpu: Embedded 1 pages/cpu s18446744073709551615 r8192 d8192 u81920", 4096, 0, 0 },
+		{ "percpu: Embedded 20 pages/cpu s42600 r8192 d31128", 4096, 0, 0 },
+		{ "percpu: 20 4K pages/cpu s42600 r8192 d31128", 4096, 0, 0 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct kp_lx_percpu_line got = { 0, 0 };
+		printf("  %s\n", cases[i].line);
+		bool ok = kp_lx_percpu_line(cases[i].line, strlen(cases[i].line), cases[i].page_size, &got);
+		CHECK(ok == (cases[i].unit != 0));
+		CHECK_U64(got.static_size, cases[i].static_size);
+		CHECK_U64(got.unit, cases[i].unit);
+	}
+	// Not NUL-terminated: the record's length bounds it.
+	const char *more = "percpu: Embedded 20 pages/cpu s42600 r8192 d31128 u81920999";
+	struct kp_lx_percpu_line got = { 0, 0 };
+	CHECK(kp_lx_percpu_line(more, strlen(more) - 3, 4096, &got));
+	CHECK_U64(got.unit, 81920);
+}
+
 int main(void)
 {
 	RUN(per_cpu_variables_and_areas);
 	RUN(an_impossible_unit_size_is_not_believed);
+	RUN(sizes_of_the_boot_log_line);
 	return TEST_SUMMARY();
 }

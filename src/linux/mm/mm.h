@@ -116,6 +116,20 @@ struct kp_lx_vmalloc {
 };
 struct kp_error *kp_lx_vmalloc_area(struct kp_kernel *kernel, uint64_t address, struct kp_lx_vmalloc *ret);
 
+// The per-CPU layout (percpu.c): the static variables at start ..
+// start + static_size of the template, each CPU's unit unit bytes (the
+// static variables, the reserved and the dynamic area); false if unknown.
+struct kp_lx_percpu {
+	uint64_t start, static_size, unit;
+};
+bool kp_lx_percpu_layout(struct kp_kernel *kernel, struct kp_lx_percpu *ret);
+// The sizes of a boot log line "percpu: Embedded P pages/cpu sS rR dD uU"
+// of len bytes, if U holds S + R + D in whole pages of page_size.
+struct kp_lx_percpu_line {
+	uint64_t static_size, unit;
+};
+bool kp_lx_percpu_line(const char *text, size_t len, uint64_t page_size, struct kp_lx_percpu_line *ret);
+
 // The /proc/iomem entries holding a physical address (iomem.c): the top
 // level's name in top ("System RAM", "Reserved"), the innermost below it in
 // inner; "" where none holds it.

@@ -9,7 +9,8 @@
 // the variable's address in the template, __per_cpu_start..__per_cpu_end
 // (zero-based on x86-64 until 6.14, in the image elsewhere). Each CPU's
 // unit goes on past the static variables with the reserved and dynamic
-// chunk (alloc_percpu()) to pcpu_unit_size bytes (mm/percpu.c).
+// chunk (alloc_percpu()) to pcpu_unit_size bytes (mm/percpu.c): the
+// layout kp_lx_percpu_layout() finds.
 //
 // A task's kernel stack is task->stack .. + THREAD_SIZE. THREAD_SIZE is
 // no BTF fact (union thread_union is not in BTF); with CONFIG_VMAP_STACK
@@ -203,21 +204,6 @@ static void symbol(struct kp_kernel *k, uint64_t a, struct whatis_impl *w)
 	f->section = kp_section_name(sec);
 }
 
-// A per-CPU unit larger than this is not a kernel's (x86-64 and arm64
-// units are tens to hundreds of KiB; PERCPU_DYNAMIC_SIZE_SHIFT).
-#define MAX_PERCPU_UNIT (64u << 20)
-
-static uint64_t percpu_unit_size(struct kp_kernel *k, uint64_t static_size)
-{
-	struct kp_symbol s;
-	uint32_t unit;
-	if (!kp_ok(kp_symbol_by_name(k, "pcpu_unit_size", &s)) ||
-	    !kp_ok(kp_read(k, KP_VIRT, s.address, &unit, sizeof(unit))) || unit < static_size ||
-	    unit > MAX_PERCPU_UNIT)
-		return static_size;
-	return unit;
-}
-
 // The static per-CPU variable holding template address t (start <= t <
 // end), named in w. Zero-based per-CPU symbols (x86-64 until 6.14) lie
 // below every kernel address, where no address lookup looks: they come
@@ -256,10 +242,11 @@ static bool percpu_symbol(struct kp_kernel *k, uint64_t t, uint64_t start, uint6
 
 static void percpu(struct kp_kernel *k, uint64_t a, struct whatis_impl *w)
 {
-	uint64_t start, end, off;
-	if (!kp_kernel_percpu_section(k, &start, &end))
+	struct kp_lx_percpu pl;
+	uint64_t off;
+	if (!kp_lx_percpu_layout(k, &pl))
 		return;
-	uint64_t size = 0;
+	uint64_t start = pl.start, end = pl.start + pl.static_size;
 	for (uint32_t cpu = 0; cpu < kp_kernel_nr_cpu_ids(k); cpu++) {
 		struct kp_error *err = kp_kernel_per_cpu_offset(k, cpu, &off);
 		if (err) {
@@ -268,16 +255,14 @@ static void percpu(struct kp_kernel *k, uint64_t a, struct whatis_impl *w)
 			continue;
 		}
 		uint64_t t = a - off;
-		if (!size)
-			size = percpu_unit_size(k, end - start);
-		if (t < start || t - start >= size)
+		if (t < start || t - start >= pl.unit)
 			continue;
 		struct kp_whatis_fact *f = add(w, KP_WHATIS_PERCPU);
 		if (!f)
 			return;
 		f->cpu = cpu;
 		f->start = start + off;
-		f->end = start + off + size;
+		f->end = start + off + pl.unit;
 		f->offset = t - start;
 		struct kp_symbol sym;
 		if (t < end && percpu_symbol(k, t, start, end, w, &sym) && (!sym.size || t - sym.address < sym.size)) {

@@ -332,7 +332,7 @@ RECOVER_ALWAYS = ["jiffies", "avenrun", "init_task", "init_uts_ns", "nr_cpu_ids"
                   "slab_caches", "taint_flags", "tainted_mask", "linux_banner", "module_kset",
                   "chained_action", "ftrace_ops_list", "ftrace_list_end", "prog_idr",
                   "__start___tracepoints_ptrs", "__stop___tracepoints_ptrs"]
-RECOVER_PERCPU = ["runqueues"]
+RECOVER_PERCPU = ["runqueues", "__per_cpu_start"]
 NO_PERCPU_BTF = {"5.10": "Debian 11's pahole put no per-CPU variables in BTF"}
 # arm64's syscall table is passed by do_el0_svc(); x86-64 indexes it in
 # do_syscall_64() only before the branch-history mitigation (6.9,
