@@ -13,7 +13,6 @@ import truth as T
 
 from . import churn
 from .common import Ctx, PAGING, READY_TIMEOUT, SOFTIRQ_PANIC_RE, live_run, notes, timed, timings
-from .addr import SEARCH_LIVE
 from .dumps import reassemble
 from .symbols import functions_only
 
@@ -126,9 +125,9 @@ class GuestRun:
                 self.name, self.cpu, os.path.join(self.initrd_dir, "initrd.gz"), self.kernel.vmlinuz,
                 late_fwcfg=True, arch=self.arch, share=self.share if self.snapshot else None,
                 console_input=self.full and self.arch == "arm64",
-                # The second guest: the core live commands only (sources.py).
-                append="kp_live=core" if not self.full else
-                "kp_search_k" if self.kernel.id in SEARCH_LIVE else ""),
+                # The second guest: the core live commands only (sources.py);
+                # the first searches all memory live too (addr.py).
+                append="kp_live=core" if not self.full else "kp_search_k"),
                 "==KP-BOOTED==", READY_TIMEOUT)
             self.guest = g
             if why:
