@@ -38,7 +38,8 @@ static void usage(void)
 	       "An address nothing is known of says so. Tasks are those of the task\n"
 	       "list; slab objects need the memory map of VMCOREINFO (mem_section).\n"
 	       "\n"
-	       "Exit status: 0 success, 2 an address that could not be read (said on\n"
+	       "Exit status: 0 success, 2 an address that could not be read or a check\n"
+	       "that could not be done for one (its answer may lack a fact; said on\n"
 	       "stderr), a usage error or output that could not be written.\n"
 	       "\n"
 	       "Options:\n"
@@ -369,6 +370,10 @@ int cmd_whatis(struct cli *cli, int argc, char **argv)
 			continue;
 		}
 		show(o, k, argv[i], w);
+		// A check that could not be done (the task list or the page
+		// tables unreadable) may have left out a fact that holds.
+		if (w->note)
+			status = cli_fail("whatis %s: incomplete: not checked: %s", argv[i], w->note);
 		kp_whatis_destroy(w);
 	}
 	if (out_is_json(o))

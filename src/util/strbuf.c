@@ -96,3 +96,15 @@ void kp_sb_free(struct kp_sb *sb)
 	free(sb->buf);
 	*sb = (struct kp_sb){ 0 };
 }
+
+void kp_str_fit(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		buf[0] = '\0';
+	else if ((size_t)n >= size)
+		memcpy(buf + size - 4, "...", 4);
+}

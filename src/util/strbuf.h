@@ -24,4 +24,9 @@ void kp_sb_truncate(struct kp_sb *sb, size_t len);
 char *kp_sb_take(struct kp_sb *sb);	// caller frees; NULL if failed
 void kp_sb_free(struct kp_sb *sb);
 
+// snprintf into a fixed buffer of size >= 4 whose text, when it does not
+// fit, ends in "..." where it was cut (a note that stops mid-word reads as
+// the whole of it).
+void kp_str_fit(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 #endif

@@ -23,6 +23,7 @@
 #include "core/layout.h"
 #include "linux/mm/mm.h"
 #include "util/error.h"
+#include "util/strbuf.h"
 
 enum { C_NAME, C_SIZE, C_OBJSIZE, C_OFFSET, C_RANDOM, C_RED_LEFT, C_CPU_SLAB, C_OO, C_N };
 static const struct kp_member_spec cache_members[C_N] = {
@@ -218,7 +219,7 @@ struct kp_error *kp_lx_slab_object(struct kp_kernel *k, const struct kp_lx_page 
 		return err;
 	f->slab.state = is_free ? KP_SLAB_FREE : err ? KP_SLAB_UNKNOWN : KP_SLAB_ALLOCATED;
 	if (err && !is_free) {
-		snprintf(note, note_size, "%s", kp_error_message(err));
+		kp_str_fit(note, note_size, "%s", kp_error_message(err));
 		f->note = note;
 	}
 	kp_error_destroy(err);

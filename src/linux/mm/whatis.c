@@ -27,6 +27,7 @@
 #include "core/layout.h"
 #include "linux/mm/mm.h"
 #include "util/error.h"
+#include "util/strbuf.h"
 
 #define MAX_FACTS 10
 // A symbol with no size owns at most this many bytes after it (kallsyms
@@ -50,7 +51,7 @@ struct whatis_impl {
 	struct kp_whatis_fact facts[MAX_FACTS];
 	char cache[64];
 	char percpu_name[128];
-	char notes[3][256];
+	char notes[3][512];
 	char memory[2][64];
 };
 
@@ -76,7 +77,7 @@ static void note(struct whatis_impl *w, struct kp_error *err, const char *what)
 	if (!err)
 		return;
 	if (!w->pub.note) {
-		snprintf(w->notes[0], sizeof(w->notes[0]), "%s: %s", what, kp_error_message(err));
+		kp_str_fit(w->notes[0], sizeof(w->notes[0]), "%s: %s", what, kp_error_message(err));
 		w->pub.note = w->notes[0];
 	}
 	kp_error_destroy(err);
@@ -314,7 +315,7 @@ static void physical(struct kp_kernel *k, uint64_t pa, struct whatis_impl *w)
 	struct kp_error *err = kp_lx_iomem(k, pa, w->memory[0], sizeof(w->memory[0]), w->memory[1],
 					   sizeof(w->memory[1]));
 	if (err) {
-		snprintf(w->notes[2], sizeof(w->notes[2]), "/proc/iomem: %s", kp_error_message(err));
+		kp_str_fit(w->notes[2], sizeof(w->notes[2]), "/proc/iomem: %s", kp_error_message(err));
 		f->note = w->notes[2];
 		kp_error_destroy(err);
 		return;
@@ -394,6 +395,15 @@ static void drop_task_past_object(struct whatis_impl *w)
 	w->pub.nfacts--;
 }
 
+// No task_struct or kernel stack lies in the core kernel's text or
+// read-only data (init_task and init_stack are in .data): whatis of a
+// function or a constant does not walk the task list.
+static bool may_hold_task(struct kp_kernel *k, uint64_t a)
+{
+	enum kp_section sec = kp_kernel_section(k, a);
+	return sec != KP_SEC_TEXT && sec != KP_SEC_RODATA;
+}
+
 static struct kp_error *virtual(struct kp_kernel *k, uint64_t a, struct whatis_impl *w)
 {
 	KP_INIT(kp_vtop, t);
@@ -401,7 +411,7 @@ static struct kp_error *virtual(struct kp_kernel *k, uint64_t a, struct whatis_i
 	if (err)
 		note(w, err, "the page tables");
 	bool mapped = !err && t.present;
-	if ((err = find_task(k, a, w)))
+	if (may_hold_task(k, a) && (err = find_task(k, a, w)))
 		note(w, err, "the task list");
 	if (mapped)
 		slab(k, t.paddr, w);
