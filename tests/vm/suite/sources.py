@@ -89,13 +89,19 @@ def command_checks(run, source):
 # makedumpfile -R makes of it. What each adds is how its pages are found
 # and decompressed, read by these (kernel text and data, page tables, the
 # log, every task, slab objects, a process's memory; the format's name) and
-# by rd-pages (kdump-flat's pages against the ELF dump and libkdumpfile).
+# by rd-pages (kdump-flat's pages against the ELF dump and libkdumpfile),
+# and issue 29's whatis (one run of every address: slab objects, stacks,
+# symbols, modules, vmalloc areas; -p: per-CPU areas and iomem) and slab.
 VARIANT_CHECKS = {"info", "info-format", "sym-jiffies", "print-release", "vtop-directmap", "rd-banner",
-                  "ps-threads", "dmesg", "report", "bt-all", "proc-status", "proc-files"}
+                  "ps-threads", "dmesg", "report", "bt-all", "proc-status", "proc-files", "addr-slab-tcp"}
 
 
 def variant(source):
     return source == "kdump-flat" or source.startswith("kdump-d31-")
+
+
+def variant_check(name):
+    return name in VARIANT_CHECKS or name.startswith("addr-whatis-")
 
 
 def guest_jobs(r, kpeek, pool, compressors):
@@ -137,7 +143,7 @@ def guest_jobs(r, kpeek, pool, compressors):
         runs_of = {}
         checks = command_checks(r, source)
         if variant(source):
-            checks = [x for x in checks if x[0] in VARIANT_CHECKS]
+            checks = [x for x in checks if variant_check(x[0])]
         for tag, args, ck in checks:
             key = tuple(args)
             if key not in runs_of:
