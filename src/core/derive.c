@@ -305,8 +305,7 @@ static struct kp_error *add_percpu_start(const struct btf_type *sec, uint64_t ba
 static struct kp_error *add_percpu(struct kp_types *types, struct kp_symtab *st, unsigned *added)
 {
 	const struct btf *btf = kp_types_btf(types);
-	int32_t id = btf__find_by_name_kind(btf, ".data..percpu", BTF_KIND_DATASEC);
-	const struct btf_type *sec = id > 0 ? btf__type_by_id(btf, (uint32_t)id) : NULL;
+	const struct btf_type *sec = kp_types_percpu_datasec(types);
 	uint64_t base;
 	if (!sec || !percpu_base(st, btf, sec, &base))
 		return NULL;

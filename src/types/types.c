@@ -199,6 +199,20 @@ struct kp_error *kp_types_find(struct kp_types *t, int kind, const char *name, u
 
 // ---------------------------------------------------------------- variables
 
+#define PERCPU_DATASEC ".data..percpu"
+
+const struct btf_type *kp_types_percpu_datasec(struct kp_types *t)
+{
+	int32_t id = btf__find_by_name_kind(t->work, PERCPU_DATASEC, BTF_KIND_DATASEC);
+	return id > 0 ? btf__type_by_id(t->work, (uint32_t)id) : NULL;
+}
+
+uint64_t kp_types_percpu_extent(struct kp_types *t)
+{
+	const struct btf_type *sec = kp_types_percpu_datasec(t);
+	return sec ? sec->size : 0;
+}
+
 static int var_cmp(const void *a, const void *b)
 {
 	return strcmp(((const struct var *)a)->name, ((const struct var *)b)->name);
@@ -215,7 +229,7 @@ static struct kp_error *index_vars(struct kp_types *t)
 		if (!bt || !btf_is_datasec(bt))
 			continue;
 		const char *sec = btf__name_by_offset(btf, bt->name_off);
-		bool percpu = sec && strcmp(sec, ".data..percpu") == 0;
+		bool percpu = sec && strcmp(sec, PERCPU_DATASEC) == 0;
 		const struct btf_var_secinfo *vs = btf_var_secinfos(bt);
 		for (uint32_t j = 0; j < btf_vlen(bt); j++) {
 			const struct btf_type *v = btf__type_by_id(btf, vs[j].type);

@@ -57,6 +57,11 @@ const char *kp_types_enumerator_name(struct kp_types *types, const char *name, u
 // "enum "); false if there is no such enum or enumerator.
 bool kp_types_enum_value(struct kp_types *types, const char *name, const char *enumerator_name,
 			 uint64_t *ret);
+// BTF's DATASEC of the per-CPU variables, ".data..percpu" (pahole 1.18+
+// encodes every one, with its offset in the section); NULL if none.
+const struct btf_type *kp_types_percpu_datasec(struct kp_types *types);
+// Its size (where its last variable ends, at least); 0 if none.
+uint64_t kp_types_percpu_extent(struct kp_types *types);
 // VAR of a global or per-CPU variable from a DATASEC. false if none.
 bool kp_types_var(struct kp_types *types, const char *name, uint32_t *type_ret,
 		  bool *percpu_ret);

@@ -25,8 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <bpf/btf.h>
-
 #include "core/kernel.h"
 #include "linux/mm/mm.h"
 #include "types/types.h"
@@ -42,6 +40,13 @@ struct percpu {
 	struct kp_lx_percpu layout;
 };
 
+// A unit of u bytes holds need bytes: whole pages, not past what a
+// kernel's unit can be.
+static bool unit_holds(uint64_t u, uint64_t need, uint64_t page_size)
+{
+	return u >= need && u <= MAX_PERCPU_UNIT && page_size && u % page_size == 0;
+}
+
 bool kp_lx_percpu_line(const char *text, size_t len, uint64_t page_size, struct kp_lx_percpu_line *ret)
 {
 	char line[160];
@@ -51,7 +56,8 @@ bool kp_lx_percpu_line(const char *text, size_t len, uint64_t page_size, struct 
 	memcpy(line, text, len);
 	line[len] = '\0';
 	if (sscanf(line, EMBEDDED "%llu pages/cpu s%llu r%llu d%llu u%llu", &pages, &s, &r, &d, &u) != 5 ||
-	    r > u || d > u || s > u - r - d || u > MAX_PERCPU_UNIT || !page_size || u % page_size)
+	    r > MAX_PERCPU_UNIT || d > MAX_PERCPU_UNIT || s > MAX_PERCPU_UNIT ||
+	    !unit_holds(u, s + r + d, page_size))
 		return false;
 	ret->static_size = s;
 	ret->unit = u;
@@ -75,19 +81,6 @@ static bool log_line(struct kp_kernel *k, struct kp_lx_percpu_line *ret)
 	return found;
 }
 
-// The size of BTF's .data..percpu (pahole's DATASEC: its variables' extent
-// at least), 0 if BTF has none.
-static uint64_t btf_extent(struct kp_kernel *k)
-{
-	struct kp_types *types;
-	if (!kp_ok(kp_kernel_types(k, &types)))
-		return 0;
-	const struct btf *btf = kp_types_btf(types);
-	int32_t id = btf__find_by_name_kind(btf, ".data..percpu", BTF_KIND_DATASEC);
-	const struct btf_type *sec = id > 0 ? btf__type_by_id(btf, (uint32_t)id) : NULL;
-	return sec ? sec->size : 0;
-}
-
 static bool find(struct kp_kernel *k, struct kp_lx_percpu *ret)
 {
 	struct kp_symbol s;
@@ -101,13 +94,14 @@ static bool find(struct kp_kernel *k, struct kp_lx_percpu *ret)
 		return false;
 	// An int (mm/percpu.c); read as the kernel stores it.
 	if (end && kp_ok(kp_symbol_by_name(k, "pcpu_unit_size", &s)) &&
-	    kp_ok(kp_read(k, KP_VIRT, s.address, &unit, sizeof(unit))) && unit >= ret->static_size &&
-	    unit <= MAX_PERCPU_UNIT && page && unit % page == 0) {
+	    kp_ok(kp_read(k, KP_VIRT, s.address, &unit, sizeof(unit))) &&
+	    unit_holds(unit, ret->static_size, page)) {
 		ret->unit = unit;
 		return true;
 	}
 	struct kp_lx_percpu_line line;
-	uint64_t extent = end ? 0 : btf_extent(k);
+	struct kp_types *types;
+	uint64_t extent = !end && kp_ok(kp_kernel_types(k, &types)) ? kp_types_percpu_extent(types) : 0;
 	if (log_line(k, &line) && (end ? line.static_size == ret->static_size :
 				   extent && line.static_size >= extent &&
 				   line.static_size - extent < page)) {
