@@ -51,7 +51,7 @@ struct whatis_impl {
 	struct kp_whatis_fact facts[MAX_FACTS];
 	char cache[64];
 	char percpu_name[128];
-	char notes[3][512];
+	char notes[3][1024];
 	char memory[2][64];
 };
 
@@ -72,12 +72,16 @@ static struct kp_whatis_fact *add(struct whatis_impl *w, enum kp_whatis_kind kin
 	return f;
 }
 
+// Every check that could not be done is named, each with its error
+// ("the task list: ...; the vmalloc areas: ..."): a reader knows which
+// facts may be missing.
 static void note(struct whatis_impl *w, struct kp_error *err, const char *what)
 {
 	if (!err)
 		return;
-	if (!w->pub.note) {
-		kp_str_fit(w->notes[0], sizeof(w->notes[0]), "%s: %s", what, kp_error_message(err));
+	size_t len = w->pub.note ? strlen(w->notes[0]) : 0, room = sizeof(w->notes[0]) - len;
+	if (room > strlen(what) + 8) {
+		kp_str_fit(w->notes[0] + len, room, "%s%s: %s", len ? "; " : "", what, kp_error_message(err));
 		w->pub.note = w->notes[0];
 	}
 	kp_error_destroy(err);

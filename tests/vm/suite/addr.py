@@ -16,8 +16,8 @@
 # slab, and but the -d 31 ones search -u and page; search -k runs on the
 # ELF and kdump dumps; live, what tests/vm/init addr_live_commands runs
 # (LIVE). A -d 31 dump of a kernel makedumpfile does not know runs them
-# too: whatis must give right facts where it could not walk the task list
-# (tolerate_unchecked()).
+# too: whatis must give right facts where it could not do a walk
+# (tolerate_excluded()).
 import json
 import re
 
@@ -135,7 +135,7 @@ def by_address(check, queries):
     whatis run of those and more (merged, or the guest's live run)."""
     def ck(res, c):
         rc, out, err = res
-        if rc != 0:
+        if rc not in (0, 2):    # 2: whatis could not do every walk (tolerate_excluded())
             return check(res, c)
         try:
             doc = json.loads(out)
@@ -185,38 +185,41 @@ def live_checks(run):
     return merge_whatis([x for x in out if x[0] in LIVE])
 
 
-# What whatis says on stderr of an address whose task-list check it could
-# not do, on a -d 31 dump that left out a page the task list uses.
-UNCHECKED_RE = re.compile(r"^kpeek: whatis \S+: incomplete: not checked: the task list: .*"
-                          r"excluded from the dump")
-# The checks whose facts come from the task list.
-TASK_LIST_CHECKS = ("addr-whatis-stack",)
+# What whatis says on stderr of an address it could not check all of: the
+# walks it could not do ("the task list: ...; the vmalloc areas: ...").
+UNCHECKED_RE = re.compile(r"^kpeek: whatis \S+: incomplete: not checked: ")
+# The checks whose facts come from one of whatis's walks, and that walk.
+NEEDS = {"addr-whatis-stack": "the task list", "addr-whatis-vmalloc": "the vmalloc areas"}
 
 
-def tolerate_unchecked(name, check):
+def tolerate_excluded(name, check):
     """check, where a -d 31 dump of a kernel makedumpfile does not know
-    (c.partial) may leave out pages of the task list: whatis then exits 2
-    with a line per address saying so. Every fact it gives must still be
-    right, and the facts that do not come from the task list all there; a
-    check of task-list facts alone is a skip when every answer says the
-    walk could not be done."""
+    (c.partial) left out pages the kernel uses. whatis then says, exit 2
+    and a line an address, which walk a page it needed was excluded from:
+    every fact it gives must still be right and the facts of the other
+    walks all there; a check of one walk's facts is a skip when every one
+    of its answers says that walk could not be done. Another command
+    (slab) that stopped at an excluded page is a skip."""
     def ck(res, c):
         rc, out, err = res
         if not c.partial or rc != 2:
             return check(res, c)
         lines = err.strip().splitlines()
-        odd = [x for x in lines if not UNCHECKED_RE.match(x)]
-        if odd or not lines:
-            return False, "exit 2, not (only) for task lists it could not walk:\n%s" % "\n".join(odd[:5])
+        if not lines or any("excluded from the dump" not in x for x in lines):
+            return check(res, c)
+        if not out.lstrip().startswith("{"):
+            return skipped("kpeek says a page it needs was excluded: %s" % lines[0][:300])
+        if any(not UNCHECKED_RE.match(x) for x in lines):
+            return False, "exit 2, not (only) for walks it could not do:\n%s" % "\n".join(lines[:5])
+        try:
+            answers = json.loads(out)["addresses"]
+        except (ValueError, KeyError, TypeError):
+            return check(res, c)
         verdict = outcome_of(check((0, out, err), c))
-        if verdict.kind == "fail" and name in TASK_LIST_CHECKS:
-            try:
-                n = len(json.loads(out)["addresses"])
-            except (ValueError, KeyError, TypeError):
-                return verdict
-            if len(lines) >= n:
-                return skipped("whatis could not walk the task list for any address (%s)" %
-                               lines[0].partition("not checked: ")[2][:300])
+        need = NEEDS.get(name)
+        if verdict.kind == "fail" and need and answers and all(need in (a.get("note") or "") for a in answers):
+            return skipped("whatis could not walk %s for any of its %d addresses (%s)" % (
+                need, len(answers), answers[0]["note"][:300]))
         return verdict
     return ck
 
@@ -249,4 +252,4 @@ def addr_checks(run, source):
         # A -d 31 dump has no user pages: no environment to search or page.
         out = [x for x in out if x[0].startswith("addr-whatis-") or x[0] == "addr-slab-tcp" or
                (x[0] in USER_WALKS and not source.startswith("kdump-d31"))]
-    return [(name, args, tolerate_unchecked(name, ck)) for name, args, ck in merge_whatis(out)]
+    return merge_whatis([(name, args, tolerate_excluded(name, ck)) for name, args, ck in out])

@@ -25,7 +25,14 @@
 #                        /proc/net/tcp among the allocated objects;
 #   addr-search-socket   search -k of the first TCP listener of /proc/net/tcp
 #                        (a pointer to a known object): held by exactly one
-#                        allocated sock_inode_cache object, its struct socket.
+#                        allocated sock_inode_cache object, its struct socket;
+#   addr-search-kmalloc  search -k -s of the path of a Unix socket
+#                        /proc/net/unix lists bound in both readings (a
+#                        string in a kmalloc buffer: the struct unix_address
+#                        of unix_create_addr(), bind()'s copy of the path):
+#                        in exactly one allocated kmalloc object, within the
+#                        first 16 bytes (refcnt, len, and hash until 5.16,
+#                        then sun_family).
 # A socket's cache is its protocol's (TCP, UDP, ...) or, where that cache
 # was merged into another of the same size and flags (6.1's UDP into
 # signal_cache), that other one, as /sys/kernel/slab's links say
@@ -253,6 +260,48 @@ def ck_search_socket(ptr):
     return ck
 
 
+def unix_paths(files, tag):
+    """[(struct sock, path)] of the Unix sockets /proc/net/unix lists
+    bound to a path of the file system (an abstract one's starts with '@')."""
+    out = []
+    for line in text(files, "sys.%s.net-unix" % tag).splitlines()[1:]:
+        p = line.split()
+        if len(p) == 8 and p[7].startswith("/") and int(p[0].rstrip(":"), 16) >= KERNEL_ADDR:
+            out.append((int(p[0].rstrip(":"), 16), p[7]))
+    return out
+
+
+def bound_path(run, source):
+    for sk, path in stable(run, source, unix_paths):
+        if 12 <= len(path) <= 100 and all(0x21 <= ord(ch) < 0x7f for ch in path):
+            return sk, path
+    raise T.TruthError("no Unix socket of /proc/net/unix bound to a printable path of 12 to 100 "
+                       "bytes in both readings")
+
+
+UNIX_ADDRESS_HEAD = 16
+
+
+def ck_search_kmalloc(sk, path):
+    def ck(res, c):
+        rc, out, err = res
+        try:
+            hits = json.loads(out)["hits"] if rc == 0 else None
+        except (ValueError, KeyError, TypeError):
+            hits = None
+        if hits is None:
+            return False, "not search JSON: %s" % ran(res)
+        held = [m for m in (SLAB_HIT.match(h.get("what") or "") for h in hits)
+                if m and KMALLOC_RE.match(m.group(1)) and int(m.group(3), 16) <= UNIX_ADDRESS_HEAD]
+        if len(held) != 1:
+            return False, "%r (Unix socket 0x%x): %d hits in allocated kmalloc objects within %d bytes " \
+                "of their start, among %d: %s" % (path, sk, len(held), UNIX_ADDRESS_HEAD, len(hits),
+                                                 [h.get("what") for h in hits][:12])
+        return True, "%r (Unix socket 0x%x) in %s object 0x%s+0x%s, among %d hits" % (
+            path, sk, held[0].group(1), held[0].group(2), held[0].group(3), len(hits))
+    return ck
+
+
 def whatis_check(name, picks, args, check, why):
     """One whatis check of picks, or a failing one that says why not."""
     if picks:
@@ -292,4 +341,10 @@ def slab_checks(run, source):
     except T.TruthError as e:
         why2 = str(e)
         out.append(("addr-search-socket", ["info"], lambda res, c: (False, why2)))
+    try:
+        sk, path = bound_path(run, source)
+        out.append(("addr-search-kmalloc", ["search", "-k", "--json", "-s", path], ck_search_kmalloc(sk, path)))
+    except T.TruthError as e:
+        why3 = str(e)
+        out.append(("addr-search-kmalloc", ["info"], lambda res, c: (False, why3)))
     return out
