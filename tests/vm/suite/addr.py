@@ -26,7 +26,7 @@ import truth as T
 from .addr_objects import num, object_checks, readings, whatis_answers
 from .addr_slab import slab_checks
 from .addr_tasks import task_checks
-from .results import limited, outcome_of, skipped
+from .results import limited, skipped
 
 # The sources that also search all kernel memory (search -k); the others
 # run the walk of one cache, and but the -d 31 ones those of one process.
@@ -188,18 +188,16 @@ def live_checks(run):
 # What whatis says on stderr of an address it could not check all of: the
 # walks it could not do ("the task list: ...; the vmalloc areas: ...").
 UNCHECKED_RE = re.compile(r"^kpeek: whatis \S+: incomplete: not checked: ")
-# The checks whose facts come from one of whatis's walks, and that walk.
-NEEDS = {"addr-whatis-stack": "the task list", "addr-whatis-vmalloc": "the vmalloc areas"}
 
 
-def tolerate_excluded(name, check):
+def tolerate_excluded(check):
     """check, where a -d 31 dump of a kernel makedumpfile does not know
     (c.partial) left out pages the kernel uses. whatis then says, exit 2
-    and a line an address, which walk a page it needed was excluded from:
-    every fact it gives must still be right and the facts of the other
-    walks all there; a check of one walk's facts is a skip when every one
-    of its answers says that walk could not be done. Another command
-    (slab) that stopped at an excluded page is a skip."""
+    and a line an address, which walk a page it needed was excluded from
+    (JSON: the answer's note): the check compares every answer, and takes
+    as a skipped entry (addr_objects.Unchecked) only a fact missing or
+    unknown where the note says its walk could not be done. Another
+    command (slab) that stopped at an excluded page is a skip."""
     def ck(res, c):
         rc, out, err = res
         if not c.partial or rc != 2:
@@ -211,16 +209,7 @@ def tolerate_excluded(name, check):
             return skipped("kpeek says a page it needs was excluded: %s" % lines[0][:300])
         if any(not UNCHECKED_RE.match(x) for x in lines):
             return False, "exit 2, not (only) for walks it could not do:\n%s" % "\n".join(lines[:5])
-        try:
-            answers = json.loads(out)["addresses"]
-        except (ValueError, KeyError, TypeError):
-            return check(res, c)
-        verdict = outcome_of(check((0, out, err), c))
-        need = NEEDS.get(name)
-        if verdict.kind == "fail" and need and answers and all(need in (a.get("note") or "") for a in answers):
-            return skipped("whatis could not walk %s for any of its %d addresses (%s)" % (
-                need, len(answers), answers[0]["note"][:300]))
-        return verdict
+        return check((0, out, err), c)
     return ck
 
 
@@ -252,4 +241,4 @@ def addr_checks(run, source):
         # A -d 31 dump has no user pages: no environment to search or page.
         out = [x for x in out if x[0].startswith("addr-whatis-") or x[0] == "addr-slab-tcp" or
                (x[0] in USER_WALKS and not source.startswith("kdump-d31"))]
-    return merge_whatis([(name, args, tolerate_excluded(name, ck)) for name, args, ck in out])
+    return merge_whatis([(name, args, tolerate_excluded(ck)) for name, args, ck in out])
