@@ -274,14 +274,22 @@ def marker(run, source):
     return cands[len(cands) // 2]
 
 
-def search_hits(res):
+def search_json(res):
+    """The hits of a search --json run (each {"address", "what", ...}), or
+    (None, why)."""
     rc, out, err = res
     if rc != 0:
         return None, ran(res)
     try:
-        return [num(h["address"]) for h in json.loads(out)["hits"]], ""
+        hits = json.loads(out)["hits"]
+        return hits, "" if all("address" in h for h in hits) else "a hit without an address: %s" % out[:300]
     except (ValueError, KeyError, TypeError) as e:
         return None, "not search JSON (%s): %s" % (e, out[:300])
+
+
+def search_hits(res):
+    hits, why = search_json(res)
+    return ([num(h["address"]) for h in hits], "") if hits is not None and not why else (None, why)
 
 
 def ck_search(m, where, what):

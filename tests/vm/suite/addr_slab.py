@@ -37,12 +37,12 @@
 # was merged into another of the same size and flags (6.1's UDP into
 # signal_cache), that other one, as /sys/kernel/slab's links say
 # (cache_names()).
-import json
 import re
 
 import truth as T
 
-from .addr_objects import KERNEL_ADDR, PAGE, answer, fact, num, readings, slab_unknown, spread, stable, text
+from .addr_objects import (KERNEL_ADDR, PAGE, answer, fact, num, readings, search_json, slab_unknown, spread,
+                           stable, text)
 from .common import ran
 from .results import outcome_of, passed
 
@@ -250,13 +250,9 @@ def ck_search_socket(ptr):
     allocated sock_inode_cache object (its struct socket's sk: each socket
     a process opened has one)."""
     def ck(res, c):
-        rc, out, err = res
-        try:
-            hits = json.loads(out)["hits"] if rc == 0 else None
-        except (ValueError, KeyError, TypeError):
-            hits = None
-        if hits is None:
-            return False, "not search JSON: %s" % ran(res)
+        hits, why = search_json(res)
+        if hits is None or why:
+            return False, why
         held = [(num(h.get("address")), m) for h, m in ((h, SLAB_HIT.match(h.get("what") or "")) for h in hits)
                 if m and m.group(1) == "sock_inode_cache"]
         if len(held) != 1:
@@ -291,13 +287,9 @@ UNIX_ADDRESS_HEAD = 16
 
 def ck_search_kmalloc(sk, path):
     def ck(res, c):
-        rc, out, err = res
-        try:
-            hits = json.loads(out)["hits"] if rc == 0 else None
-        except (ValueError, KeyError, TypeError):
-            hits = None
-        if hits is None:
-            return False, "not search JSON: %s" % ran(res)
+        hits, why = search_json(res)
+        if hits is None or why:
+            return False, why
         held = [m for m in (SLAB_HIT.match(h.get("what") or "") for h in hits)
                 if m and KMALLOC_RE.match(m.group(1)) and int(m.group(3), 16) <= UNIX_ADDRESS_HEAD]
         if len(held) != 1:
