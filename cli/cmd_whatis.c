@@ -370,8 +370,8 @@ int cmd_whatis(struct cli *cli, int argc, char **argv)
 			continue;
 		}
 		show(o, k, argv[i], w);
-		// A check that could not be done (the task list or the page
-		// tables unreadable) may have left out a fact that holds.
+		// A walk that could not be done (the task list, the vmalloc
+		// areas, the page tables) may have left out a fact that holds.
 		if (w->note)
 			status = cli_fail("whatis %s: incomplete: not checked: %s", argv[i], w->note);
 		kp_whatis_destroy(w);

@@ -788,8 +788,8 @@ struct kp_whatis {
 	enum kp_space space;
 	size_t nfacts;
 	const struct kp_whatis_fact *facts;	// most specific first
-	// What could not be checked (the first such part: the task list, a
-	// struct page), NULL if everything was.
+	// Every walk that could not be done, each with its error ("the task
+	// list: ...; the vmalloc areas: ..."), NULL if everything was checked.
 	const char *note;
 };
 

@@ -56,8 +56,10 @@ PyObject *kpy_symbol_new(const struct kp_symbol *s);
 // Python int of an Object's value converted as C converts to 64 bits.
 PyObject *kpy_object_int(KpyObject *o);
 
-// Program.whatis(address, physical=False) (whatis.c).
+// Program.whatis(address, physical=False) and Program.slab_objects(cache)
+// (whatis.c).
 PyObject *kpy_whatis(KpyProgram *self, PyObject *args, PyObject *kwds);
+PyObject *kpy_slab_objects(KpyProgram *self, PyObject *arg);
 
 void kpy_object_init_number(PyTypeObject *type);
 int kpy_structseq_init(void);

@@ -467,6 +467,9 @@ static PyMethodDef program_methods[] = {
 	  "stack_trace(task_or_pid) -> list of StackFrame, innermost first" },
 	{ "whatis", (PyCFunction)(void (*)(void))kpy_whatis, METH_VARARGS | METH_KEYWORDS,
 	  "whatis(address, physical=False) -> list of dict: every fact of kpeek whatis, most specific first" },
+	{ "slab_objects", (PyCFunction)kpy_slab_objects, METH_O,
+	  "slab_objects(cache) -> list of dict (address, slab, pfn, index, allocated): every object of a SLUB "
+	  "cache, by name or struct kmem_cache * address, as kpeek slab walks it" },
 	{ "crash_signature", (PyCFunction)crash_signature, METH_NOARGS,
 	  "crash_signature() -> dict (signature, kind, title, frames, stack) as kpeek report's, None without a panic" },
 	{ "_tasks", (PyCFunction)tasks, METH_VARARGS, NULL },

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Program.whatis(): kp_whatis_create() as a list of dicts, the facts of
-// kpeek whatis --json with the same keys (addresses as ints).
+// Address forensics: Program.whatis(), kp_whatis_create() as a list of
+// dicts, the facts of kpeek whatis --json with the same keys (addresses as
+// ints); Program.slab_objects(), the walker of kpeek slab.
 #include "kpy.h"
 
 static int set(PyObject *d, const char *key, PyObject *v)
@@ -103,6 +104,55 @@ PyObject *kpy_whatis(KpyProgram *self, PyObject *args, PyObject *kwds)
 			Py_CLEAR(list);
 		Py_XDECREF(d);
 	}
+	// A walk that could not be done: the facts hold, some may be missing
+	// (kpeek whatis exits 2 with the same words).
+	// (PyUnicode_FromFormat has no %llx.)
+	char at[24];
+	snprintf(at, sizeof(at), "0x%llx", address);
+	if (list && w->note && PyErr_WarnFormat(PyExc_RuntimeWarning, 1, "whatis %s: not checked: %s", at, w->note) < 0)
+		Py_CLEAR(list);
 	kp_whatis_destroy(w);
+	return list;
+}
+
+static PyObject *slab_object(const struct kp_slab_object *o)
+{
+	PyObject *d = PyDict_New();
+	if (d && (set(d, "address", u64(o->address)) | set(d, "slab", u64(o->slab)) | set(d, "pfn", u64(o->pfn)) |
+		  set(d, "index", PyLong_FromUnsignedLong(o->index)) |
+		  set(d, "allocated", PyBool_FromLong(o->allocated))))
+		Py_CLEAR(d);
+	return d;
+}
+
+PyObject *kpy_slab_objects(KpyProgram *self, PyObject *arg)
+{
+	const char *name = NULL;
+	unsigned long long cache = 0;
+	if (PyUnicode_Check(arg)) {
+		if (!(name = PyUnicode_AsUTF8(arg)))
+			return NULL;
+	} else if ((cache = PyLong_AsUnsignedLongLong(arg)) == (unsigned long long)-1 && PyErr_Occurred()) {
+		return NULL;
+	}
+	if (!self->k)
+		return PyErr_Format(PyExc_ValueError, "Program is not open");
+	struct kp_slab_object_iter *it;
+	struct kp_error *err = kp_slab_object_iter_create(self->k, name, cache, &it);
+	if (err)
+		return kpy_error(err);
+	PyObject *list = PyList_New(0);
+	const struct kp_slab_object *o;
+	while (list && !(err = kp_slab_object_iter_next(it, &o)) && o) {
+		PyObject *d = slab_object(o);
+		if (!d || PyList_Append(list, d) < 0)
+			Py_CLEAR(list);
+		Py_XDECREF(d);
+	}
+	kp_slab_object_iter_destroy(it);
+	if (err) {
+		Py_XDECREF(list);
+		return kpy_error(err);
+	}
 	return list;
 }

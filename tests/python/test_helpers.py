@@ -6,8 +6,8 @@ import pytest
 import kpeek
 from kpeek.helpers.linux import (
     cmdline, environ, find_task, for_each_online_cpu, for_each_task, list_for_each,
-    identify_address, list_for_each_entry, per_cpu_ptr, task_memory, task_since_last_ran_ns,
-    task_state_to_char)
+    identify_address, list_for_each_entry, per_cpu_ptr, slab_cache_for_each_allocated_object, task_memory,
+    task_since_last_ran_ns, task_state_to_char)
 
 
 def test_for_each_task_is_every_task(prog, truth):
@@ -169,3 +169,18 @@ def test_whatis_of_nothing_known(prog):
     # The first page of the address space: no fact, an empty list.
     assert prog.whatis(0x1000) == []
     assert identify_address(prog, 0x1000) is None
+
+
+def test_slab_objects_errors(prog):
+    # The synthetic kernel has slab caches (slabinfo) but no memory map
+    # (no struct page in its BTF): the walk says so, for a name or an
+    # address, through the helper too; an unknown cache is named.
+    # (Objects themselves: tests/vm/suite/python.py on every guest.)
+    with pytest.raises(LookupError, match="struct page"):
+        prog.slab_objects("task_struct")
+    with pytest.raises(LookupError, match="struct page"):
+        list(slab_cache_for_each_allocated_object(prog, 0x1234, "struct task_struct"))
+    with pytest.raises(LookupError, match="no slab cache named 'kp_none'"):
+        prog.slab_objects("kp_none")
+    with pytest.raises(TypeError):
+        prog.slab_objects(1.5)

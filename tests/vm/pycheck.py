@@ -13,7 +13,8 @@ import time
 
 t0 = time.monotonic()
 import kpeek  # noqa: E402
-from kpeek.helpers.linux import for_each_task, list_for_each_entry  # noqa: E402
+from kpeek.helpers.linux import (for_each_task, list_for_each_entry,  # noqa: E402
+                                  slab_cache_for_each_allocated_object)
 
 TYPES = ["struct task_struct", "struct module", "struct list_head", "struct mm_struct"]
 
@@ -79,6 +80,7 @@ def main():
     doc["lookup_error"] = raises(lambda: prog["kp_no_such_symbol"], LookupError)
     doc["fault"] = raises(lambda: prog.read(0, 8), kpeek.FaultError)
     doc["avenrun"] = part(lambda: prog["avenrun"].value_())
+    doc["slab_tcp"] = part(lambda: [int(s) for s in slab_cache_for_each_allocated_object(prog, "TCP", "struct sock")])
     doc["seconds"] = time.monotonic() - t0
     json.dump(doc, sys.stdout)
     return 0

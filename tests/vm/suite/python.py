@@ -2,13 +2,15 @@
 # The Python bindings (issue 30) on the elf and kdump dumps of every main
 # guest, and live in each (tests/vm/init kpy): one python3
 # process per source (tests/vm/pycheck.py: import kpeek from build/python,
-# open the dump or /proc/kcore, read everything once) and nine checks of
+# open the dump or /proc/kcore, read everything once) and ten checks of
 # its JSON against the guest's own view around the dump: jiffies between
 # the readings, for_each_task = the guest's threads (PIDs and comms),
 # list_for_each_entry over modules = /proc/modules, linux_banner =
 # /proc/version, prog.type().size = the CLI's sizeof, container_of round
 # trips, an unknown symbol raises LookupError, address 0 raises FaultError
-# (with the address), avenrun = /proc/loadavg. Where the kernel lacks
+# (with the address), avenrun = /proc/loadavg,
+# slab_cache_for_each_allocated_object(TCP) holds every TCP listener of
+# every /proc/net/tcp reading of the guest (kp_net's stay open). Where the kernel lacks
 # data symbols (6.1 arm64: no CONFIG_KALLSYMS_ALL) the exception must say
 # so: a declared limit (tests/vm/limits).
 import json
@@ -17,6 +19,7 @@ import subprocess
 
 import truth as T
 
+from .addr_slab import TCP_LISTEN, sockets
 from .common import HERE, INITIAL_JIFFIES, udiff
 from .results import limited
 
@@ -175,6 +178,25 @@ def _avenrun(got, c):
     return False, "prog['avenrun'] %s = %s, /proc/loadavg %s before, %s after" % (got, loads, a, b)
 
 
+def _listeners(files):
+    """The TCP (IPv4) listeners of every /proc/net/tcp reading the guest
+    took: in the TCP cache from its boot to its end."""
+    tags = sorted({n[len("sys."):-len(".net-tcp")] for n in files if n.startswith("sys.") and n.endswith(".net-tcp")})
+    sets = [{ptr for name, ptr, st in sockets(files, t) if name == "tcp" and st == TCP_LISTEN} for t in tags]
+    return set.intersection(*sets) if sets else set()
+
+
+def _slab_tcp(got, c):
+    want = _listeners(c.files)
+    if not want:
+        return False, "no TCP listener in every /proc/net/tcp reading of the guest"
+    missing = sorted(want - set(got))
+    if missing or len(set(got)) != len(got):
+        return False, "slab_cache_for_each_allocated_object(TCP): %d objects (%d distinct), without the " \
+            "listeners %s of /proc/net/tcp" % (len(got), len(set(got)), ["0x%x" % x for x in missing])
+    return True, "%d TCP listeners among %d allocated objects" % (len(want), len(got))
+
+
 CHECKS = [
     ("python-jiffies", _checked("jiffies", _jiffies)),
     ("python-tasks", _checked("tasks", _tasks)),
@@ -185,6 +207,7 @@ CHECKS = [
     ("python-lookup-error", _raised("lookup_error", ("KeyError", "LookupError"))),
     ("python-fault", _raised("fault", ("FaultError",), address=True)),
     ("python-avenrun", _checked("avenrun", _avenrun)),
+    ("python-slab-tcp", _checked("slab_tcp", _slab_tcp)),
 ]
 
 

@@ -15,7 +15,7 @@ __all__ = [
     "for_each_possible_cpu", "for_each_task", "hlist_for_each", "hlist_for_each_entry",
     "list_empty", "list_for_each", "list_for_each_entry", "per_cpu", "per_cpu_ptr",
     "rb_first", "rb_next", "rbtree_inorder_for_each", "rbtree_inorder_for_each_entry",
-    "task_memory", "task_since_last_ran_ns", "task_state_to_char",
+    "slab_cache_for_each_allocated_object", "task_memory", "task_since_last_ran_ns", "task_state_to_char",
 ]
 
 # Ends a walk in Python (hlist, rbtree) that a corrupt dump made endless:
@@ -284,3 +284,16 @@ def identify_address(prog, addr):
         if k == "page":
             return "struct page of PFN %#x" % f["pfn"]
     return None
+
+
+def slab_cache_for_each_allocated_object(prog, cache, type):
+    """Every allocated object of a SLUB cache as a TYPE * Object (drgn's
+    slab_cache_for_each_allocated_object(), with the program first): the
+    cache by name (as /proc/slabinfo lists it) or its struct kmem_cache *
+    (an int or an Object); type a type name ("struct sock"). The walker of
+    kpeek slab (Program.slab_objects()): the slabs found in the memory map,
+    an object free when on its slab's, a CPU's or a sheaf's freelist."""
+    key = cache if isinstance(cache, str) else int(cache)
+    for o in prog.slab_objects(key):
+        if o["allocated"]:
+            yield _ptr(prog, type + " *", o["address"])
