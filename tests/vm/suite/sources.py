@@ -91,9 +91,11 @@ def command_checks(run, source):
 # log, every task, slab objects, a process's memory; the format's name) and
 # by rd-pages (kdump-flat's pages against the ELF dump and libkdumpfile),
 # and issue 29's whatis (one run of every address: slab objects, stacks,
-# symbols, modules, vmalloc areas; -p: per-CPU areas and iomem) and slab.
+# symbols, modules, vmalloc areas; -p: per-CPU areas and iomem), slab, page
+# and (kdump-flat) search -u.
 VARIANT_CHECKS = {"info", "info-format", "sym-jiffies", "print-release", "vtop-directmap", "rd-banner",
-                  "ps-threads", "dmesg", "report", "bt-all", "proc-status", "proc-files", "addr-slab-tcp"}
+                  "ps-threads", "dmesg", "report", "bt-all", "proc-status", "proc-files", "addr-slab-tcp",
+                  "addr-page-envpage", "addr-search-user"}
 
 
 def variant(source):
