@@ -112,10 +112,15 @@ class Unchecked(str):
 
 def slab_unknown(got):
     """Unchecked if whatis's slab fact says allocated or free is unknown
-    for a page excluded from the dump, else None."""
-    f = fact(got, "slab") or {}
-    if (f.get("slab") or {}).get("allocated") is None and EXCLUDED in (f.get("note") or ""):
-        return Unchecked("0x%x: allocated or free unknown: %s" % (num(got.get("address")) or 0, f["note"][:200]))
+    for a page excluded from the dump, or there is no slab fact and the
+    answer says the slab could not be looked at for one; else None."""
+    f = fact(got, "slab")
+    at = num(got.get("address")) or 0
+    if f and (f.get("slab") or {}).get("allocated") is None and EXCLUDED in (f.get("note") or ""):
+        return Unchecked("0x%x: allocated or free unknown: %s" % (at, f["note"][:200]))
+    note = got.get("note") or ""
+    if not f and "the slab: " in note and EXCLUDED in note:
+        return Unchecked("0x%x: the slab could not be looked at: %s" % (at, note[note.index("the slab: "):][:200]))
     return None
 
 

@@ -128,7 +128,7 @@ def slab_object(what, allocated):
         have = {k: num(s.get(k)) if k == "object" else s.get(k) for k in want}
         if have != want:
             unknown = slab_unknown(got)
-            if unknown and have == dict(want, allocated=None):
+            if unknown and (have == dict(want, allocated=None) or not fact(got, "slab")):
                 return unknown
             return "%s %s socket 0x%x + 1: whatis %s, want %s" % (what, name, ptr, have, want)
         return None
@@ -174,10 +174,10 @@ def ck_kmalloc(picks):
         s = (fact(got, "slab") or {}).get("slab") or {}
         have = {k: num(s.get(k)) if k == "object" else s.get(k) for k in ("cache_name", "object", "offset",
                                                                          "allocated")}
-        if KMALLOC_RE.match(have["cache_name"] or "") and have == dict(have, object=ptr, offset=1, allocated=None):
-            unknown = slab_unknown(got)
-            if unknown:
-                return unknown
+        unknown = slab_unknown(got)
+        if unknown and (not fact(got, "slab") or (KMALLOC_RE.match(have["cache_name"] or "") and
+                                                  have == dict(have, object=ptr, offset=1, allocated=None))):
+            return unknown
         if not KMALLOC_RE.match(have["cache_name"] or "") or \
                 have != dict(have, object=ptr, offset=1, allocated=True):
             return "netlink socket 0x%x + 1: whatis %s, want an allocated kmalloc object at 0x%x, offset 1" % (
