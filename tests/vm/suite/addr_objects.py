@@ -221,7 +221,7 @@ def ck_vmalloc(picks):
         start, end, caller = pick
         note = got.get("note") or ""
         if not fact(got, "vmalloc") and "the vmalloc areas: " in note and EXCLUDED in note:
-            return Unchecked("0x%x + 16: the vmalloc areas could not be walked: %s" % (start, note[:200]))
+            return Unchecked("0x%x + 16: %s" % (start, note[note.index("the vmalloc areas: "):][:200]))
         f = fact(got, "vmalloc") or {}
         s = num(f.get("start"))
         have = (s, s + f["size"] if s is not None and isinstance(f.get("size"), int) else None,

@@ -96,7 +96,7 @@ def ck_stacks(picks, ncpus):
             if f is None and c.partial and "the task list: " in note and EXCLUDED in note:
                 # A -d 31 dump of a kernel makedumpfile does not know: the
                 # walk stopped at an excluded page before this area's task.
-                unwalked.append("stack area 0x%x: the task list could not be walked: %s" % (start, note[:200]))
+                unwalked.append("stack area 0x%x: %s" % (start, note[note.index("the task list: "):][:200]))
                 continue
             if f is None:
                 unowned += 1
