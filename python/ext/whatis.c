@@ -105,12 +105,14 @@ PyObject *kpy_whatis(KpyProgram *self, PyObject *args, PyObject *kwds)
 		Py_XDECREF(d);
 	}
 	// A walk that could not be done: the facts hold, some may be missing
-	// (kpeek whatis exits 2 with the same words).
-	// (PyUnicode_FromFormat has no %llx.)
-	char at[24];
-	snprintf(at, sizeof(at), "0x%llx", address);
-	if (list && w->note && PyErr_WarnFormat(PyExc_RuntimeWarning, 1, "whatis %s: not checked: %s", at, w->note) < 0)
-		Py_CLEAR(list);
+	// (kpeek whatis exits 2 with the same words). PyUnicode_FromFormat
+	// has no %llx.
+	if (list && w->note) {
+		char at[24];
+		snprintf(at, sizeof(at), "0x%llx", address);
+		if (PyErr_WarnFormat(PyExc_RuntimeWarning, 1, "whatis %s: not checked: %s", at, w->note) < 0)
+			Py_CLEAR(list);
+	}
 	kp_whatis_destroy(w);
 	return list;
 }

@@ -79,7 +79,7 @@ static void note(struct whatis_impl *w, struct kp_error *err, const char *what)
 {
 	if (!err)
 		return;
-	size_t len = w->pub.note ? strlen(w->notes[0]) : 0, room = sizeof(w->notes[0]) - len;
+	size_t len = strlen(w->notes[0]), room = sizeof(w->notes[0]) - len;
 	if (room > strlen(what) + 8) {
 		kp_str_fit(w->notes[0] + len, room, "%s%s: %s", len ? "; " : "", what, kp_error_message(err));
 		w->pub.note = w->notes[0];
