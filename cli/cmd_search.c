@@ -4,8 +4,8 @@
 // process's user memory through its own page tables, or in physical
 // memory. Each hit is followed by what its address is (whatis).
 //
-// Bounds: each physical page of the source once (kernel, physical), each
-// page of the process's mappings once and at most MAX_USER_PAGES of them;
+// Bounds: kp_search's (each physical page of the source once, a process's
+// pages at most 2^28 of them, a string of at most KP_SEARCH_MAX_BYTES);
 // -n stops at a number of hits.
 #include <getopt.h>
 #include <inttypes.h>
@@ -148,6 +148,9 @@ static int operands(int argc, char **argv, struct search *s)
 	int st;
 	if (s->str && !s->slen)
 		return cli_usage_error("search", "-s takes a string that is not empty");
+	if (s->slen > KP_SEARCH_MAX_BYTES)
+		return cli_usage_error("search", "-s takes a string of at most %d bytes, not %zu", KP_SEARCH_MAX_BYTES,
+				       s->slen);
 	if (s->str ? optind != argc : optind + 1 != argc)
 		return cli_usage_error("search", s->str ? "-s STRING takes no value" : "one VALUE or -s STRING");
 	if (s->end && s->end <= s->start)
@@ -218,11 +221,6 @@ int cmd_search(struct cli *cli, int argc, char **argv)
 		return status;
 	if (!(s.k = cli_kernel(cli)))
 		return CLI_EXIT_ERROR;
-	const struct kp_range *r;
-	uint64_t va;
-	if (s.mode == SEARCH_KERNEL && kp_kernel_ranges(s.k, KP_PHYS, &r) && !kp_phys_to_virt(s.k, r[0].start, &va))
-		return cli_fail("search: kernel memory is searched through the direct map, whose address the source "
-				"does not give (search -p searches physical memory)");
 	s.progress = isatty(STDERR_FILENO);
 	s.o = out_create(cli->json);
 	out_begin_list(s.o, "hits");

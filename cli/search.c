@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The scan of kpeek search: physical ranges of the source (kernel memory is
-// their direct-map view, each physical page once), or a process's mappings
-// page by page through its own page tables.
+// kpeek search's hits: the library's kp_search (src/linux/mm/search.c)
+// run in this process or a worker's slice, each hit with what its address
+// is (whatis, or a process's mapping), printed or recorded for the parent.
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,12 +10,6 @@
 #include "cli.h"
 #include "output.h"
 #include "search.h"
-
-#define BLOCK (256u << 10)		// bytes read at once
-#define PAGE_MAX (64u << 10)		// the largest page size kpeek knows
-// Pages of a process's mappings looked at, at most (1 TiB of 4 KiB pages):
-// a sparse reservation of terabytes is not walked to its end.
-#define MAX_USER_PAGES (1ULL << 28)
 
 void search_progress_end(struct search *s)
 {
@@ -121,213 +115,85 @@ bool search_print(struct search *s, uint64_t addr, int known, const char *what)
 
 // A hit: printed, or a worker's record for its parent; false once the
 // limit is reached (or a worker cannot write its record).
-static bool hit(struct search *s, uint64_t addr)
+static bool hit(struct search *s, const struct kp_search_hit *h)
 {
-	if (addr < s->start || (s->end && addr >= s->end) || (s->tail && addr >= s->tail_from))
-		return true;
 	char what[512];
 	enum search_what known = WHAT_KNOWN;
 	what[0] = '\0';
 	if (s->mode == SEARCH_USER)
-		snprintf(what, sizeof(what), "%" PRIx64 "-%" PRIx64 " %s %s", s->vma->start, s->vma->end,
-			 s->vma->perms, s->vma->path);
+		snprintf(what, sizeof(what), "%" PRIx64 "-%" PRIx64 " %s %s", h->vma->start, h->vma->end,
+			 h->vma->perms, h->vma->path);
 	else if (s->records && s->limit)
 		known = WHAT_LATER;
 	else
-		known = search_whatis(s, addr, what, sizeof(what));
+		known = search_whatis(s, h->address, what, sizeof(what));
 	if (!s->records)
-		return search_print(s, addr, known, what);
-	return search_record_write(s, addr, known, what) && counted(s);
+		return search_print(s, h->address, known, what);
+	return search_record_write(s, h->address, known, what) && counted(s);
 }
 
-static bool scan_value(struct search *s, uint64_t addr, const uint8_t *buf, size_t len)
+static void counters(struct search *s, const struct kp_search_status *st)
 {
-	uint64_t want = s->value & s->mask;
-	for (size_t off = 0; off + s->width <= len; off += s->width) {
-		uint64_t v = 0;
-		for (unsigned i = 0; i < s->width; i++)
-			v |= (uint64_t)buf[off + i] << (8 * i);
-		if ((v & s->mask) == want && !hit(s, addr + off))
-			return false;
-	}
-	return true;
+	s->total = st->bytes_total;
+	s->done = st->bytes_done;
+	s->pages = st->pages;
+	s->unreadable = st->unreadable;
+	s->bound = st->bound;
+	s->bound_at = st->bound_at;
 }
 
-// The string in the carried bytes and buf: matches that start before the
-// block too (across a page boundary); the last slen-1 bytes carried on.
-static bool scan_string(struct search *s, uint64_t addr, const uint8_t *buf, size_t len)
+// Before each block: the progress line; a worker stops once one before it
+// reached the limit.
+static bool on_block(void *arg, const struct kp_search_status *st)
 {
-	if (s->carry_end != addr)
-		s->ncarry = 0;
-	size_t n = s->ncarry + len;
-	uint8_t *w = malloc(n);
-	if (!w)
-		return false;
-	memcpy(w, s->carry, s->ncarry);
-	memcpy(w + s->ncarry, buf, len);
-	uint64_t base = addr - s->ncarry;
-	bool go = true;
-	for (const uint8_t *p = w; go && (p = memmem(p, n - (size_t)(p - w), s->str, s->slen)); p++)
-		go = hit(s, base + (uint64_t)(p - w));
-	size_t keep = s->slen - 1 < n ? s->slen - 1 : n;
-	memcpy(s->carry, w + n - keep, keep);
-	s->ncarry = keep;
-	s->carry_end = addr + len;
-	free(w);
-	return go;
-}
-
-static bool scan(struct search *s, uint64_t addr, const uint8_t *buf, size_t len)
-{
-	s->done += len;
+	struct search *s = arg;
+	counters(s, st);
 	search_progress(s);
-	if (s->shared && !search_worker_goes_on(s))
-		return false;
-	return s->str ? scan_string(s, addr, buf, len) : scan_value(s, addr, buf, len);
+	return !s->shared || search_worker_goes_on(s);
 }
 
-// Whether [addr, addr + len) can hold a hit within --start/--end.
-static bool wanted(const struct search *s, uint64_t addr, uint64_t len)
+// The library's search of what the options ask (a worker: its slice).
+static struct kp_error *create(struct search *s, struct kp_search **ret)
 {
-	return addr + len > s->start && (!s->end || addr < s->end);
-}
-
-// One block of physical memory; page by page where it cannot be read whole.
-static bool phys_block(struct search *s, uint8_t *buf, uint64_t pa, uint64_t len, uint64_t page)
-{
-	uint64_t at = pa;
-	if (s->mode == SEARCH_KERNEL && !kp_phys_to_virt(s->k, pa, &at))
-		return true;
-	if (!wanted(s, at, len)) {
-		s->done += len;
-		return true;
-	}
-	struct kp_error *err = kp_read(s->k, KP_PHYS, pa, buf, len);
-	if (!err) {
-		s->pages += (len + page - 1) / page;
-		return scan(s, at, buf, len);
-	}
-	kp_error_destroy(err);
-	for (uint64_t off = 0; off < len; off += page) {
-		uint64_t n = len - off < page ? len - off : page;
-		if ((err = kp_read(s->k, KP_PHYS, pa + off, buf, n))) {
-			kp_error_destroy(err);
-			s->unreadable++;
-			s->done += n;
-			continue;
-		}
-		s->pages++;
-		if (!scan(s, at + off, buf, n))
-			return false;
-	}
-	return true;
-}
-
-// A worker's string may go on past its slice: the bytes after pa_hi that
-// end a match starting before it (the next worker's own matches start
-// there, and are not its).
-static void string_tail(struct search *s, uint8_t *buf)
-{
-	uint64_t at = s->pa_hi;
-	if (!s->str || !s->pa_hi || (s->mode == SEARCH_KERNEL && !kp_phys_to_virt(s->k, s->pa_hi, &at)))
-		return;
-	struct kp_error *err = kp_read(s->k, KP_PHYS, s->pa_hi, buf, s->slen - 1);
-	if (err) {
-		kp_error_destroy(err);
-		return;
-	}
-	s->tail = true;
-	s->tail_from = at;
-	scan_string(s, at, buf, s->slen - 1);
-}
-
-static struct kp_error *search_phys(struct search *s, uint8_t *buf)
-{
-	const struct kp_range *r;
-	size_t nr = kp_kernel_ranges(s->k, KP_PHYS, &r);
-	KP_INIT(kp_kernel_info, info);
-	kp_kernel_get_info(s->k, &info);
-	uint64_t page = info.page_size ? info.page_size : 4096;
-	for (size_t i = 0; i < nr; i++)
-		s->total += r[i].end - r[i].start;
-	for (size_t i = 0; i < nr; i++) {
-		uint64_t lo = r[i].start > s->pa_lo ? r[i].start : s->pa_lo;
-		uint64_t hi = s->pa_hi && s->pa_hi < r[i].end ? s->pa_hi : r[i].end;
-		for (uint64_t pa = lo; pa < hi;) {
-			uint64_t n = BLOCK - pa % BLOCK;
-			if (n > hi - pa)
-				n = hi - pa;
-			if (!phys_block(s, buf, pa, n, page))
-				return NULL;
-			pa += n;
-		}
-	}
-	string_tail(s, buf);
-	return NULL;
-}
-
-static struct kp_error *search_vma(struct search *s, struct kp_user *u, uint8_t *buf, uint64_t page)
-{
-	for (uint64_t va = s->vma->start; va < s->vma->end; va += page) {
-		if (!wanted(s, va, page))
-			continue;
-		if (s->pages + s->unreadable >= MAX_USER_PAGES) {
-			s->bound = true;
-			s->bound_at = va;
-			return NULL;
-		}
-		struct kp_error *err = kp_user_read(u, va, buf, page);
-		if (err) {
-			kp_error_destroy(err);
-			s->unreadable++;
-			continue;
-		}
-		s->pages++;
-		if (!scan(s, va, buf, page))
-			return NULL;
-	}
-	return NULL;
-}
-
-static struct kp_error *search_user(struct search *s, uint8_t *buf)
-{
-	uint64_t task;
-	struct kp_user *u;
-	struct kp_vma_iter *it;
-	KP_INIT(kp_kernel_info, info);
-	kp_kernel_get_info(s->k, &info);
-	uint64_t page = info.page_size && info.page_size <= PAGE_MAX ? info.page_size : 4096;
-	struct kp_error *err = kp_task_by_pid(s->k, s->pid, &task);
-	if (err || (err = kp_user_create(s->k, task, &u)))
-		return err;
-	if ((err = kp_vma_iter_create(s->k, task, &it))) {
-		kp_user_destroy(u);
-		return err;
-	}
-	const struct kp_vma *v;
-	while (!(err = kp_vma_iter_next(it, &v)) && v) {
-		s->vma = v;
-		if ((err = search_vma(s, u, buf, page)) || s->capped || s->bound)
-			break;
-	}
-	kp_vma_iter_destroy(it);
-	kp_user_destroy(u);
-	return err;
+	KP_INIT(kp_search_spec, sp);
+	sp.space = s->mode == SEARCH_USER ? KP_SEARCH_USER : s->mode == SEARCH_PHYS ? KP_SEARCH_PHYS :
+		   KP_SEARCH_KERNEL;
+	sp.pid = s->pid;
+	sp.bytes = s->str;
+	sp.nbytes = s->slen;
+	sp.value = s->value;
+	sp.ignore = ~s->mask;
+	sp.width = s->width;
+	sp.start = s->start;
+	sp.end = s->end;
+	sp.phys_lo = s->pa_lo;
+	sp.phys_hi = s->pa_hi;
+	sp.block_fn = on_block;
+	sp.block_arg = s;
+	return kp_search_create(s->k, &sp, ret);
 }
 
 struct kp_error *search_run(struct search *s, bool *oom)
 {
-	if (s->mode != SEARCH_USER && !s->shared && search_jobs(s, oom))
-		return NULL;	// done by workers
-	uint8_t *buf = malloc(BLOCK);
-	if (!buf || (s->str && !(s->carry = malloc(s->slen)))) {
-		free(buf);
-		*oom = true;
-		return NULL;
+	struct kp_search *search;
+	struct kp_error *err = create(s, &search);
+	if (err)
+		return err;
+	if (s->mode != SEARCH_USER && !s->shared) {
+		// The spec and the source hold: the workers search, if any.
+		kp_search_destroy(search);
+		if (search_jobs(s, oom))
+			return NULL;
+		if ((err = create(s, &search)))
+			return err;
 	}
-	struct kp_error *err = s->mode == SEARCH_USER ? search_user(s, buf) : search_phys(s, buf);
+	const struct kp_search_hit *h;
+	while (!(err = kp_search_next(search, &h)) && h && hit(s, h))
+		;
+	KP_INIT(kp_search_status, st);
+	kp_search_status(search, &st);
+	counters(s, &st);
 	search_progress_end(s);
-	free(s->carry);
-	free(buf);
+	kp_search_destroy(search);
 	return err;
 }

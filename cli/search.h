@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The scan behind kpeek search (search.c): the memory of one space, block
-// by block, each hit printed with what its address is.
+// kpeek search (search.c) over the library's kp_search: each hit printed
+// with what its address is, in this process or in workers (search_jobs.c).
 #ifndef KPEEK_CLI_SEARCH_H
 #define KPEEK_CLI_SEARCH_H
 
@@ -31,23 +31,15 @@ struct search {
 	bool capped;			// stopped at the limit
 	uint64_t pages, unreadable;	// pages searched, pages passed over
 	bool progress;			// a progress line on stderr
-	bool bound;			// user: stopped at MAX_USER_PAGES, at bound_at
+	bool bound;			// user: stopped at the library's bound, at bound_at
 	uint64_t bound_at;
-	// Internal: the string's bytes before the current block (a match
-	// across a page boundary) and where they end.
-	uint8_t *carry;
-	size_t ncarry;
-	uint64_t carry_end;
 	uint64_t total, done;		// bytes, for the progress line
 	double last;
-	const struct kp_vma *vma;	// user: the mapping searched
 	unsigned jobs;			// -J: workers (0: from the CPUs and the size)
 	// A worker of search_jobs.c: the physical slice [pa_lo, pa_hi) (pa_hi
 	// 0: to the end), its hits written to records for the parent to print
 	// in order, its counters shown to the parent in shared.
 	uint64_t pa_lo, pa_hi;
-	bool tail;			// scanning past pa_hi for a string's end
-	uint64_t tail_from;		// hits from there are the next worker's
 	FILE *records;
 	struct search_shared *shared;
 	unsigned worker;
@@ -58,13 +50,14 @@ struct search {
 struct search_shared {
 	uint64_t done, pages, unreadable, hits;
 	bool capped, oom;
+	char error[160];	// why its search could not start, "" if it did
 };
 
 // The progress line on stderr (at most twice a second), and its end.
 void search_progress(struct search *s);
 void search_progress_end(struct search *s);
 // Searches the space; an error that ended it (what was found before it
-// was printed); *oom when memory ran out.
+// was printed); *oom when the workers' memory ran out.
 struct kp_error *search_run(struct search *s, bool *oom);
 // What the kernel address (physical with -p) is, in one line into buf.
 enum search_what search_whatis(struct search *s, uint64_t addr, char *buf, size_t size);

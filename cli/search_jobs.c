@@ -28,7 +28,7 @@
 
 #define MAX_JOBS 16
 #define MIN_SLICE (64ull << 20)	// bytes a worker is worth
-#define SLICE_ALIGN (256u << 10)	// search.c's BLOCK: blocks never span slices
+#define SLICE_ALIGN (256u << 10)	// kp_search's block (src/linux/mm/search.c): blocks never span slices
 
 bool search_record_write(struct search *s, uint64_t addr, int known, const char *what)
 {
@@ -89,8 +89,12 @@ static void worker(struct search *s, unsigned w, const uint64_t *cut, struct sea
 	s->pa_hi = cut[w + 1];
 	s->progress = false;
 	bool oom = false;
+	// A search of physical memory ends with no error (pages it cannot read
+	// are counted) but one that could not start (out of memory).
 	struct kp_error *err = search_run(s, &oom);
-	kp_error_destroy(err);	// search_phys() ends with none: pages it cannot read are counted
+	if (err)
+		snprintf(shared[w].error, sizeof(shared[w].error), "worker %u: %s", w, kp_error_message(err));
+	kp_error_destroy(err);
 	shared[w].pages = s->pages;
 	shared[w].unreadable = s->unreadable;
 	shared[w].hits = s->hits;
@@ -211,6 +215,8 @@ bool search_jobs(struct search *s, bool *oom)
 			s->pages += shared[w].pages;
 			s->unreadable += shared[w].unreadable;
 			*oom |= shared[w].oom;
+			if (shared[w].error[0] && !s->failed[0])
+				snprintf(s->failed, sizeof(s->failed), "%s", shared[w].error);
 		}
 	}
 	munmap(shared, n * sizeof(*shared));

@@ -1031,6 +1031,68 @@ KP_API struct kp_error *kp_vma_iter_next(struct kp_vma_iter *it, const struct kp
 KP_API void kp_vma_iter_status(const struct kp_vma_iter *it, struct kp_walk_status *ret);
 KP_API void kp_vma_iter_destroy(struct kp_vma_iter *it);
 
+// ---------------------------------------------------------------- search
+
+// kp_search_create(): crash's `search`, drgn has none (0.6). Where: the
+// kernel's virtual memory (the direct map's view of every physical page
+// of the source, each once), one process's mappings through its own page
+// tables, or physical memory.
+enum kp_search_space { KP_SEARCH_KERNEL, KP_SEARCH_USER, KP_SEARCH_PHYS };
+
+struct kp_search_status;
+struct kp_search_spec {
+	size_t sz;			// use KP_INIT(kp_search_spec, spec)
+	enum kp_search_space space;
+	int32_t pid;			// KP_SEARCH_USER: the process
+	// What: the bytes (any length from 1 to KP_SEARCH_MAX_BYTES), or with
+	// bytes NULL, a value of width bytes (8 or 4, little-endian) at every
+	// multiple of width whose bits equal value's but those set in ignore
+	// (crash's search -m).
+	const void *bytes;
+	size_t nbytes;
+	uint64_t value, ignore;
+	unsigned width;
+	uint64_t start, end;		// the addresses searched (end 0: no end)
+	// Kernel and physical: the slice [phys_lo, phys_hi) of physical memory
+	// (phys_hi 0: to the end) whose hits are this search's; a string that
+	// starts in it and ends past it is found (search workers, one slice each).
+	uint64_t phys_lo, phys_hi;
+	// Called with the counters before each block (at most 256 KiB) is
+	// searched: a progress line, a deadline; false ends the search there,
+	// as if it had reached the end. NULL: none.
+	bool (*block_fn)(void *arg, const struct kp_search_status *status);
+	void *block_arg;
+};
+#define KP_SEARCH_MAX_BYTES 4096
+
+struct kp_search_status {
+	size_t sz;			// use KP_INIT(kp_search_status, st)
+	uint64_t bytes_total;		// kernel and physical: of the whole source, 0 for a process
+	uint64_t bytes_done;		// of those, passed (searched or not readable)
+	uint64_t pages;			// pages searched
+	uint64_t unreadable;		// pages passed over: not in memory, not in the dump
+	// A process's search stops after 2^28 pages of its mappings (1 TiB
+	// of 4 KiB pages): a sparse reservation is not walked to its end.
+	bool bound;
+	uint64_t bound_at;		// the first address not searched
+};
+
+struct kp_search_hit {
+	uint64_t address;		// virtual (kernel, process) or physical
+	const struct kp_vma *vma;	// a process's: the mapping holding it
+};
+
+struct kp_search;
+KP_API struct kp_error *kp_search_create(struct kp_kernel *kernel, const struct kp_search_spec *spec,
+					 struct kp_search **ret);
+// The next hit in address order (*ret NULL at the end); it points into the
+// search until the next call. A page that cannot be read is passed over
+// and counted; an error is the search's last word (a process whose
+// mappings cannot be walked).
+KP_API struct kp_error *kp_search_next(struct kp_search *search, const struct kp_search_hit **ret);
+KP_API void kp_search_status(const struct kp_search *search, struct kp_search_status *ret);
+KP_API void kp_search_destroy(struct kp_search *search);
+
 // ---------------------------------------------------------------- open files
 
 // One open file of a process, as /proc/PID/fd/N and fdinfo show it (0.6).

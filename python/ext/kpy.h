@@ -60,6 +60,7 @@ PyObject *kpy_object_int(KpyObject *o);
 // (whatis.c).
 PyObject *kpy_whatis(KpyProgram *self, PyObject *args, PyObject *kwds);
 PyObject *kpy_slab_objects(KpyProgram *self, PyObject *arg);
+PyObject *kpy_search(KpyProgram *self, PyObject *args, PyObject *kwds);
 
 void kpy_object_init_number(PyTypeObject *type);
 int kpy_structseq_init(void);

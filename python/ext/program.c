@@ -470,6 +470,11 @@ static PyMethodDef program_methods[] = {
 	{ "slab_objects", (PyCFunction)kpy_slab_objects, METH_O,
 	  "slab_objects(cache) -> list of dict (address, slab, pfn, index, allocated): every object of a SLUB "
 	  "cache, by name or struct kmem_cache * address, as kpeek slab walks it" },
+	{ "search", (PyCFunction)(void (*)(void))kpy_search, METH_VARARGS | METH_KEYWORDS,
+	  "search(value=None, *, string=None, pid=0, physical=False, ignore=0, width=8, start=0, end=0, "
+	  "limit=-1) -> list of int: the addresses of kpeek search: where value (its bits but those set in "
+	  "ignore; width 8 or 4 bytes, aligned) or the bytes of string are, in the kernel's memory through "
+	  "the direct map, process pid's memory, or physical memory" },
 	{ "crash_signature", (PyCFunction)crash_signature, METH_NOARGS,
 	  "crash_signature() -> dict (signature, kind, title, frames, stack) as kpeek report's, None without a panic" },
 	{ "_tasks", (PyCFunction)tasks, METH_VARARGS, NULL },

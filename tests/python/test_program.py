@@ -120,3 +120,31 @@ def test_program_closes_file(dump, tmp_path):
 def test_missing_dump_is_oserror(tmp_path):
     with pytest.raises(OSError):
         kpeek.program_from_core_dump(str(tmp_path / "nothing"))
+
+
+def test_search(prog, truth):
+    """Program.search, the scan of kpeek search: task 1's arguments where
+    the generator put them, in its memory, the kernel's and physical."""
+    want = truth["search"]
+    assert prog.search(string=b"/bin/sh", pid=1) == want["bin_sh_user"]
+    assert prog.search(string=b"/bin/sh", pid=1, limit=1) == want["bin_sh_user"][:1]
+    assert prog.search(string=b"echo hi", pid=1) == [want["echo_hi_user"]]
+    # Across two pages not next to each other in physical memory.
+    assert prog.search(string=b"echo hi", physical=True) == []
+    assert prog.search(string=b"/bin/sh") == [want["bin_sh_kernel"]]
+    # The word holding "/bin" and what follows, as a value under a mask.
+    word = int.from_bytes(b"/bin/sh\0", "little")
+    assert prog.search(word, pid=1) == want["bin_sh_user"]
+    assert prog.search(word | 0xff00000000000000, ignore=0xff00000000000000, pid=1) == want["bin_sh_user"]
+    assert prog.search(int.from_bytes(b"/bin", "little"), width=4, pid=1) == want["bin_sh_user"]
+
+
+def test_search_bad_arguments(prog):
+    with pytest.raises(TypeError):
+        prog.search()
+    with pytest.raises(TypeError):
+        prog.search(1, string=b"x")
+    with pytest.raises(ValueError, match="8 or 4 bytes"):
+        prog.search(1, width=3)
+    with pytest.raises(ValueError, match="exclude each other"):
+        prog.search(1, pid=1, physical=True)

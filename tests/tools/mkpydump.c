@@ -119,6 +119,14 @@ int main(int argc, char **argv)
 	static const uint32_t mod_sizes[] = SKS_MOD_SIZES;
 	fprintf(f, "  \"modules\": [[\"%s\", %u], [\"%s\", %u]],\n", mod_names[0], mod_sizes[0],
 		mod_names[1], mod_sizes[1]);
+	// Where search finds task 1's arguments (synthprocs.h): "/bin/sh" at
+	// the start of its argument area in user page A, which its 2 MiB
+	// mapping of physical 0 shows too, and the direct map; "echo hi" runs
+	// from page A into page B, below A in physical memory.
+	fprintf(f, "  \"search\": {\"bin_sh_user\": [%" PRIu64 ", %" PRIu64 "], \"bin_sh_kernel\": %" PRIu64
+		", \"echo_hi_user\": %" PRIu64 "},\n", SKP_U_HUGE + SKP_UPAGE_A + (SKP_ARG_START & 0xfff),
+		SKP_ARG_START, SKP_VA(SKP_UPAGE_A + (SKP_ARG_START & 0xfff)),
+		SKP_ARG_START + sizeof("/bin/sh\0-c"));
 	// Two files of synthprocs.h: (struct vfsmount *, struct dentry *, path).
 	fprintf(f, "  \"paths\": [[%" PRIu64 ", %" PRIu64 ", \"/tmp/log.txt\"], [%" PRIu64 ", %" PRIu64
 		", \"/bin/sh\"]],\n", SKP_VA(SKP_MOUNT(SKP_M_TMP)) + SKP_MOUNT_MNT,
