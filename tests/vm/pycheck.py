@@ -81,6 +81,11 @@ def main():
     doc["fault"] = raises(lambda: prog.read(0, 8), kpeek.FaultError)
     doc["avenrun"] = part(lambda: prog["avenrun"].value_())
     doc["slab_tcp"] = part(lambda: [int(s) for s in slab_cache_for_each_allocated_object(prog, "TCP", "struct sock")])
+    if len(sys.argv) > 3:
+        # PID:STRING, a variable of a process's environment (a dump's
+        # third argument): where Program.search finds it in its memory.
+        pid, string = sys.argv[3].split(":", 1)
+        doc["search_user"] = part(lambda: prog.search(string=string.encode(), pid=int(pid)))
     doc["seconds"] = time.monotonic() - t0
     json.dump(doc, sys.stdout)
     return 0

@@ -10,7 +10,9 @@
 # trips, an unknown symbol raises LookupError, address 0 raises FaultError
 # (with the address), avenrun = /proc/loadavg,
 # slab_cache_for_each_allocated_object(TCP) holds every TCP listener of
-# every /proc/net/tcp reading of the guest (kp_net's stay open). Where the kernel lacks
+# every /proc/net/tcp reading of the guest (kp_net's stay open), and on the
+# dumps Program.search of a variable of kp_args' environment where its
+# /proc/PID/environ puts it. Where the kernel lacks
 # data symbols (6.1 arm64: no CONFIG_KALLSYMS_ALL) the exception must say
 # so: a declared limit (tests/vm/limits).
 import json
@@ -19,6 +21,7 @@ import subprocess
 
 import truth as T
 
+from .addr_objects import marker
 from .addr_slab import TCP_LISTEN, sockets
 from .common import HERE, INITIAL_JIFFIES, udiff
 from .results import limited
@@ -28,14 +31,16 @@ TOP = os.path.dirname(os.path.dirname(HERE))
 SOURCES = ("elf", "kdump")
 
 
-def run_python(dump, kpeek, timeout=300):
-    """(rc, stdout, stderr) of pycheck.py on one dump."""
+def run_python(dump, kpeek, search=None, timeout=300):
+    """(rc, stdout, stderr) of pycheck.py on one dump; search: PID:STRING
+    for its Program.search part."""
     ext = os.path.join(TOP, "build", "python")
     if not os.path.exists(os.path.join(ext, "kpeek", "_kpeek.so")):
         return 127, "", "no %s/kpeek/_kpeek.so (make, with python3-dev)\n" % ext
     env = dict(os.environ, PYTHONPATH=ext, PYTHONDONTWRITEBYTECODE="1")
     try:
-        r = subprocess.run([PYTHON, os.path.join(HERE, "pycheck.py"), dump, kpeek or "kpeek"],
+        r = subprocess.run([PYTHON, os.path.join(HERE, "pycheck.py"), dump, kpeek or "kpeek"] +
+                           ([search] if search else []),
                            capture_output=True, text=True, errors="replace", timeout=timeout,
                            env=env, stdin=subprocess.DEVNULL)
         return r.returncode, r.stdout, r.stderr
@@ -226,11 +231,37 @@ def live_jobs(r):
     return [(n, None, ck, ctx, r.live_result("python")) for n, (_, ck) in zip(names, CHECKS)]
 
 
+def _search_user(m):
+    """Program.search(string=, pid=) of a variable of kp_args' environment
+    (addr_objects.marker): where its /proc/PID/environ puts it, once."""
+    pid, string, addr = m[:3]
+
+    def ck(got, c):
+        if got == [addr]:
+            return True, "%r of pid %d at 0x%x" % (string, pid, addr)
+        return False, "Program.search(string=%r, pid=%d): %s, /proc/%d/environ puts it at 0x%x" % (
+            string, pid, ["0x%x" % a for a in got], pid, addr)
+    return _checked("search_user", ck)
+
+
 def python_jobs(r, kpeek, pool):
-    """The jobs of one guest: one pycheck.py run per source, its checks."""
+    """The jobs of one guest: one pycheck.py run per source, its checks;
+    on a dump, also Program.search of kp_args' environment (the live run
+    in the guest has no marker to look for)."""
     jobs = live_jobs(r) if r.files else []
     for source in SOURCES:
-        names = ["%s:%s" % (r.prefix(source), tag) for tag, _ in CHECKS]
+        checks = list(CHECKS)
+        search = None
+        try:
+            m = marker(r, source) if r.files and source in r.dumps else None
+        except T.TruthError as e:
+            why = str(e)
+            m = None
+            checks.append(("python-search-user", lambda res, c, why=why: (False, "no ground truth: %s" % why)))
+        if m:
+            search = "%d:%s" % (m[0], m[1])
+            checks.append(("python-search-user", _search_user(m)))
+        names = ["%s:%s" % (r.prefix(source), tag) for tag, _ in checks]
         why = None if r.files and source in r.dumps else \
             "no %s dump of %s or no guest files (see the rig checks)" % (source, r.name)
         ctx = None
@@ -242,6 +273,6 @@ def python_jobs(r, kpeek, pool):
         if why:
             jobs += [(n, None, lambda res, c: (False, res[2]), None, (None, "", why)) for n in names]
             continue
-        fut = pool.submit(run_python, r.dumps[source][0], kpeek)
-        jobs += [(n, fut, ck, ctx, None) for n, (_, ck) in zip(names, CHECKS)]
+        fut = pool.submit(run_python, r.dumps[source][0], kpeek, search)
+        jobs += [(n, fut, ck, ctx, None) for n, (_, ck) in zip(names, checks)]
     return jobs
