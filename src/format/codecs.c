@@ -66,6 +66,8 @@ CODEC(zstd, "libzstd.so.1", "libzstd1", "ZSTD_createDCtx", "ZSTD_freeDCtx", "ZST
       "ZSTD_compressBound", "ZSTD_compressCCtx");
 CODEC(lzo, "liblzo2.so.2", "liblzo2-2", "lzo1x_decompress_safe");
 CODEC(snappy, "libsnappy.so.1", "libsnappy1v5", "snappy_uncompressed_length", "snappy_uncompress");
+CODEC(deflate, "libdeflate.so.0", "libdeflate0", "libdeflate_alloc_decompressor",
+      "libdeflate_free_decompressor", "libdeflate_zlib_decompress");
 
 static void load_zstd(void)
 {
@@ -75,6 +77,11 @@ static void load_zstd(void)
 static void load_snappy(void)
 {
 	load(&snappy_codec);
+}
+
+static void load_deflate(void)
+{
+	load(&deflate_codec);
 }
 
 // lzo asks for lzo_init() before any other call: its check that the
@@ -118,5 +125,14 @@ struct kp_error *kp_codec_snappy(const struct kp_snappy **ret)
 	struct kp_error *err = loaded(&snappy_codec);
 	if (!err)
 		*ret = &snappy_fns;
+	return err;
+}
+
+struct kp_error *kp_codec_deflate(const struct kp_deflate **ret)
+{
+	pthread_once(&deflate_once, load_deflate);
+	struct kp_error *err = loaded(&deflate_codec);
+	if (!err)
+		*ret = &deflate_fns;
 	return err;
 }

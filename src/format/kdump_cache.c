@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The page machinery of the kdump-compressed reader (kdump.c): the
-// decompressors of page data (zlib, lzo, snappy, zstd; their state lives
-// across pages) and the cache of decompressed pages, a hash by pfn over a fixed
-// set of block-sized slots reused least recently used first. Uncompressed
+// decompressors of page data (zlib pages by libdeflate, or zlib; lzo,
+// snappy, zstd; their state lives across pages) and the cache of
+// decompressed pages, a hash by pfn over a fixed set of block-sized slots
+// reused least recently used first. Uncompressed
 // pages are not cached here: the file's block cache (io/file.c) holds them.
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,8 @@
 
 void kp_kdump_decomp_deinit(struct kp_kdump_decomp *d)
 {
+	if (d->deflate)
+		d->deflate_fns->free(d->deflate);
 	if (d->zs_ready)
 		inflateEnd(&d->zs);
 	if (d->zstd)
@@ -24,9 +27,37 @@ void kp_kdump_decomp_deinit(struct kp_kdump_decomp *d)
 // Each decompressor below: *out_len is SIZE_MAX when the data holds more
 // than cap bytes.
 
+// libdeflate: a whole zlib stream into a buffer, checked with its Adler-32
+// as zlib's inflate() checks it; bytes after the stream are left, as there.
+static struct kp_error *deflate_page(struct kp_kdump_decomp *d, const uint8_t *in, size_t in_len,
+				     uint8_t *out, size_t cap, size_t *out_len)
+{
+	size_t n;
+	switch (d->deflate_fns->zlib_decompress(d->deflate, in, in_len, out, cap, &n)) {
+	case LIBDEFLATE_SUCCESS:
+		*out_len = n;
+		return NULL;
+	case LIBDEFLATE_INSUFFICIENT_SPACE:
+		*out_len = SIZE_MAX;	// more than cap
+		return NULL;
+	default:
+		return kp_error_create(KP_ERR_FORMAT, "zlib data is corrupt (libdeflate: not a zlib "
+				       "stream, or its checksum differs)");
+	}
+}
+
 static struct kp_error *inflate_page(struct kp_kdump_decomp *d, const uint8_t *in,
 				     size_t in_len, uint8_t *out, size_t cap, size_t *out_len)
 {
+	if (!d->deflate_tried && !d->zlib_only) {
+		d->deflate_tried = true;
+		struct kp_error *err = kp_codec_deflate(&d->deflate_fns);
+		if (!err && !(d->deflate = d->deflate_fns->alloc()))
+			return &kp_enomem;
+		kp_error_destroy(err);	// no libdeflate: zlib does it
+	}
+	if (d->deflate && !d->zlib_only)
+		return deflate_page(d, in, in_len, out, cap, out_len);
 	if (!d->zs_ready) {
 		memset(&d->zs, 0, sizeof(d->zs));
 		if (inflateInit(&d->zs) != Z_OK)

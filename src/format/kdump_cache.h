@@ -5,6 +5,7 @@
 #ifndef KP_KDUMP_CACHE_H
 #define KP_KDUMP_CACHE_H
 
+#include <libdeflate.h>
 #include <zlib.h>
 #include <zstd.h>
 
@@ -22,6 +23,11 @@
 // Decompressor state kept across pages. All zeros is the state to start
 // with, and a valid one to deinit.
 struct kp_kdump_decomp {
+	// zlib pages: libdeflate's decompressor where it can be loaded
+	// (deflate_tried), else zlib's stream; zlib_only (tests) asks for zlib.
+	struct libdeflate_decompressor *deflate;
+	const struct kp_deflate *deflate_fns;
+	bool deflate_tried, zlib_only;
 	z_stream zs;
 	bool zs_ready;
 	ZSTD_DCtx *zstd;		// created with ...

@@ -425,9 +425,50 @@ TEST(probe)
 	CHECK(!kp_kdump_ops.probe((const uint8_t *)"\x7f" "ELF\2\1\1\0", 8));
 }
 
+// A zlib page by libdeflate (where it loads: libdeflate0 is a dependency)
+// and by zlib alone: the same bytes, the same answers for a stream of more
+// than a block, of fewer bytes, and corrupt ones (its data, its checksum).
+TEST(zlib_pages_by_libdeflate_and_by_zlib)
+{
+	static uint8_t page[BS], two[2 * BS], out[BS];
+	for (size_t i = 0; i < sizeof(page); i++)
+		page[i] = (uint8_t)(i * 7 + i / 100);
+	uint8_t z[2 * BS], zbig[512], zsmall[256];
+	uLongf zl = sizeof(z), zbl = sizeof(zbig), zsl = sizeof(zsmall);
+	CHECK(compress2(z, &zl, page, sizeof(page), 6) == Z_OK);
+	CHECK(compress2(zbig, &zbl, two, sizeof(two), 6) == Z_OK);
+	CHECK(compress2(zsmall, &zsl, page, 100, 6) == Z_OK);
+	for (int zlib_only = 0; zlib_only < 2; zlib_only++) {
+		struct kp_kdump_decomp d = { .zlib_only = zlib_only };
+		size_t n = 0;
+		memset(out, 0, sizeof(out));
+		CHECK_OK(kp_kdump_decompress(&d, DUMP_DH_COMPRESSED_ZLIB, z, zl, out, BS, &n));
+		CHECK(n == BS && !memcmp(out, page, BS));
+		CHECK(zlib_only ? !d.deflate && d.zs_ready : d.deflate && !d.zs_ready);
+		CHECK_OK(kp_kdump_decompress(&d, DUMP_DH_COMPRESSED_ZLIB, zbig, zbl, out, BS, &n));
+		CHECK(n == SIZE_MAX);
+		CHECK_OK(kp_kdump_decompress(&d, DUMP_DH_COMPRESSED_ZLIB, zsmall, zsl, out, BS, &n));
+		CHECK_U64(n, 100);
+		uint8_t bad[sizeof(z)];
+		memcpy(bad, z, zl);
+		bad[zl - 1] ^= 1;	// the Adler-32 at its end
+		CHECK_ERR(kp_kdump_decompress(&d, DUMP_DH_COMPRESSED_ZLIB, bad, zl, out, BS, &n), KP_ERR_FORMAT,
+			  "zlib data is corrupt");
+		memcpy(bad, z, zl);
+		bad[0] = 0x55;		// not a zlib header
+		CHECK_ERR(kp_kdump_decompress(&d, DUMP_DH_COMPRESSED_ZLIB, bad, zl, out, BS, &n), KP_ERR_FORMAT,
+			  "zlib data is corrupt");
+		// The stream cut short.
+		CHECK_ERR(kp_kdump_decompress(&d, DUMP_DH_COMPRESSED_ZLIB, z, zl / 2, out, BS, &n), KP_ERR_FORMAT,
+			  "zlib data is corrupt");
+		kp_kdump_decomp_deinit(&d);
+	}
+}
+
 int main(void)
 {
 	RUN(probe);
+	RUN(zlib_pages_by_libdeflate_and_by_zlib);
 	RUN(roundtrip_raw);
 	RUN(roundtrip_zlib);
 	RUN(roundtrip_lzo);

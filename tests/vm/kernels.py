@@ -337,7 +337,7 @@ def fetch(k, cache, apts, log):
 PYTHON = "python%d.%d" % sys.version_info[:2]
 USERLAND = ["busybox-static", "libc6", "libgcc-s1", "libstdc++6", "libbpf1", "libbpf-dev",
             "libelf1", "libelf-dev", "zlib1g", "zlib1g-dev", "libzstd1", "libzstd-dev",
-            "liblzo2-2", "liblzo2-dev", "libsnappy1v5", "libsnappy-dev",
+            "liblzo2-2", "liblzo2-dev", "libsnappy1v5", "libsnappy-dev", "libdeflate0", "libdeflate-dev",
             # python3 in the arm64 guests, and the headers to cross-build
             # the bindings with (scripts/cross-build)
             "%s-minimal" % PYTHON, "lib%s-minimal" % PYTHON, "lib%s-stdlib" % PYTHON,
