@@ -179,13 +179,11 @@ struct kp_error *search_run(struct search *s, bool *oom)
 	struct kp_error *err = create(s, &search);
 	if (err)
 		return err;
-	if (s->mode != SEARCH_USER && !s->shared) {
-		// The spec and the source hold: the workers search, if any.
+	// The spec and the source hold: the workers search, if any (each
+	// creates its own search of its slice; this one is not used then).
+	if (s->mode != SEARCH_USER && !s->shared && search_jobs(s, oom)) {
 		kp_search_destroy(search);
-		if (search_jobs(s, oom))
-			return NULL;
-		if ((err = create(s, &search)))
-			return err;
+		return NULL;
 	}
 	const struct kp_search_hit *h;
 	while (!(err = kp_search_next(search, &h)) && h && hit(s, h))

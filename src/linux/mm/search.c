@@ -130,6 +130,13 @@ static bool tail_window(struct kp_search *s)
 	return true;
 }
 
+// Where range ri ends within the slice.
+static uint64_t range_end(const struct kp_search *s)
+{
+	uint64_t end = s->r[s->ri].end;
+	return s->spec.phys_hi && s->spec.phys_hi < end ? s->spec.phys_hi : end;
+}
+
 // The next window of physical memory; false at the end.
 static bool next_phys(struct kp_search *s)
 {
@@ -139,18 +146,15 @@ static bool next_phys(struct kp_search *s)
 			return go;
 		while (s->ri < s->nr) {
 			uint64_t lo = s->r[s->ri].start > s->spec.phys_lo ? s->r[s->ri].start : s->spec.phys_lo;
-			uint64_t hi = s->spec.phys_hi && s->spec.phys_hi < s->r[s->ri].end ? s->spec.phys_hi :
-				      s->r[s->ri].end;
 			if (s->pa < lo)
 				s->pa = lo;
-			if (s->pa < hi)
+			if (s->pa < range_end(s))
 				break;
 			s->ri++;
 		}
 		if (s->ri == s->nr)
 			return tail_window(s);
-		uint64_t hi = s->spec.phys_hi && s->spec.phys_hi < s->r[s->ri].end ? s->spec.phys_hi :
-			      s->r[s->ri].end;
+		uint64_t hi = range_end(s);
 		uint64_t pa = s->pa, n = BLOCK - pa % BLOCK, at;
 		if (n > hi - pa)
 			n = hi - pa;
